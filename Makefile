@@ -1,0 +1,33 @@
+# PatchEngine — build, test, demo and benchmark entry points.
+# `make test` and `make demo` install the Debian packages they need when missing.
+
+SWIFT ?= swift
+DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev
+
+.PHONY: deps build test bench demo clean
+
+# Installs the system packages only when one of them is missing (needs root or sudo).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) test
+
+bench: deps
+	$(SWIFT) run -c release patchbench
+
+demo: deps
+	./Samples/demo.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,93 @@
+// swift-tools-version:5.9
+import PackageDescription
+import Foundation
+
+// MARK: - Platform differences (Linux: GNUstep Foundation on GCC's Objective-C runtime)
+//
+// Everything platform-specific about building lives here. On Apple platforms the
+// system Objective-C runtime, Foundation and JavaScriptCore need no flags at all.
+
+/// Directory of the Swift toolchain's runtime libraries, which ship `Block/Block.h`
+/// and `linux/libBlocksRuntime.so` (the Blocks runtime Foundation already loads).
+let toolchainLib: String = {
+    let candidates = [
+        ProcessInfo.processInfo.environment["SWIFT_TOOLCHAIN_LIB"],
+        "/opt/swift/usr/lib/swift",
+        "/usr/lib/swift",
+        "/usr/share/swift/usr/lib/swift",
+    ].compactMap { $0 }
+    return candidates.first { FileManager.default.fileExists(atPath: $0 + "/Block/Block.h") } ?? "/opt/swift/usr/lib/swift"
+}()
+
+/// Flags for compiling Objective-C against GNUstep with clang (see shared/notes/platform.md).
+let gnustepObjCFlags: [String] = [
+    "-fobjc-runtime=gcc", "-fobjc-exceptions", "-fexceptions",
+    "-fconstant-string-class=NSConstantString",
+    "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1",
+    "-I/usr/include/GNUstep",
+    "-I/usr/lib/gcc/x86_64-linux-gnu/12/include",
+    "-I/usr/lib/gcc/aarch64-linux-gnu/12/include",
+    "-I\(toolchainLib)/Block",
+    "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
+]
+let objcCSettings: [CSetting] = [
+    .headerSearchPath("shim", .when(platforms: [.linux])),
+    .unsafeFlags(gnustepObjCFlags, .when(platforms: [.linux])),
+]
+let objcLinkerSettings: [LinkerSetting] = [
+    .linkedLibrary("gnustep-base", .when(platforms: [.linux])),
+    .linkedLibrary("objc", .when(platforms: [.linux])),
+    .linkedLibrary("ffi"),
+    .linkedLibrary("BlocksRuntime", .when(platforms: [.linux])),
+    .unsafeFlags(["-L\(toolchainLib)/linux"], .when(platforms: [.linux])),
+]
+
+let package = Package(
+    name: "PatchEngine",
+    platforms: [.macOS(.v13), .iOS(.v15)],
+    products: [
+        .library(name: "PatchEngine", targets: ["PatchEngine"]),
+        .executable(name: "patchctl", targets: ["patchctl"]),
+    ],
+    targets: [
+        // JavaScriptCore's C API.
+        .systemLibrary(
+            name: "CJavaScriptCore",
+            pkgConfig: "javascriptcoregtk-4.1",
+            providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
+        ),
+        // The Objective-C runtime core: forwarding, invocation marshalling, class building, hooks.
+        // Its public header is plain C so Swift can import it on Linux (no Objective-C interop there).
+        .target(
+            name: "PatchRuntime",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        // The Swift engine: public API, JS context, preprocessor, value boxing, patch loading.
+        .target(
+            name: "PatchEngine",
+            dependencies: ["PatchRuntime", "CJavaScriptCore"],
+            resources: [.copy("Resources/runtime.js")],
+            linkerSettings: [
+                .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
+                .linkedFramework("JavaScriptCore", .when(platforms: [.macOS, .iOS])),
+            ]
+        ),
+        .executableTarget(
+            name: "patchctl",
+            dependencies: ["PatchEngine"],
+            path: "Tools/patchctl"
+        ),
+        // Objective-C classes the tests patch, plus C entry points that call them natively.
+        .target(
+            name: "PatchFixtures",
+            path: "Tests/PatchFixtures",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        .testTarget(
+            name: "PatchEngineTests",
+            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime"]
+        ),
+    ]
+)

@@ -1,0 +1,4 @@
+#ifndef PATCH_FIXTURES_H
+#define PATCH_FIXTURES_H
+int PFSmoke(void);
+#endif

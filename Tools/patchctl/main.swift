@@ -1,0 +1,2 @@
+import PatchEngine
+print(PatchEngine.smoke())
