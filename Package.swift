@@ -49,6 +49,9 @@ let package = Package(
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
         .executable(name: "patchctl", targets: ["patchctl"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
     targets: [
         // JavaScriptCore's C API.
         .systemLibrary(
@@ -75,7 +78,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "patchctl",
-            dependencies: ["PatchEngine"],
+            dependencies: [
+                "PatchEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tools/patchctl"
         ),
         // Objective-C classes the tests patch, plus C entry points that call them natively.

@@ -1,4 +1,3 @@
 #ifndef PATCH_FIXTURES_H
 #define PATCH_FIXTURES_H
-int PFSmoke(void);
 #endif

@@ -1,2 +1,0 @@
-import PatchEngine
-print(PatchEngine.smoke())
