@@ -21,6 +21,21 @@ public enum PatchEngine {
 
     /// Names of the scripts applied and not reverted, oldest first.
     public static var appliedPatchNames: [String] { [] }
+
+    /// Called with errors raised later by JS code running inside a patched method (the call
+    /// itself falls back to the original implementation). Default: logs through `logHandler`.
+    nonisolated(unsafe) public static var errorHandler: ((PatchError) -> Void)?
+
+    /// Receives `console.log` output and engine diagnostics. Default: standard error.
+    nonisolated(unsafe) public static var logHandler: ((String) -> Void)?
+}
+
+/// An Objective-C object handed out to Swift (e.g. the completion value of `evaluate`).
+/// Holds a strong reference for as long as the handle lives.
+public final class ObjCObject: @unchecked Sendable {
+    /// The object's address, for passing to C or Objective-C code.
+    public let pointer: UnsafeMutableRawPointer
+    init(retaining pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }
 
 /// An error from the engine: a syntax error, an uncaught JS exception, a failed patch step.
