@@ -1,29 +1,84 @@
-import CJavaScriptCore
+import Foundation
 import PatchRuntime
 
 /// The hot-patch engine: evaluates JSPatch-style scripts that redefine methods of live
-/// Objective-C classes. (Implementation in progress; signatures are the public contract.)
+/// Objective-C classes, so that every native caller gets the patched behaviour.
+///
+/// ```swift
+/// try PatchEngine.evaluate("""
+///     defineClass('Cart', { total: function() { return self.ORIGtotal() + self.shipping(); } })
+///     """, name: "fix-total.js")
+/// try PatchEngine.revert("fix-total.js")   // native callers see the original again
+/// ```
 public enum PatchEngine {
-    /// Evaluates a patch script. Every runtime change it makes is recorded under `name`;
-    /// a script that throws is rolled back completely.
+    /// Evaluates a patch script; the engine starts on first use.
+    ///
+    /// Every runtime change the script makes (methods replaced or added, classes created,
+    /// protocols attached, structs and protocols declared) is recorded under `name`; evaluating
+    /// more scripts under the same name adds to that record. If the script throws, everything this
+    /// evaluation changed is rolled back before the error is thrown.
+    ///
+    /// - Returns: the script's completion value: string → `String`, number → `Double`,
+    ///   boolean → `Bool`, null/undefined/nil → `nil`, array → `[Any?]`, plain object →
+    ///   `[String: Any?]`, an Objective-C object → `ObjCObject`.
+    /// - Throws: `PatchError` with the message and the line and column in `script`.
     @discardableResult
     public static func evaluate(_ script: String, name: String = "main.js") throws -> Any? {
-        throw PatchError(kind: .evaluation, message: "engine not implemented yet", scriptName: name)
+        try Engine.shared.evaluate(script, name: name, baseDirectory: nil)
     }
 
-    /// Undoes every runtime change the script `name` made; native callers see the original behaviour again.
+    /// Evaluates a script file; `include()` and `resourcePath()` resolve relative to its folder.
+    /// The patch name is the file's path.
+    @discardableResult
+    public static func evaluate(contentsOf url: URL) throws -> Any? {
+        let source: String
+        do { source = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw PatchError(kind: .evaluation, message: "cannot read \(url.path): \(error.localizedDescription)", scriptName: url.path)
+        }
+        return try Engine.shared.evaluate(source, name: url.path, baseDirectory: url.deletingLastPathComponent())
+    }
+
+    /// Undoes every runtime change the script `name` made, at run time: native callers see the
+    /// original behaviour again (or the patch that was there before, if another script patched
+    /// the same method earlier).
+    ///
+    /// Classes the script created stay registered (neither Objective-C runtime can remove a class
+    /// that may have instances) but lose their JS methods; protocols attached stay attached.
     public static func revert(_ name: String) throws {
-        throw PatchError(kind: .notApplied, message: "no applied patch named \(name)", scriptName: name)
+        let engine = Engine.shared
+        guard engine.transactions.isApplied(name) else {
+            throw PatchError(kind: .notApplied, message: "no applied patch named \(name)", scriptName: name)
+        }
+        engine.rollBack(name)
+    }
+
+    /// Reverts every applied patch, newest first.
+    public static func revertAll() {
+        guard Engine.isStarted else { return }
+        for name in Engine.shared.transactions.appliedScripts.reversed() { Engine.shared.rollBack(name) }
     }
 
     /// Checks a script's syntax with JavaScriptCore without running it.
-    public static func checkSyntax(_ script: String, name: String = "main.js") throws {}
+    /// - Throws: `PatchError` of kind `.syntax` positioned in `script`.
+    public static func checkSyntax(_ script: String, name: String = "main.js") throws {
+        let preprocessed = Preprocessor.rewrite(script)
+        do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
+            let position = (error.line, error.column).0.map { line in
+                error.column.map { preprocessed.originalPosition(line: line, column: $0) } ?? (line, 0)
+            }
+            throw PatchError(kind: .syntax, message: error.message, scriptName: name,
+                             line: position?.line, column: position.flatMap { error.column == nil ? nil : $0.column })
+        }
+    }
 
     /// Names of the scripts applied and not reverted, oldest first.
-    public static var appliedPatchNames: [String] { [] }
+    public static var appliedPatchNames: [String] {
+        Engine.isStarted ? Engine.shared.transactions.appliedScripts : []
+    }
 
-    /// Called with errors raised later by JS code running inside a patched method (the call
-    /// itself falls back to the original implementation). Default: logs through `logHandler`.
+    /// Called with errors raised later by JS code running inside a patched method, a block or a
+    /// dispatched function (the native call falls back to the original implementation, or
+    /// zero/nil for a method the patch added). Default: logs through `logHandler`.
     nonisolated(unsafe) public static var errorHandler: ((PatchError) -> Void)?
 
     /// Receives `console.log` output and engine diagnostics. Default: standard error.
@@ -32,27 +87,53 @@ public enum PatchEngine {
 
 /// An Objective-C object handed out to Swift (e.g. the completion value of `evaluate`).
 /// Holds a strong reference for as long as the handle lives.
-public final class ObjCObject: @unchecked Sendable {
+public final class ObjCObject: @unchecked Sendable, CustomStringConvertible {
     /// The object's address, for passing to C or Objective-C code.
     public let pointer: UnsafeMutableRawPointer
-    init(retaining pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+
+    init(retaining pointer: UnsafeMutableRawPointer) {
+        self.pointer = PEObjectRetain(pointer)!
+    }
+
+    deinit { PEObjectRelease(pointer) }
+
+    /// The object's class name.
+    public var className: String { String(cString: PEClassGetName(PEObjectGetClass(pointer))) }
+
+    /// The object's `-description`.
+    public var description: String {
+        let text = PEObjectDescription(pointer)!
+        defer { free(text) }
+        return String(cString: text)
+    }
 }
 
 /// An error from the engine: a syntax error, an uncaught JS exception, a failed patch step.
 public struct PatchError: Error, CustomStringConvertible, Equatable {
-    public enum Kind: String, Sendable { case syntax, evaluation, runtime, notApplied }
+    public enum Kind: String, Sendable {
+        /// The script does not parse.
+        case syntax
+        /// The script threw while being evaluated (it was rolled back).
+        case evaluation
+        /// JS code inside a patched method, block or dispatched function threw.
+        case runtime
+        /// `revert` of a name that is not applied.
+        case notApplied
+    }
     public var kind: Kind
     public var message: String
     public var scriptName: String
     public var line: Int?
     public var column: Int?
+
     public init(kind: Kind, message: String, scriptName: String, line: Int? = nil, column: Int? = nil) {
         self.kind = kind; self.message = message; self.scriptName = scriptName; self.line = line; self.column = column
     }
+
     public var description: String {
-        var where_ = scriptName
-        if let line { where_ += ":\(line)" }
-        if let column { where_ += ":\(column)" }
-        return "\(where_): \(kind.rawValue) error: \(message)"
+        var location = scriptName
+        if let line { location += ":\(line)" }
+        if let column { location += ":\(column)" }
+        return "\(location): \(kind.rawValue) error: \(message)"
     }
 }

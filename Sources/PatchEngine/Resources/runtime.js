@@ -1,1 +1,219 @@
-// runtime
+// PatchEngine's JavaScript half: the JSPatch-compatible surface that patch scripts see.
+// Native functions (prefixed _OC_) are installed by the Swift engine before this file runs;
+// this file hides them behind the documented API and keeps per-call context (self, the defining
+// class for super/ORIG) in JavaScript, where execution is serialised by the VM lock.
+(function (global) {
+  'use strict';
+
+  var N = global.__PatchEngineNative;   // the native bindings, removed from the global object below
+  delete global.__PatchEngineNative;
+
+  var OCObject = N.objectPrototype;     // prototype of every boxed Objective-C object
+  var nilFunction = function () { return false; };
+
+  // --- the per-call context of a method implemented in JS --------------------------------------
+  // definingClass is the class (or metaclass) whose JS method is running: super and ORIG resolve
+  // from it, never from the receiver's runtime class, so parent and child patches can't loop.
+  var context = { self: undefined, definingClass: null };
+
+  function makeMethod(fn, definingClass, selectorName, script) {
+    return function (receiver) {
+      var saved = context, savedSelf = global.self;
+      context = { self: receiver, definingClass: definingClass, selector: selectorName, script: script };
+      global.self = receiver;
+      try {
+        var args = new Array(arguments.length - 1);
+        for (var i = 1; i < arguments.length; i++) args[i - 1] = arguments[i];
+        return fn.apply(receiver, args);
+      } finally {
+        context = saved;
+        global.self = savedSelf;
+      }
+    };
+  }
+
+  // --- dispatch: obj.__c("name")(args) ------------------------------------------------------------
+  Object.defineProperty(Object.prototype, '__c', {
+    enumerable: false, configurable: true, writable: true,
+    value: function (name) {
+      var target = this;
+      // nil arrives as false: any message to it answers false, so nil.foo().bar() never throws.
+      if (target === false) return nilFunction;
+      if (name === 'toJS') return function () { return target; };
+      var member = target[name];
+      if (typeof member === 'function') return member.bind(target);
+      if (member === undefined) {
+        throw new TypeError(typeOf(target) + ' has no method ' + name);
+      }
+      throw new TypeError(name + ' is not a function');
+    }
+  });
+
+  function typeOf(value) {
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return 'array';
+    return typeof value;
+  }
+
+  var jsOnlyMethods = {};   // className -> { name: wrapped function }, for `_`-prefixed JS-only methods
+
+  function findJSOnly(obj, name) {
+    var chain = N.classChain(obj);
+    for (var i = 0; i < chain.length; i++) {
+      var table = jsOnlyMethods[chain[i]];
+      if (table && Object.prototype.hasOwnProperty.call(table, name)) return table[name];
+    }
+    return null;
+  }
+
+  Object.defineProperty(OCObject, '__c', {
+    enumerable: false, configurable: true, writable: true,
+    value: function (name) {
+      var obj = this;
+      switch (name) {
+        case 'super':
+          return function () { return makeSuper(obj); };
+        case 'toJS':
+          return function () { return N.toJS(obj); };
+        case 'performSelector':
+          return function (selector) {
+            return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1), true);
+          };
+        case 'performSelectorInOC':
+          return function (selector, args, callback) {
+            return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
+          };
+      }
+      if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
+        var jsOnly = findJSOnly(obj, name);
+        if (jsOnly) return function () {
+          var args = [obj];
+          for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
+          return jsOnly.apply(null, args);
+        };
+      }
+      if (name.length > 4 && name.lastIndexOf('ORIG', 0) === 0) {
+        var ctx = context;
+        return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
+      }
+      return function () { return N.callI(obj, name, arguments, false); };
+    }
+  });
+
+  Object.defineProperty(OCObject, 'toString', {
+    enumerable: false, configurable: true, writable: true,
+    value: function () { return N.describe(this); }
+  });
+
+  function SuperProxy(obj, definingClass) { this.obj = obj; this.definingClass = definingClass; }
+  Object.defineProperty(SuperProxy.prototype, '__c', {
+    enumerable: false, value: function (name) {
+      var proxy = this;
+      return function () { return N.callSuper(proxy.obj, name, proxy.definingClass, arguments); };
+    }
+  });
+
+  function makeSuper(obj) {
+    if (!context.definingClass) throw new Error('super() is only available inside a method defined with defineClass');
+    return new SuperProxy(obj, context.definingClass);
+  }
+
+  // --- classes ------------------------------------------------------------------------------------
+  global.require = function (names) {
+    var last;
+    String(names).split(',').forEach(function (raw) {
+      var name = raw.trim();
+      if (!name) return;
+      last = global[name] = N.getClass(name);
+    });
+    return last;
+  };
+
+  global.defineClass = function (declaration, properties, instanceMethods, classMethods) {
+    if (!Array.isArray(properties)) {
+      classMethods = instanceMethods;
+      instanceMethods = properties;
+      properties = [];
+    }
+    properties = properties || [];
+    // Properties: a getter name() and a setter setName(v) unless the script wrote its own;
+    // values are kept by the engine (associated objects; a side table on GCC's runtime).
+    var methods = {};
+    Object.keys(instanceMethods || {}).forEach(function (key) { methods[key] = instanceMethods[key]; });
+    properties.forEach(function (property) {
+      property = String(property);
+      var setter = 'set' + property.charAt(0).toUpperCase() + property.slice(1);
+      if (!(property in methods)) methods[property] = function () { return N.getProperty(this, property); };
+      if (!(setter in methods)) methods[setter] = function (value) { N.setProperty(this, property, value); };
+    });
+    var result = N.defineClass(String(declaration), properties, methods, classMethods || {}, context.script);
+    global[result.cls] = N.getClass(result.cls);
+    return result;
+  };
+
+  // Called back by N.defineClass for every JS method: wraps it with the per-call context.
+  N.setMethodMaker(function (fn, definingClass, selectorName, script) {
+    return makeMethod(fn, definingClass, selectorName, script);
+  });
+  N.setJSOnlyRegistrar(function (className, name, fn, definingClass, script) {
+    (jsOnlyMethods[className] = jsOnlyMethods[className] || {})[name] = makeMethod(fn, definingClass, name, script);
+  });
+  N.setScriptGetter(function () { return context.script === undefined ? null : context.script; });
+  N.setJSOnlyRemover(function (className, name, previous) {
+    var table = jsOnlyMethods[className];
+    if (!table) return;
+    if (previous) table[name] = previous; else delete table[name];
+  });
+  N.setJSOnlyLookup(function (className, name) {
+    var table = jsOnlyMethods[className];
+    return table && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : null;
+  });
+
+  global.defineProtocol = function (name, instanceMethods, classMethods) {
+    return N.defineProtocol(String(name), instanceMethods || {}, classMethods || {});
+  };
+
+  global.defineStruct = function (definition) {
+    if (!definition || typeof definition !== 'object') throw new TypeError('defineStruct expects {name, types, keys}');
+    return N.defineStruct(definition.name, definition.types, definition.keys);
+  };
+
+  // --- values ------------------------------------------------------------------------------------
+  global.block = function (types, fn) {
+    if (typeof types === 'function') { fn = types; types = 'void'; }
+    if (typeof fn !== 'function') throw new TypeError('block(types, fn) expects a function');
+    return N.makeBlock(String(types), fn);
+  };
+
+  global.nsnull = N.nsnull;
+  global.YES = 1;
+  global.NO = 0;
+
+  global.__weak = function (obj) { return N.weak(obj); };
+  global.__strong = function (obj) { return N.strong(obj); };
+
+  global.malloc = function (size) { return N.malloc(size); };
+  global.free = function (ptr) { return N.free(ptr); };
+  global.pval = function (ptr) { return N.pval(ptr); };
+  global.sizeof = function (type) { return N.sizeof(String(type)); };
+
+  // --- helpers -------------------------------------------------------------------------------------
+  global.console = {
+    log: function () {
+      var parts = [];
+      for (var i = 0; i < arguments.length; i++) {
+        var v = arguments[i];
+        parts.push(typeof v === 'string' ? v : N.describe(v));
+      }
+      N.log(parts.join(' '));
+    }
+  };
+
+  global.dispatch_after = function (seconds, fn) { N.dispatch(0, Number(seconds) || 0, fn); };
+  global.dispatch_async_main = function (fn) { N.dispatch(1, 0, fn); };
+  global.dispatch_sync_main = function (fn) { N.dispatch(2, 0, fn); };
+  global.dispatch_async_global_queue = function (fn) { N.dispatch(3, 0, fn); };
+
+  global.include = function (path) { return N.include(String(path)); };
+  global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
+})(this);

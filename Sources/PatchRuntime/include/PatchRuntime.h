@@ -1,3 +1,9 @@
 #ifndef PATCH_RUNTIME_H
 #define PATCH_RUNTIME_H
+/* The runtime core's C interface, imported by the Swift engine. */
+#include "PETypeEncoding.h"
+#include "PEDispatch.h"
+#include "PEObjects.h"
+#include "PEBlocks.h"
+#include "PEClassBuilder.h"
 #endif

@@ -1,0 +1,182 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// The engine's single JavaScript context and the state shared by every bridge call.
+///
+/// Threading: JavaScriptCore serialises execution per VM (its API lock is held for the whole of a
+/// JS call, native callbacks included), so per-call JS state lives in runtime.js. Swift tables are
+/// guarded by `lock`, which is never held while entering JavaScript (a patched method running on
+/// another thread may be inside JS waiting for it).
+final class Engine: @unchecked Sendable {
+    nonisolated(unsafe) private static var instance: Engine?
+    private static let startLock = NSLock()
+
+    /// The engine, started on first use.
+    static var shared: Engine {
+        if let engine = instance { return engine }
+        startLock.lock(); defer { startLock.unlock() }
+        if let engine = instance { return engine }
+        let engine = Engine()
+        instance = engine
+        engine.start()
+        return engine
+    }
+
+    static var isStarted: Bool { instance != nil }
+
+    let ctx: JSGlobalContextRef
+    private(set) var objectClass: JSClassRef!
+    private(set) var weakObjectClass: JSClassRef!
+    private(set) var pointerClass: JSClassRef!
+    private(set) var blockFunctionClass: JSClassRef!
+    private var nativeFunctionClass: JSClassRef!
+    private(set) var objectPrototype: JSObjectRef!
+    var methodMaker: JSObjectRef!
+    var jsOnlyRegistrar: JSObjectRef!
+    var jsOnlyRemover: JSObjectRef!
+    var jsOnlyLookup: JSObjectRef!
+
+    /// Native functions callable from runtime.js, indexed by the private data of their JS objects.
+    typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
+    private var nativeFunctions: [NativeFunction] = []
+
+    var scriptGetter: JSObjectRef?
+
+    let lock = NSRecursiveLock()
+    var sourceMaps: [String: Preprocessed] = [:]          // per script, for error positions
+    var includedFiles: Set<String> = []
+    var deallocOriginalCalled: Set<UInt> = []
+    var methods: [JSMethod] = []                          // every JS implementation ever installed
+
+    /// Serialises evaluate() (include() nests on the same thread); the stack tells which script a
+    /// definition made at the top level of a script belongs to.
+    let evaluationLock = NSRecursiveLock()
+    var evaluationStack: [Evaluation] = []
+
+    let structs = StructRegistry()
+    let protocols = ProtocolRegistry()
+    let transactions = TransactionLog()
+
+    private init() {
+        ctx = JSGlobalContextCreate(nil)
+    }
+
+    private func start() {
+        PEThreadRegister()
+        defineJSClasses()
+        let native = JSObjectMake(ctx, nil, nil)!
+        JSValueProtect(ctx, native)
+        objectPrototype = JSObjectMake(ctx, nil, nil)
+        JSValueProtect(ctx, objectPrototype)
+        JSC.set(ctx, native, "objectPrototype", objectPrototype)
+        installBindings(into: native)
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
+        installRuntimeHandlers()
+        do {
+            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: "runtime.js")
+        } catch {
+            fatalError("PatchEngine: runtime.js failed to load: \(error)")
+        }
+    }
+
+    static func runtimeSource() -> String {
+        guard let url = Bundle.module.url(forResource: "runtime", withExtension: "js"),
+              let source = try? String(contentsOf: url, encoding: .utf8) else {
+            fatalError("PatchEngine: runtime.js is missing from the package resources")
+        }
+        return source
+    }
+
+    // MARK: JS classes
+
+    private func defineJSClasses() {
+        var def = kJSClassDefinitionEmpty
+        def.className = UnsafePointer(strdup("OCObject"))
+        def.finalize = { object in PEObjectRelease(JSObjectGetPrivate(object)) }
+        objectClass = JSClassCreate(&def)
+
+        var weakDef = kJSClassDefinitionEmpty
+        weakDef.className = UnsafePointer(strdup("OCWeakObject"))
+        weakObjectClass = JSClassCreate(&weakDef)
+
+        var pointerDef = kJSClassDefinitionEmpty
+        pointerDef.className = UnsafePointer(strdup("OCPointer"))
+        pointerClass = JSClassCreate(&pointerDef)
+
+        var blockDef = kJSClassDefinitionEmpty
+        blockDef.className = UnsafePointer(strdup("OCBlock"))
+        blockDef.finalize = { object in PEBlockRelease(JSObjectGetPrivate(object)) }
+        blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
+            Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception)
+        }
+        blockFunctionClass = JSClassCreate(&blockDef)
+
+        var fnDef = kJSClassDefinitionEmpty
+        fnDef.className = UnsafePointer(strdup("NativeFunction"))
+        fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
+            let engine = Engine.shared
+            let index = Int(bitPattern: JSObjectGetPrivate(function)) - 1
+            var args: [JSValueRef] = []
+            args.reserveCapacity(argc)
+            for i in 0..<argc { args.append(argv![i]!) }
+            do {
+                return try engine.nativeFunctions[index](ctx!, this, args) ?? JSValueMakeUndefined(ctx)
+            } catch {
+                exception?.pointee = JSC.makeError(ctx!, "\(error)")
+                return JSValueMakeUndefined(ctx)
+            }
+        }
+        nativeFunctionClass = JSClassCreate(&fnDef)
+    }
+
+    /// Adds a native function as property `name` of `object`.
+    func addFunction(_ object: JSObjectRef, _ name: String, _ body: @escaping NativeFunction) {
+        nativeFunctions.append(body)
+        let fn = JSObjectMake(ctx, nativeFunctionClass, UnsafeMutableRawPointer(bitPattern: nativeFunctions.count))
+        JSC.set(ctx, object, name, fn)
+    }
+
+    // MARK: Evaluation
+
+    /// Evaluates code as is; a JS exception becomes `JSException`.
+    func evaluateRaw(_ code: String, sourceURL: String) throws -> JSValueRef {
+        let script = JSC.string(code), url = JSC.string(sourceURL)
+        defer { JSStringRelease(script); JSStringRelease(url) }
+        var exception: JSValueRef?
+        let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
+        if let exception { throw JSException(ctx: ctx, value: exception) }
+        return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    func checkSyntax(_ code: String, sourceURL: String) throws {
+        let script = JSC.string(code), url = JSC.string(sourceURL)
+        defer { JSStringRelease(script); JSStringRelease(url) }
+        var exception: JSValueRef?
+        if !JSCheckScriptSyntax(ctx, script, url, 1, &exception), let exception {
+            throw JSException(ctx: ctx, value: exception)
+        }
+    }
+
+    /// Calls a JS function; a JS exception becomes `JSException`.
+    func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {
+        var exception: JSValueRef?
+        let result = args.withUnsafeBufferPointer { buf in
+            JSObjectCallAsFunction(ctx, function, this, args.count, buf.baseAddress, &exception)
+        }
+        if let exception { throw JSException(ctx: ctx, value: exception) }
+        return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    // MARK: Logging and errors
+
+    func log(_ message: String) {
+        if let handler = PatchEngine.logHandler { handler(message) } else {
+            FileHandle.standardError.write(Data(("PatchEngine: " + message + "\n").utf8))
+        }
+    }
+
+    func report(_ error: PatchError) {
+        if let handler = PatchEngine.errorHandler { handler(error) } else { log(error.description) }
+    }
+}

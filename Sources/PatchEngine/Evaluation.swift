@@ -1,0 +1,130 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Evaluating scripts as transactions, reverting them, and mapping JS positions back to the
+/// user's source.
+extension Engine {
+    struct Evaluation {
+        let name: String
+        let baseDirectory: URL?
+        let thread: pthread_t
+    }
+
+    func evaluate(_ script: String, name: String, baseDirectory: URL?) throws -> Any? {
+        let preprocessed = Preprocessor.rewrite(script)
+        lock.lock()
+        sourceMaps[name] = preprocessed
+        lock.unlock()
+        // Evaluations are serialised; include() nests on the same thread.
+        evaluationLock.lock()
+        defer { evaluationLock.unlock() }
+        let mark = transactions.mark(name)
+        evaluationStack.append(Evaluation(name: name, baseDirectory: baseDirectory, thread: pthread_self()))
+        defer { evaluationStack.removeLast() }
+        do {
+            let value = try evaluateRaw(preprocessed.code, sourceURL: name)
+            return toSwift(value)
+        } catch {
+            rollBack(name, to: mark)
+            throw evaluationError(error, script: name)
+        }
+    }
+
+    func currentEvaluation() -> Evaluation? {
+        guard let top = evaluationStack.last, pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
+        return top
+    }
+
+    /// `include(path)`: evaluates a file relative to the current script, once per file, as part of
+    /// the current script's transaction.
+    func include(_ path: String) throws -> JSValueRef {
+        let url = URL(fileURLWithPath: resolvePath(path)).standardizedFileURL
+        lock.lock()
+        let already = includedFiles.contains(url.path)
+        if !already { includedFiles.insert(url.path) }
+        lock.unlock()
+        if already { return JSValueMakeUndefined(ctx) }
+        guard let source = try? String(contentsOf: url, encoding: .utf8) else {
+            lock.lock(); includedFiles.remove(url.path); lock.unlock()
+            throw BridgeError("include(\"\(path)\"): cannot read \(url.path)")
+        }
+        let preprocessed = Preprocessor.rewrite(source)
+        lock.lock(); sourceMaps[url.path] = preprocessed; lock.unlock()
+        let outer = currentEvaluation()
+        evaluationStack.append(Evaluation(name: outer?.name ?? url.path, baseDirectory: url.deletingLastPathComponent(),
+                                          thread: pthread_self()))
+        defer { evaluationStack.removeLast() }
+        return try evaluateRaw(preprocessed.code, sourceURL: url.path)
+    }
+
+    /// `resourcePath(path)`: the current script's directory joined with `path`.
+    func resolvePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let base = currentEvaluation()?.baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return base.appendingPathComponent(path).path
+    }
+
+    /// Undoes every change `script` recorded after `mark`, newest first.
+    func rollBack(_ script: String, to mark: Int = 0) {
+        for change in transactions.takeChanges(script, after: mark) {
+            switch change {
+            case .method:
+                break   // slot stacks were already restored by takeChanges
+            case let .jsOnlyMethod(className, name, previous):
+                _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name),
+                                              previous ?? JSValueMakeNull(ctx)])
+                if let previous { JSValueUnprotect(ctx, previous) }
+            case .classCreated, .protocolAttached:
+                break   // cannot be undone by either runtime; their methods were reverted above
+            case let .structDefined(name, previous):
+                structs.restore(name: name, to: previous)
+            case let .protocolDefined(name, previous):
+                protocols.restore(name, to: previous)
+            case let .custom(_, undo):
+                undo()
+            }
+        }
+    }
+
+    func sourcePosition(script: String, line: Int?, column: Int?) -> (line: Int?, column: Int?) {
+        guard let line, let column else { return (line, column) }
+        lock.lock()
+        let map = sourceMaps[script]
+        lock.unlock()
+        guard let map else { return (line, column) }
+        let original = map.originalPosition(line: line, column: column)
+        return (original.line, original.column)
+    }
+
+    private func evaluationError(_ error: Error, script: String) -> PatchError {
+        guard let js = error as? JSException else {
+            return PatchError(kind: .evaluation, message: "\(error)", scriptName: script)
+        }
+        let scriptName = js.sourceURL ?? script
+        let position = sourcePosition(script: scriptName, line: js.line, column: js.column)
+        let kind: PatchError.Kind = js.message.hasPrefix("SyntaxError") ? .syntax : .evaluation
+        return PatchError(kind: kind, message: js.message, scriptName: scriptName,
+                          line: position.line, column: position.column)
+    }
+
+    /// A completion value as Swift: see `PatchEngine.evaluate`.
+    func toSwift(_ value: JSValueRef) -> Any? {
+        switch JSValueGetType(ctx, value) {
+        case kJSTypeUndefined, kJSTypeNull: return nil
+        case kJSTypeBoolean: return JSValueToBoolean(ctx, value)
+        case kJSTypeNumber: return JSValueToNumber(ctx, value, nil)
+        case kJSTypeString: return JSC.toString(ctx, value)
+        default:
+            if let object = unbox(value) { return ObjCObject(retaining: object) }
+            let object = JSValueToObject(ctx, value, nil)!
+            if JSObjectIsFunction(ctx, object) { return nil }
+            if JSValueIsArray(ctx, value) {
+                return (0..<JSC.arrayLength(ctx, object)).map { toSwift(JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil)) }
+            }
+            var result: [String: Any?] = [:]
+            for key in JSC.propertyNames(ctx, object) { result[key] = toSwift(JSC.get(ctx, object, key)) }
+            return result
+        }
+    }
+}

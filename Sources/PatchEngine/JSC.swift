@@ -1,0 +1,86 @@
+import CJavaScriptCore
+
+/// Small conveniences over JavaScriptCore's C API (the same on Linux and Apple platforms).
+enum JSC {
+    static func string(_ s: String) -> JSStringRef { JSStringCreateWithUTF8CString(s) }
+
+    static func swiftString(_ js: JSStringRef) -> String {
+        let max = JSStringGetMaximumUTF8CStringSize(js)
+        var buffer = [CChar](repeating: 0, count: max)
+        let n = JSStringGetUTF8CString(js, &buffer, max)
+        return buffer.withUnsafeBufferPointer { ptr in
+            String(decoding: UnsafeRawBufferPointer(start: ptr.baseAddress, count: Swift.max(0, n - 1)), as: UTF8.self)
+        }
+    }
+
+    static func makeString(_ ctx: JSContextRef, _ s: String) -> JSValueRef {
+        let js = string(s); defer { JSStringRelease(js) }
+        return JSValueMakeString(ctx, js)
+    }
+
+    static func toString(_ ctx: JSContextRef, _ value: JSValueRef?) -> String {
+        guard let value else { return "undefined" }
+        guard let js = JSValueToStringCopy(ctx, value, nil) else { return "?" }
+        defer { JSStringRelease(js) }
+        return swiftString(js)
+    }
+
+    static func get(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> JSValueRef {
+        let js = string(name); defer { JSStringRelease(js) }
+        return JSObjectGetProperty(ctx, object, js, nil)
+    }
+
+    static func set(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String, _ value: JSValueRef?,
+                    attributes: JSPropertyAttributes = JSPropertyAttributes(kJSPropertyAttributeNone)) {
+        let js = string(name); defer { JSStringRelease(js) }
+        JSObjectSetProperty(ctx, object, js, value, attributes, nil)
+    }
+
+    /// Builds a JS Error with `message` (what native failures become inside JS).
+    static func makeError(_ ctx: JSContextRef, _ message: String) -> JSValueRef {
+        var arg: JSValueRef? = makeString(ctx, message)
+        return JSObjectMakeError(ctx, 1, &arg, nil)
+    }
+
+    static func isPlainNumber(_ ctx: JSContextRef, _ v: JSValueRef) -> Bool { JSValueIsNumber(ctx, v) }
+
+    static func array(_ ctx: JSContextRef, _ values: [JSValueRef?]) -> JSObjectRef {
+        values.withUnsafeBufferPointer { buf in
+            JSObjectMakeArray(ctx, values.count, buf.baseAddress, nil)
+        }
+    }
+
+    static func isArray(_ ctx: JSContextRef, _ v: JSValueRef) -> Bool { JSValueIsArray(ctx, v) }
+
+    static func arrayLength(_ ctx: JSContextRef, _ object: JSObjectRef) -> Int {
+        Int(JSValueToNumber(ctx, get(ctx, object, "length"), nil))
+    }
+
+    static func propertyNames(_ ctx: JSContextRef, _ object: JSObjectRef) -> [String] {
+        let names = JSObjectCopyPropertyNames(ctx, object)
+        defer { JSPropertyNameArrayRelease(names) }
+        return (0..<JSPropertyNameArrayGetCount(names)).map { swiftString(JSPropertyNameArrayGetNameAtIndex(names, $0)) }
+    }
+}
+
+/// A JavaScript exception caught at the boundary, with its position in the evaluated code.
+struct JSException: Error {
+    var message: String
+    var line: Int?
+    var column: Int?
+    var sourceURL: String?
+    var stack: String?
+
+    init(ctx: JSContextRef, value: JSValueRef) {
+        message = JSC.toString(ctx, value)
+        if let object = JSValueToObject(ctx, value, nil), !JSValueIsString(ctx, value) {
+            let line = JSC.get(ctx, object, "line"), column = JSC.get(ctx, object, "column")
+            if JSValueIsNumber(ctx, line) { self.line = Int(JSValueToNumber(ctx, line, nil)) }
+            if JSValueIsNumber(ctx, column) { self.column = Int(JSValueToNumber(ctx, column, nil)) }
+            let url = JSC.get(ctx, object, "sourceURL")
+            if JSValueIsString(ctx, url) { sourceURL = JSC.toString(ctx, url) }
+            let stack = JSC.get(ctx, object, "stack")
+            if JSValueIsString(ctx, stack) { self.stack = JSC.toString(ctx, stack) }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Calls from JavaScript into Objective-C: plain messages (JSPatch's callI/callC: a class box as
+/// receiver sends a class method), super calls resolved from the defining class, and calls of
+/// the implementation below a patch (`self.ORIGfoo()`).
+extension Engine {
+    enum CallKind {
+        case send
+        case superFrom(UnsafeMutableRawPointer)      // start class (the defining class's superclass)
+        case original(OpaquePointer)                 // the slot whose original runs
+    }
+
+    /// `obj.name(args)` from JS.
+    func callMethod(_ receiverValue: JSValueRef, _ name: String, _ argsValue: JSValueRef, raw: Bool) throws -> JSValueRef {
+        guard let receiver = unbox(receiverValue) else {
+            if JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue) {
+                return JSValueMakeBoolean(ctx, false)   // a message to nil
+            }
+            throw BridgeError("cannot send \(name) to \(jsTypeName(receiverValue)): not an Objective-C object")
+        }
+        let args = argumentValues(argsValue)
+        let selector = raw ? name : SelectorName.selector(jsName: name, argumentCount: args.count)
+        let signature = try methodSignature(receiver, selector)
+        return try invoke(receiver, selector, signature, args, kind: .send)
+    }
+
+    /// `self.super().name(args)`: resolved from the superclass of the class that defined the running method.
+    func callSuper(_ receiverValue: JSValueRef, _ name: String, definingClass: UnsafeMutableRawPointer, _ argsValue: JSValueRef) throws -> JSValueRef {
+        guard let receiver = unbox(receiverValue) else { throw BridgeError("super() needs an Objective-C receiver") }
+        let args = argumentValues(argsValue)
+        let selector = SelectorName.selector(jsName: name, argumentCount: args.count)
+        guard let start = PEClassGetSuperclass(definingClass) else {
+            throw BridgeError("\(String(cString: PEClassGetName(definingClass))) has no superclass for super.\(name)()")
+        }
+        guard let types = PEClassInstanceMethodTypes(start, selector) else {
+            throw BridgeError("super of \(describeClass(definingClass)) does not implement \(selector)")
+        }
+        if selector == "dealloc" { noteDeallocOriginalCalled(receiver) }
+        return try invoke(receiver, selector, try ObjCSignature(types: String(cString: types)), args, kind: .superFrom(start))
+    }
+
+    /// `self.ORIGname(args)`: what the method was before the patch (of the defining class when
+    /// called from a patched method, else of the receiver's nearest patched class).
+    func callOriginal(_ receiverValue: JSValueRef, _ name: String, definingClass: UnsafeMutableRawPointer?, _ argsValue: JSValueRef) throws -> JSValueRef {
+        guard let receiver = unbox(receiverValue) else { throw BridgeError("ORIG\(name) needs an Objective-C receiver") }
+        let args = argumentValues(argsValue)
+        let selector = SelectorName.selector(jsName: name, argumentCount: args.count)
+        var start = definingClass ?? PEObjectGetClass(receiver)
+        // A method defined on the class (metaclass) may be asked for an instance's (class's) original.
+        if let cls = start, PEClassIsMetaClass(cls) != (PEObjectGetKind(receiver) == PEObjectKindClass) {
+            start = PEObjectGetClass(receiver)
+        }
+        guard let slot = PESlotFindInHierarchy(start, selector) else {
+            throw BridgeError("ORIG\(name): \(selector) is not patched on \(describeClass(start!)) or its superclasses")
+        }
+        if selector == "dealloc" { noteDeallocOriginalCalled(receiver) }
+        return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), args, kind: .original(slot))
+    }
+
+    func argumentValues(_ value: JSValueRef) -> [JSValueRef] {
+        guard let object = JSValueToObject(ctx, value, nil) else { return [] }
+        let count = JSC.arrayLength(ctx, object)
+        return (0..<count).map { JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil)! }
+    }
+
+    func describeClass(_ cls: UnsafeMutableRawPointer) -> String {
+        (PEClassIsMetaClass(cls) ? "class " : "") + String(cString: PEClassGetName(cls))
+    }
+
+    /// "-[Class sel]" or "+[Class sel]" for messages.
+    func methodDescription(_ receiver: UnsafeMutableRawPointer, _ selector: String) -> String {
+        if PEObjectGetKind(receiver) == PEObjectKindClass {
+            return "+[\(String(cString: PEClassGetName(receiver))) \(selector)]"
+        }
+        return "-[\(String(cString: PEClassGetName(PEObjectGetClass(receiver)))) \(selector)]"
+    }
+
+    func methodSignature(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> ObjCSignature {
+        if let types = PEObjectMethodTypes(receiver, selector) {
+            return try ObjCSignature(types: String(cString: types))
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        if let types = PEObjectForwardedMethodTypes(receiver, selector, &error) {
+            defer { free(types) }
+            return try ObjCSignature(types: String(cString: types))
+        }
+        if let error { free(error) }
+        throw BridgeError("unrecognized selector \(methodDescription(receiver, selector))")
+    }
+
+    /// Marshals `args`, performs the call of the given kind, and converts the result.
+    func invoke(_ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
+                _ args: [JSValueRef], kind: CallKind) throws -> JSValueRef {
+        let expected = signature.argumentCount - 2
+        if args.count > expected {
+            throw BridgeError("\(methodDescription(receiver, selector)) takes \(expected) argument\(expected == 1 ? "" : "s"), got \(args.count)")
+        }
+        let family = OwnershipFamily(selector: selector)
+        let pool = PEPoolPush()
+        defer { PEPoolPop(pool) }
+        return try withCallFrame(signature) { frame in
+            frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
+            frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)
+            let undefined = JSValueMakeUndefined(ctx)!
+            for i in 0..<expected {
+                let type = signature.argument(i + 2)
+                try fromJS(i < args.count ? args[i] : undefined, type, into: frame.argument(i + 2),
+                           what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+            }
+            if family == .initializer { _ = PEObjectRetain(receiver) }   // init consumes its receiver
+            var error: UnsafeMutablePointer<CChar>?
+            let ok: Bool
+            switch kind {
+            case .send: ok = PEMessageSend(frame, &error)
+            case .superFrom(let start): ok = PESuperSend(start, frame, &error)
+            case .original(let slot): ok = PESlotInvokeOriginalCatching(slot, frame, &error)
+            }
+            if !ok {
+                if family == .initializer { PEObjectRelease(receiver) }
+                let message = error.map { String(cString: $0) } ?? "unknown error"
+                free(error)
+                throw BridgeError("\(methodDescription(receiver, selector)) raised \(message)")
+            }
+            let returnType = signature.returnType
+            guard returnType.kind != .void, let ret = frame.pointee.returnValue else { return JSValueMakeUndefined(ctx) }
+            let result = try toJS(ret, returnType)
+            if family.returnsRetained, returnType.kind == .object {
+                PEObjectRelease(ret.load(as: UnsafeMutableRawPointer?.self))   // the box holds its own reference
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// A JS implementation installed in a slot. Records are kept for the life of the process (a call
+/// may still be running on another thread when its patch is reverted), so a slot's token is the
+/// record's address and the hot path needs no table lookup.
+final class JSMethod {
+    let function: JSObjectRef          // the runtime.js wrapper that sets self / the defining class
+    let selector: String
+    let script: String
+    let className: String
+
+    init(function: JSObjectRef, selector: String, script: String, className: String) {
+        self.function = function
+        self.selector = selector
+        self.script = script
+        self.className = className
+    }
+
+    var token: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+}
+
+extension Engine {
+    func installRuntimeHandlers() {
+        PESetPatchHandler { slot, frame, token in
+            Engine.shared.runPatch(slot!, frame!, token)
+        }
+        PESetBlockHandlers({ token, frame in
+            Engine.shared.runBlock(token, frame!)
+        }, { token in
+            Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
+        })
+    }
+
+    /// A native call of a patched method: runs the JS implementation; if it throws, reports the
+    /// error and runs the original instead (zero/nil for an added method), so the app keeps going.
+    func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, _ token: UInt) {
+        let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).takeUnretainedValue()
+        let signature = frame.signature
+        let receiver = frame.receiver
+        let isDealloc = method.selector == "dealloc"
+        let returnType = signature.returnType
+        let pool = PEPoolPush()
+        var returnedObject: UnsafeMutableRawPointer?
+        do {
+            // self inside dealloc must not be retained: the object is going away.
+            var args: [JSValueRef?] = [box(receiver, retain: !isDealloc)]
+            for i in 2..<signature.argumentCount {
+                args.append(try toJS(frame.argument(i), signature.argument(i)))
+            }
+            var result = try call(method.function, args)
+            while let deferred = performInOCRequest(result) { result = try deferred() }
+            if returnType.kind != .void, let ret = frame.pointee.returnValue {
+                try fromJS(result, returnType, into: ret,
+                           what: "return value of \(describeMethod(method, receiver))")
+                if returnType.kind == .object || returnType.kind == .block {
+                    returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                    _ = PEObjectRetain(returnedObject)   // survive the pool
+                }
+            }
+        } catch {
+            PEPoolPop(pool)
+            report(patchError(error, script: method.script, context: describeMethod(method, receiver)))
+            var nativeError: UnsafeMutablePointer<CChar>?
+            if !PESlotInvokeOriginalCatching(slot, frame, &nativeError) {
+                log("original of \(describeMethod(method, receiver)) raised \(nativeError.map { String(cString: $0) } ?? "")")
+                free(nativeError)
+            }
+            return
+        }
+        PEPoolPop(pool)
+        if let returnedObject {
+            switch OwnershipFamily(selector: method.selector) {
+            case .initializer: PEObjectRelease(receiver)        // init consumed its receiver; the result is +1
+            case .alloc, .new, .copy, .mutableCopy: break      // caller owns the +1
+            case .none: _ = PEObjectAutorelease(returnedObject)
+            }
+        }
+        if isDealloc, let receiver, !takeDeallocOriginalCalled(receiver) {
+            // The object must still be freed when the JS dealloc didn't chain to the original.
+            PESlotInvokeOriginal(slot, frame)
+        }
+    }
+
+    func describeMethod(_ method: JSMethod, _ receiver: UnsafeMutableRawPointer?) -> String {
+        let isClass = receiver.map { PEObjectGetKind($0) == PEObjectKindClass } ?? false
+        return "\(isClass ? "+" : "-")[\(method.className) \(method.selector)]"
+    }
+
+    /// A JS exception or bridge failure as a PatchError positioned in the user's source.
+    func patchError(_ error: Error, script: String, context: String? = nil) -> PatchError {
+        let prefix = context.map { "\($0): " } ?? ""
+        if let js = error as? JSException {
+            let scriptName = js.sourceURL ?? script
+            let position = sourcePosition(script: scriptName, line: js.line, column: js.column)
+            return PatchError(kind: .runtime, message: prefix + js.message, scriptName: scriptName,
+                              line: position.line, column: position.column)
+        }
+        return PatchError(kind: .runtime, message: prefix + "\(error)", scriptName: script)
+    }
+
+    // MARK: dealloc bookkeeping
+
+    func noteDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) {
+        lock.lock(); deallocOriginalCalled.insert(UInt(bitPattern: object)); lock.unlock()
+    }
+
+    func takeDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return deallocOriginalCalled.remove(UInt(bitPattern: object)) != nil
+    }
+
+    // MARK: performSelectorInOC
+
+    /// JSPatch's performSelectorInOC: the JS method returns a request; the call runs natively after
+    /// JS has returned, then the callback's result becomes the method's result.
+    func performInOCRequest(_ value: JSValueRef) -> (() throws -> JSValueRef)? {
+        guard JSValueIsObject(ctx, value), !isBox(value), let object = JSValueToObject(ctx, value, nil),
+              JSValueToBoolean(ctx, JSC.get(ctx, object, "__performInOC")) else { return nil }
+        return { [self] in
+            let target = JSC.get(ctx, object, "obj")
+            let selector = JSC.toString(ctx, JSC.get(ctx, object, "selector"))
+            let result = try callMethod(target, selector, JSC.get(ctx, object, "args"), raw: true)
+            let callback = JSC.get(ctx, object, "callback")
+            guard let fn = JSValueToObject(ctx, callback, nil), JSObjectIsFunction(ctx, fn) else { return result }
+            return try call(fn, [result])
+        }
+    }
+}

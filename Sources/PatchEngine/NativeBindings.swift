@@ -1,0 +1,214 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// The native functions runtime.js builds the public JS API on (the `N` object there).
+extension Engine {
+    func installBindings(into n: JSObjectRef) {
+        func arg(_ args: [JSValueRef], _ i: Int) -> JSValueRef {
+            i < args.count ? args[i] : JSValueMakeUndefined(ctx)
+        }
+        func string(_ args: [JSValueRef], _ i: Int) -> String { JSC.toString(ctx, arg(args, i)) }
+        func address(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+            guard JSValueIsNumber(ctx, value) else { return nil }
+            return UnsafeMutableRawPointer(bitPattern: UInt(JSValueToNumber(ctx, value, nil)))
+        }
+        func function(_ value: JSValueRef, _ what: String) throws -> JSObjectRef {
+            guard let fn = JSValueToObject(ctx, value, nil), JSObjectIsFunction(ctx, fn) else {
+                throw BridgeError("\(what) expects a function, got \(jsTypeName(value))")
+            }
+            return fn
+        }
+        func keep(_ fn: JSObjectRef) -> JSObjectRef { JSValueProtect(ctx, fn); return fn }
+
+        // Calls into Objective-C.
+        addFunction(n, "callI") { [unowned self] _, _, a in
+            try callMethod(arg(a, 0), string(a, 1), arg(a, 2), raw: JSValueToBoolean(ctx, arg(a, 3)))
+        }
+        addFunction(n, "callSuper") { [unowned self] _, _, a in
+            guard let cls = address(arg(a, 2)) else { throw BridgeError("super() outside a defined method") }
+            return try callSuper(arg(a, 0), string(a, 1), definingClass: cls, arg(a, 3))
+        }
+        addFunction(n, "callOriginal") { [unowned self] _, _, a in
+            try callOriginal(arg(a, 0), string(a, 1), definingClass: address(arg(a, 2)), arg(a, 3))
+        }
+        addFunction(n, "getClass") { [unowned self] _, _, a in
+            let name = string(a, 0)
+            guard let cls = PEClassLookup(name) else { throw BridgeError("no Objective-C class named \(name)") }
+            return box(cls)
+        }
+        addFunction(n, "classChain") { [unowned self] _, _, a in
+            guard let object = unbox(arg(a, 0)) else { return JSC.array(ctx, []) }
+            let isClass = PEObjectGetKind(object) == PEObjectKindClass
+            var names: [JSValueRef?] = []
+            var cls: UnsafeMutableRawPointer? = isClass ? object : PEObjectGetClass(object)
+            while let c = cls {
+                names.append(JSC.makeString(ctx, (isClass ? "+" : "") + String(cString: PEClassGetName(c))))
+                cls = PEClassGetSuperclass(c)
+            }
+            return JSC.array(ctx, names)
+        }
+
+        // Definitions.
+        addFunction(n, "defineClass") { [unowned self] _, _, a in
+            try defineClass(string(a, 0), properties: arg(a, 1), instanceMethods: arg(a, 2),
+                            classMethods: arg(a, 3), script: currentScript())
+        }
+        addFunction(n, "defineProtocol") { [unowned self] _, _, a in
+            try defineProtocol(string(a, 0), instance: arg(a, 1), classMethods: arg(a, 2))
+            return nil
+        }
+        addFunction(n, "defineStruct") { [unowned self] _, _, a in
+            guard JSValueIsString(ctx, arg(a, 0)), JSValueIsString(ctx, arg(a, 1)), JSValueIsArray(ctx, arg(a, 2)) else {
+                throw BridgeError("defineStruct expects {name: string, types: string, keys: [string]}")
+            }
+            let keysObject = JSValueToObject(ctx, arg(a, 2), nil)!
+            let keys = (0..<JSC.arrayLength(ctx, keysObject)).map {
+                JSC.toString(ctx, JSObjectGetPropertyAtIndex(ctx, keysObject, UInt32($0), nil))
+            }
+            let name = string(a, 0)
+            let previous = try structs.define(name: name, types: string(a, 1), keys: keys)
+            transactions.record(.structDefined(name: name, previous: previous), script: currentScript())
+            return nil
+        }
+        addFunction(n, "setMethodMaker") { [unowned self] _, _, a in methodMaker = keep(try function(arg(a, 0), "setMethodMaker")); return nil }
+        addFunction(n, "setJSOnlyRegistrar") { [unowned self] _, _, a in jsOnlyRegistrar = keep(try function(arg(a, 0), "registrar")); return nil }
+        addFunction(n, "setJSOnlyRemover") { [unowned self] _, _, a in jsOnlyRemover = keep(try function(arg(a, 0), "remover")); return nil }
+        addFunction(n, "setJSOnlyLookup") { [unowned self] _, _, a in jsOnlyLookup = keep(try function(arg(a, 0), "lookup")); return nil }
+        addFunction(n, "setScriptGetter") { [unowned self] _, _, a in scriptGetter = keep(try function(arg(a, 0), "script getter")); return nil }
+
+        // Values.
+        addFunction(n, "toJS") { [unowned self] _, _, a in deepToJS(arg(a, 0)) }
+        addFunction(n, "makeBlock") { [unowned self] _, _, a in
+            try makeBlock(types: string(a, 0), function: try function(arg(a, 1), "block()"))
+        }
+        addFunction(n, "weak") { [unowned self] _, _, a in
+            guard let object = unbox(arg(a, 0)) else { return arg(a, 0) }
+            return box(object, retain: false)
+        }
+        addFunction(n, "strong") { [unowned self] _, _, a in
+            guard let object = unbox(arg(a, 0)) else { return arg(a, 0) }
+            return box(object, retain: true)
+        }
+        addFunction(n, "getProperty") { [unowned self] _, _, a in
+            guard let object = unbox(arg(a, 0)) else { throw BridgeError("property access on a non-object") }
+            let pool = PEPoolPush(); defer { PEPoolPop(pool) }
+            return objectToJS(PEPropertyGet(object, string(a, 1)))
+        }
+        addFunction(n, "setProperty") { [unowned self] _, _, a in
+            guard let object = unbox(arg(a, 0)) else { throw BridgeError("property access on a non-object") }
+            let pool = PEPoolPush(); defer { PEPoolPop(pool) }
+            let name = string(a, 1)
+            PEPropertySet(object, name, try jsToObject(arg(a, 2), what: "property \(name)"))
+            return nil
+        }
+        JSC.set(ctx, n, "nsnull", box(PENull()))
+
+        // Pointers and memory (JSPatch's memory extension), for out-parameters such as NSError **.
+        addFunction(n, "malloc") { [unowned self] _, _, a in
+            let size = Int(JSValueToNumber(ctx, arg(a, 0), nil))
+            guard size > 0 else { throw BridgeError("malloc(size) needs a positive size") }
+            return makePointer(calloc(1, size))
+        }
+        addFunction(n, "free") { [unowned self] _, _, a in
+            guard let p = pointerValue(arg(a, 0)) else { throw BridgeError("free() expects a pointer from malloc()") }
+            free(p); return nil
+        }
+        addFunction(n, "pval") { [unowned self] _, _, a in
+            guard let p = pointerValue(arg(a, 0)) else { throw BridgeError("pval() expects a pointer") }
+            return objectToJS(p.load(as: UnsafeMutableRawPointer?.self))
+        }
+        addFunction(n, "sizeof") { [unowned self] _, _, a in
+            let name = string(a, 0)
+            var error: UnsafePointer<CChar>?
+            guard let sig = PESignatureFromTypeList(name, false, &error) else {
+                throw BridgeError("sizeof(\"\(name)\"): unknown type")
+            }
+            return JSValueMakeNumber(ctx, Double(ObjCSignature(raw: sig).returnType.size))
+        }
+
+        // Helpers.
+        addFunction(n, "describe") { [unowned self] _, _, a in
+            let value = arg(a, 0)
+            if let object = unbox(value) {
+                let text = PEObjectDescription(object)!
+                defer { free(text) }
+                return JSC.makeString(ctx, String(cString: text))
+            }
+            return JSC.makeString(ctx, describeJS(value))
+        }
+        addFunction(n, "log") { [unowned self] _, _, a in log(string(a, 0)); return nil }
+        addFunction(n, "dispatch") { [unowned self] _, _, a in
+            let kind = Int(JSValueToNumber(ctx, arg(a, 0), nil))
+            let seconds = JSValueToNumber(ctx, arg(a, 1), nil)
+            try dispatch(kind: kind, after: seconds, function(arg(a, 2), "dispatch"))
+            return nil
+        }
+        addFunction(n, "include") { [unowned self] _, _, a in try include(string(a, 0)) }
+        addFunction(n, "resourcePath") { [unowned self] _, _, a in
+            JSC.makeString(ctx, resolvePath(string(a, 0)))
+        }
+    }
+
+    /// The script a definition belongs to: the one whose method is running (from runtime.js's
+    /// context), else the one being evaluated on this thread.
+    func currentScript() -> String {
+        if let getter = scriptGetter, let value = try? call(getter, []), JSValueIsString(ctx, value) {
+            return JSC.toString(ctx, value)
+        }
+        return currentEvaluation()?.name ?? "<runtime>"
+    }
+
+    private func describeJS(_ value: JSValueRef) -> String {
+        if JSValueIsObject(ctx, value), !JSValueIsArray(ctx, value),
+           let object = JSValueToObject(ctx, value, nil), !JSObjectIsFunction(ctx, object) {
+            var exception: JSValueRef?
+            if let json = JSValueCreateJSONString(ctx, value, 0, &exception) {
+                defer { JSStringRelease(json) }
+                return JSC.swiftString(json)
+            }
+        }
+        return JSC.toString(ctx, value)
+    }
+
+    private func defineProtocol(_ name: String, instance: JSValueRef, classMethods: JSValueRef) throws {
+        var methods: [String: ProtocolRegistry.Method] = [:]
+        for (table, isInstance) in [(instance, true), (classMethods, false)] {
+            guard let object = JSValueToObject(ctx, table, nil) else { continue }
+            for jsName in JSC.propertyNames(ctx, object) {
+                guard let spec = JSValueToObject(ctx, JSC.get(ctx, object, jsName), nil) else {
+                    throw BridgeError("defineProtocol \(name): \(jsName) must be {paramsType, returnType}")
+                }
+                let params = JSValueIsString(ctx, JSC.get(ctx, spec, "paramsType")) ? JSC.toString(ctx, JSC.get(ctx, spec, "paramsType")) : ""
+                let returns = JSValueIsString(ctx, JSC.get(ctx, spec, "returnType")) ? JSC.toString(ctx, JSC.get(ctx, spec, "returnType")) : "void"
+                let paramList = params.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let list = ([returns] + paramList).joined(separator: ",")
+                var error: UnsafePointer<CChar>?
+                guard let sig = PESignatureFromTypeList(list, false, &error) else {
+                    throw BridgeError("defineProtocol \(name): \(jsName): \(error.map { String(cString: $0) } ?? "bad types") in \"\(list)\"")
+                }
+                let selector = SelectorName.selector(jsName: jsName, argumentCount: paramList.count)
+                methods[selector] = .init(types: String(cString: PESignatureGetEncoding(sig)), isInstance: isInstance)
+            }
+        }
+        let previous = protocols.define(name, methods: methods)
+        transactions.record(.protocolDefined(name: name, previous: previous), script: currentScript())
+    }
+
+    private func dispatch(kind: Int, after seconds: Double, _ fn: JSObjectRef) throws {
+        JSValueProtect(ctx, fn)
+        let script = currentScript()
+        let run: @Sendable () -> Void = { [unowned self] in
+            PEThreadRegister()
+            do { _ = try call(fn, []) } catch { report(patchError(error, script: script, context: "dispatched function")) }
+            JSValueUnprotect(ctx, fn)
+        }
+        switch kind {
+        case 0: DispatchQueue.main.asyncAfter(deadline: .now() + max(0, seconds), execute: run)
+        case 1: DispatchQueue.main.async(execute: run)
+        case 2:
+            if Thread.isMainThread { run() } else { DispatchQueue.main.sync(execute: run) }
+        default: DispatchQueue.global().async(execute: run)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import PatchRuntime
+
+/// Protocols declared from JS with `defineProtocol`. GCC's Objective-C runtime cannot create
+/// protocols at run time, so on every platform these live here: defineClass consults them for the
+/// types of methods a listed protocol declares. (They are not visible to `conformsToProtocol:`.)
+final class ProtocolRegistry: @unchecked Sendable {
+    struct Method { let types: String; let isInstance: Bool }
+    private let lock = NSLock()
+    private var protocols: [String: [String: Method]] = [:]
+
+    func define(_ name: String, methods: [String: Method]) -> [String: Method]? {
+        lock.lock(); defer { lock.unlock() }
+        let previous = protocols[name]
+        protocols[name] = methods
+        return previous
+    }
+
+    func restore(_ name: String, to previous: [String: Method]?) {
+        lock.lock(); defer { lock.unlock() }
+        protocols[name] = previous
+    }
+
+    func contains(_ name: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return protocols[name] != nil
+    }
+
+    func types(protocol name: String, selector: String, instance: Bool) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        guard let method = protocols[name]?[selector], method.isInstance == instance else { return nil }
+        return method.types
+    }
+}

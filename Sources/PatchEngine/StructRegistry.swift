@@ -1,0 +1,92 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Struct layouts known to the bridge: each struct tag maps to the JS keys of its leaf fields in
+/// order. Layout (offsets, padding) always comes from the method's own type encoding, so structs
+/// with alignment padding cross correctly (JSPatch packed fields and got those wrong).
+final class StructRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keysByName: [String: [String]] = [
+        "_NSRect": ["x", "y", "width", "height"], "CGRect": ["x", "y", "width", "height"],
+        "_NSPoint": ["x", "y"], "CGPoint": ["x", "y"],
+        "_NSSize": ["width", "height"], "CGSize": ["width", "height"],
+        "_NSRange": ["location", "length"],
+        "CGAffineTransform": ["a", "b", "c", "d", "tx", "ty"],
+        "UIEdgeInsets": ["top", "left", "bottom", "right"],
+    ]
+    private var typesByName: [String: String] = [:]
+
+    struct Definition { let keys: [String]?; let types: String? }
+
+    /// Defines (or redefines) a struct; returns what was there before, for rollback.
+    func define(name: String, types: String, keys: [String]) throws -> Definition {
+        guard !name.isEmpty else { throw BridgeError("defineStruct: the struct needs a name") }
+        let encoding = "{\(name)=\(types)}"
+        var error: UnsafePointer<CChar>?
+        guard let parsed = PETypeParse(encoding, &error) else {
+            throw BridgeError("defineStruct \(name): invalid types \"\(types)\": \(error.map { String(cString: $0) } ?? "")")
+        }
+        let leaves = Self.leaves(ObjCType(raw: parsed))
+        guard leaves.count == keys.count else {
+            throw BridgeError("defineStruct \(name): \(keys.count) keys for \(leaves.count) fields in \"\(types)\"")
+        }
+        lock.lock(); defer { lock.unlock() }
+        let previous = Definition(keys: keysByName[name], types: typesByName[name])
+        keysByName[name] = keys
+        typesByName[name] = types
+        return previous
+    }
+
+    func restore(name: String, to definition: Definition) {
+        lock.lock(); defer { lock.unlock() }
+        keysByName[name] = definition.keys
+        typesByName[name] = definition.types
+    }
+
+    /// Every scalar or pointer field with its offset from the start of the struct, nested structs flattened.
+    static func leaves(_ type: ObjCType, base: Int = 0) -> [(offset: Int, type: ObjCType)] {
+        switch type.kind {
+        case .structure:
+            return (0..<type.fieldCount).flatMap { leaves(type.field($0), base: base + type.fieldOffset($0)) }
+        case .array:
+            return (0..<type.fieldCount).flatMap { leaves(type.field($0), base: base + type.fieldOffset($0)) }
+        default:
+            return [(base, type)]
+        }
+    }
+
+    private func keys(for type: ObjCType) throws -> [(key: String, offset: Int, type: ObjCType)] {
+        let name = type.name
+        lock.lock()
+        let keys = keysByName[name]
+        lock.unlock()
+        guard let keys else {
+            throw BridgeError("unknown struct \(name.isEmpty ? type.encoding : name): describe it with defineStruct({name: '\(name)', types: '...', keys: [...]})")
+        }
+        let leaves = Self.leaves(type)
+        guard leaves.count == keys.count else {
+            throw BridgeError("struct \(name) has \(leaves.count) fields but defineStruct gave \(keys.count) keys")
+        }
+        return zip(keys, leaves).map { ($0, $1.offset, $1.type) }
+    }
+
+    func toJS(_ engine: Engine, _ p: UnsafeRawPointer, _ type: ObjCType) throws -> JSValueRef {
+        let object = JSObjectMake(engine.ctx, nil, nil)!
+        for field in try keys(for: type) {
+            JSC.set(engine.ctx, object, field.key, try engine.toJS(p + field.offset, field.type))
+        }
+        return object
+    }
+
+    func fromJS(_ engine: Engine, _ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer, what: String) throws {
+        let ctx = engine.ctx
+        guard JSValueIsObject(ctx, value), !engine.isBox(value), let object = JSValueToObject(ctx, value, nil) else {
+            throw BridgeError("\(what) expects struct \(type.name) as an object, got \(engine.jsTypeName(value))")
+        }
+        for field in try keys(for: type) {
+            let item = JSC.get(ctx, object, field.key)
+            try engine.fromJS(item, field.type, into: p + field.offset, what: "\(what).\(field.key)")
+        }
+    }
+}

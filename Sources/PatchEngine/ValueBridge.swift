@@ -1,0 +1,283 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Conversions between JavaScript values and Objective-C values laid out by a type encoding.
+///
+/// Objective-C → JS: C numbers → number (BOOL → boolean), nil → false (so messages to nil answer
+/// false, as in JSPatch), NSNumber → number/boolean, other objects (NSString, NSArray, NSDictionary
+/// included) → boxes whose `.toJS()` converts them, blocks → callable functions, SEL → string,
+/// Class → class box, pointers → pointer boxes, structs → objects with the struct's keys.
+/// JS → Objective-C: the reverse, with JS strings, arrays and objects becoming NSString,
+/// NSMutableArray and NSMutableDictionary; a value of the wrong kind is an error naming the type.
+extension Engine {
+
+    // MARK: Boxes
+
+    /// A JS value for an Objective-C object (`retain`: the box holds a reference until collected).
+    func box(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
+        guard let object else { return JSValueMakeBoolean(ctx, false) }
+        let boxed: JSObjectRef
+        if retain {
+            boxed = JSObjectMake(ctx, objectClass, PEObjectRetain(object))
+        } else {
+            boxed = JSObjectMake(ctx, weakObjectClass, object)
+        }
+        JSObjectSetPrototype(ctx, boxed, objectPrototype)
+        return boxed
+    }
+
+    /// The object behind a box, or nil when `value` is not a box.
+    func unbox(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        guard JSValueIsObject(ctx, value) else { return nil }
+        if JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
+            || JSValueIsObjectOfClass(ctx, value, blockFunctionClass) {
+            return JSObjectGetPrivate(JSValueToObject(ctx, value, nil))
+        }
+        return nil
+    }
+
+    func isBox(_ value: JSValueRef) -> Bool {
+        JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
+    }
+
+    func makePointer(_ pointer: UnsafeMutableRawPointer?) -> JSValueRef {
+        guard let pointer else { return JSValueMakeNull(ctx) }
+        let boxed = JSObjectMake(ctx, pointerClass, pointer)!
+        return boxed
+    }
+
+    func pointerValue(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        guard JSValueIsObjectOfClass(ctx, value, pointerClass) else { return nil }
+        return JSObjectGetPrivate(JSValueToObject(ctx, value, nil))
+    }
+
+    /// Class name for messages about a value's JS type.
+    func jsTypeName(_ value: JSValueRef) -> String {
+        switch JSValueGetType(ctx, value) {
+        case kJSTypeUndefined: return "undefined"
+        case kJSTypeNull: return "null"
+        case kJSTypeBoolean: return "boolean"
+        case kJSTypeNumber: return "number"
+        case kJSTypeString: return "string"
+        default:
+            if let obj = unbox(value) { return String(cString: PEClassGetName(PEObjectGetClass(obj))) }
+            if JSValueIsObjectOfClass(ctx, value, pointerClass) { return "pointer" }
+            if JSValueIsArray(ctx, value) { return "array" }
+            if let o = JSValueToObject(ctx, value, nil), JSObjectIsFunction(ctx, o) { return "function" }
+            return "object"
+        }
+    }
+
+    // MARK: Objective-C → JS
+
+    /// Converts the value of type `type` stored at `p`.
+    func toJS(_ p: UnsafeRawPointer, _ type: ObjCType) throws -> JSValueRef {
+        switch type.kind {
+        case .void: return JSValueMakeUndefined(ctx)
+        case .char: return JSValueMakeNumber(ctx, Double(p.load(as: Int8.self)))
+        case .uchar: return JSValueMakeNumber(ctx, Double(p.load(as: UInt8.self)))
+        case .short: return JSValueMakeNumber(ctx, Double(p.load(as: Int16.self)))
+        case .ushort: return JSValueMakeNumber(ctx, Double(p.load(as: UInt16.self)))
+        case .int: return JSValueMakeNumber(ctx, Double(p.load(as: Int32.self)))
+        case .uint: return JSValueMakeNumber(ctx, Double(p.load(as: UInt32.self)))
+        case .long, .longLong: return JSValueMakeNumber(ctx, Double(p.load(as: Int64.self)))
+        case .ulong, .ulongLong: return JSValueMakeNumber(ctx, Double(p.load(as: UInt64.self)))
+        case .float: return JSValueMakeNumber(ctx, Double(p.load(as: Float.self)))
+        case .double: return JSValueMakeNumber(ctx, p.load(as: Double.self))
+        case .bool: return JSValueMakeBoolean(ctx, p.load(as: UInt8.self) != 0)
+        case .object, .block, .cls:
+            return objectToJS(p.load(as: UnsafeMutableRawPointer?.self))
+        case .selector:
+            guard let sel = p.load(as: UnsafeRawPointer?.self), let name = PESelectorGetName(sel) else {
+                return JSValueMakeNull(ctx)
+            }
+            return JSC.makeString(ctx, String(cString: name))
+        case .cString:
+            guard let s = p.load(as: UnsafePointer<CChar>?.self) else { return JSValueMakeNull(ctx) }
+            return JSC.makeString(ctx, String(cString: s))
+        case .pointer:
+            return makePointer(p.load(as: UnsafeMutableRawPointer?.self))
+        case .structure:
+            return try structs.toJS(self, p, type)
+        case .union, .array:
+            throw BridgeError("values of type \(type.encoding) cannot cross into JavaScript")
+        }
+    }
+
+    /// An object pointer as JS: numbers and booleans unwrap, blocks become callable, the rest is boxed.
+    func objectToJS(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
+        guard let object else { return JSValueMakeBoolean(ctx, false) }
+        switch PEObjectGetKind(object) {
+        case PEObjectKindNumber: return JSValueMakeNumber(ctx, PENumberGetDouble(object))
+        case PEObjectKindBoolean: return JSValueMakeBoolean(ctx, PENumberGetDouble(object) != 0)
+        case PEObjectKindBlock: return blockToJS(object)
+        default: return box(object, retain: retain)
+        }
+    }
+
+    /// `.toJS()`: NSString → string, NSArray → array, NSDictionary → object, NSNull → null, recursively.
+    func deepToJS(_ value: JSValueRef) -> JSValueRef {
+        guard let object = unbox(value) else { return value }
+        return deepObjectToJS(object)
+    }
+
+    func deepObjectToJS(_ object: UnsafeMutableRawPointer) -> JSValueRef {
+        switch PEObjectGetKind(object) {
+        case PEObjectKindString:
+            var length = 0
+            let bytes = PEStringCopyUTF8(object, &length)!
+            defer { free(bytes) }
+            return JSC.makeString(ctx, String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self))
+        case PEObjectKindNull:
+            return JSValueMakeNull(ctx)
+        case PEObjectKindArray:
+            let count = PEArrayCount(object)
+            var items: [JSValueRef?] = []
+            items.reserveCapacity(count)
+            for i in 0..<count { items.append(deepObjectToJS(PEArrayGet(object, i))) }
+            return JSC.array(ctx, items)
+        case PEObjectKindDictionary:
+            let result = JSObjectMake(ctx, nil, nil)!
+            let keys = PEDictionaryKeys(object)!
+            for i in 0..<PEArrayCount(keys) {
+                let key = PEArrayGet(keys, i)!
+                let name = JSC.toString(ctx, deepObjectToJS(key))
+                JSC.set(ctx, result, name, deepObjectToJS(PEDictionaryGet(object, key)))
+            }
+            return result
+        default:
+            return objectToJS(object)
+        }
+    }
+
+    // MARK: JS → Objective-C
+
+    /// Writes `value` as a `type` at `p`. Memory that must outlive the write (C strings) is
+    /// autoreleased into the caller's pool. `what` names the slot for error messages.
+    func fromJS(_ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer, what: @autoclosure () -> String) throws {
+        switch type.kind {
+        case .void: return
+        case .char: p.storeBytes(of: Int8(truncatingIfNeeded: try integer(value, type, what())), as: Int8.self)
+        case .uchar: p.storeBytes(of: UInt8(truncatingIfNeeded: try integer(value, type, what())), as: UInt8.self)
+        case .short: p.storeBytes(of: Int16(truncatingIfNeeded: try integer(value, type, what())), as: Int16.self)
+        case .ushort: p.storeBytes(of: UInt16(truncatingIfNeeded: try integer(value, type, what())), as: UInt16.self)
+        case .int: p.storeBytes(of: Int32(truncatingIfNeeded: try integer(value, type, what())), as: Int32.self)
+        case .uint: p.storeBytes(of: UInt32(truncatingIfNeeded: try integer(value, type, what())), as: UInt32.self)
+        case .long, .longLong: p.storeBytes(of: try integer(value, type, what()), as: Int64.self)
+        case .ulong, .ulongLong:
+            let d = try number(value, type, what())
+            p.storeBytes(of: d < 0 ? UInt64(bitPattern: Int64(d)) : (d >= 18446744073709551615.0 ? UInt64.max : UInt64(d)), as: UInt64.self)
+        case .float: p.storeBytes(of: Float(try number(value, type, what())), as: Float.self)
+        case .double: p.storeBytes(of: try number(value, type, what()), as: Double.self)
+        case .bool: p.storeBytes(of: UInt8(JSValueToBoolean(ctx, value) ? 1 : 0), as: UInt8.self)
+        case .object:
+            p.storeBytes(of: try jsToObject(value, what: what()), as: UnsafeMutableRawPointer?.self)
+        case .block:
+            p.storeBytes(of: try jsToBlock(value, what: what()), as: UnsafeMutableRawPointer?.self)
+        case .cls:
+            p.storeBytes(of: try jsToClass(value, what: what()), as: UnsafeMutableRawPointer?.self)
+        case .selector:
+            if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) {
+                p.storeBytes(of: nil, as: UnsafeRawPointer?.self)
+            } else if JSValueIsString(ctx, value) {
+                p.storeBytes(of: PESelectorRegister(JSC.toString(ctx, value)), as: UnsafeRawPointer?.self)
+            } else {
+                throw BridgeError("\(what()) expects a selector name (string), got \(jsTypeName(value))")
+            }
+        case .cString:
+            if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) {
+                p.storeBytes(of: nil, as: UnsafeRawPointer?.self)
+            } else if JSValueIsString(ctx, value) {
+                // The copy is freed when the caller's autorelease pool drains.
+                let copy = strdup(JSC.toString(ctx, value))!
+                PEAutoreleaseMalloced(copy, strlen(copy) + 1)
+                p.storeBytes(of: UnsafeRawPointer(copy), as: UnsafeRawPointer?.self)
+            } else if let ptr = pointerValue(value) {
+                p.storeBytes(of: ptr, as: UnsafeMutableRawPointer?.self)
+            } else {
+                throw BridgeError("\(what()) expects a string, got \(jsTypeName(value))")
+            }
+        case .pointer:
+            if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) || (JSValueIsBoolean(ctx, value) && !JSValueToBoolean(ctx, value)) {
+                p.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+            } else if let ptr = pointerValue(value) ?? unbox(value) {
+                p.storeBytes(of: ptr, as: UnsafeMutableRawPointer?.self)
+            } else {
+                throw BridgeError("\(what()) expects a pointer (from malloc() or an out-parameter), got \(jsTypeName(value))")
+            }
+        case .structure:
+            try structs.fromJS(self, value, type, into: p, what: what())
+        case .union, .array:
+            throw BridgeError("\(what()): values of type \(type.encoding) cannot be passed from JavaScript")
+        }
+    }
+
+    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Double {
+        if JSValueIsNumber(ctx, value) { return JSValueToNumber(ctx, value, nil) }
+        if JSValueIsBoolean(ctx, value) { return JSValueToBoolean(ctx, value) ? 1 : 0 }
+        if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) { return 0 }
+        if let object = unbox(value), PEObjectGetKind(object) == PEObjectKindNumber || PEObjectGetKind(object) == PEObjectKindBoolean {
+            return PENumberGetDouble(object)
+        }
+        throw BridgeError("\(what) expects \(type.displayName), got \(jsTypeName(value))")
+    }
+
+    private func integer(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Int64 {
+        let d = try number(value, type, what)
+        guard d.isFinite else { return 0 }
+        if d >= 9223372036854775807.0 { return Int64.max }
+        if d <= -9223372036854775808.0 { return Int64.min }
+        return Int64(d)
+    }
+
+    /// A JS value as an object pointer (autoreleased when created here).
+    func jsToObject(_ value: JSValueRef, what: @autoclosure () -> String) throws -> UnsafeMutableRawPointer? {
+        switch JSValueGetType(ctx, value) {
+        case kJSTypeUndefined, kJSTypeNull: return nil
+        case kJSTypeBoolean:
+            return JSValueToBoolean(ctx, value) ? PENumberCreateBool(true) : nil
+        case kJSTypeNumber:
+            return PENumberCreateDouble(JSValueToNumber(ctx, value, nil))
+        case kJSTypeString:
+            return JSC.toString(ctx, value).withCString { PEStringCreate($0, strlen($0)) }
+        default:
+            if let object = unbox(value) { return object }
+            if pointerValue(value) != nil {
+                throw BridgeError("\(what()) expects an object, got a pointer (use pval() to read it)")
+            }
+            let object = JSValueToObject(ctx, value, nil)!
+            if JSObjectIsFunction(ctx, object) {
+                throw BridgeError("\(what()) got a JS function: wrap it with block(\"returnType, argTypes\", fn) to pass a block")
+            }
+            if JSValueIsArray(ctx, value) {
+                let array = PEArrayCreate()
+                let n = JSC.arrayLength(ctx, object)
+                for i in 0..<n {
+                    let item = JSObjectGetPropertyAtIndex(ctx, object, UInt32(i), nil)!
+                    PEArrayAppend(array, try jsToObject(item, what: "\(what())[\(i)]"))
+                }
+                return array
+            }
+            let dict = PEDictionaryCreate()
+            for key in JSC.propertyNames(ctx, object) {
+                let item = JSC.get(ctx, object, key)
+                let keyObject = key.withCString { PEStringCreate($0, strlen($0)) }
+                PEDictionarySet(dict, keyObject, try jsToObject(item, what: "\(what()).\(key)"))
+            }
+            return dict
+        }
+    }
+
+    func jsToClass(_ value: JSValueRef, what: @autoclosure () -> String) throws -> UnsafeMutableRawPointer? {
+        if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) { return nil }
+        if JSValueIsBoolean(ctx, value) && !JSValueToBoolean(ctx, value) { return nil }
+        if JSValueIsString(ctx, value) {
+            let name = JSC.toString(ctx, value)
+            guard let cls = PEClassLookup(name) else { throw BridgeError("\(what()): no Objective-C class named \(name)") }
+            return cls
+        }
+        if let object = unbox(value), PEObjectGetKind(object) == PEObjectKindClass { return object }
+        throw BridgeError("\(what()) expects a class, got \(jsTypeName(value))")
+    }
+}

@@ -1,0 +1,270 @@
+/* Slots and the call pipeline. A slot owns one (class, selector); whatever route enters it,
+   the call runs the patch layer (if any) and then the original, resolved at call time. */
+#include "PEInternal.h"
+#include "PEDispatch.h"
+#include "PESlot.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+static PEPatchHandler patchHandler;
+static PERoute defaultRoute = PERouteForwarding;
+
+void PESetPatchHandler(PEPatchHandler handler) { patchHandler = handler; }
+void PESetDefaultRoute(PERoute route) { defaultRoute = route; }
+PERoute PEGetDefaultRoute(void) { return defaultRoute; }
+
+#pragma mark - Slot table
+
+#define SLOT_BUCKETS 4096
+static PESlot *slotTable[SLOT_BUCKETS];
+static pthread_rwlock_t slotLock = PTHREAD_RWLOCK_INITIALIZER;
+
+static unsigned slotHash(Class cls, const char *name) {
+    uintptr_t h = (uintptr_t)cls * 2654435761u;
+    while (*name) h = (h ^ (unsigned char)*name++) * 16777619u;
+    return (unsigned)(h % SLOT_BUCKETS);
+}
+
+static PESlot *findLocked(Class cls, const char *name) {
+    for (PESlot *s = slotTable[slotHash(cls, name)]; s; s = s->next)
+        if (s->cls == cls && strcmp(s->selectorName, name) == 0) return s;
+    return NULL;
+}
+
+PESlot *PESlotFind(void *cls, const char *selector) {
+    pthread_rwlock_rdlock(&slotLock);
+    PESlot *s = findLocked((Class)cls, selector);
+    pthread_rwlock_unlock(&slotLock);
+    return s;
+}
+
+/* Whether `cls` itself (not an ancestor) implements `sel`. */
+static BOOL classOwnsMethod(Class cls, SEL sel) {
+    unsigned count = 0;
+    Method *methods = class_copyMethodList(cls, &count);
+    BOOL found = NO;
+    for (unsigned i = 0; i < count && !found; i++)
+        found = strcmp(sel_getName(method_getName(methods[i])), sel_getName(sel)) == 0;
+    free(methods);
+    return found;
+}
+
+static char *errorString(NSString *format, ...) {
+    va_list ap; va_start(ap, format);
+    NSString *s = [[NSString alloc] initWithFormat:format arguments:ap];
+    va_end(ap);
+    char *r = strdup([s UTF8String]);
+    [s release];
+    return r;
+}
+
+PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, char **error) {
+    Class cls = (Class)clsPtr;
+    if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }
+    pthread_rwlock_wrlock(&slotLock);
+    PESlot *slot = findLocked(cls, selector);
+    if (slot) { pthread_rwlock_unlock(&slotLock); return slot; }
+
+    SEL sel = sel_registerName(selector);
+    Method existing = class_getInstanceMethod(cls, sel);
+    const char *encoding = existing ? method_getTypeEncoding(existing) : types;
+    if (!encoding) {
+        pthread_rwlock_unlock(&slotLock);
+        if (error) *error = errorString(@"%s does not implement %s and no types were given",
+                                        class_getName(cls), selector);
+        return NULL;
+    }
+    const char *parseError = NULL;
+    const PESignature *sig = PESignatureParse(encoding, &parseError);
+    if (!sig) {
+        pthread_rwlock_unlock(&slotLock);
+        if (error) *error = errorString(@"cannot patch %s %s: type encoding \"%s\": %s",
+                                        class_getName(cls), selector, encoding, parseError);
+        return NULL;
+    }
+    slot = calloc(1, sizeof *slot);
+    slot->cls = cls;
+    slot->sel = PESelectorWithTypes(selector, PESignatureGetRuntimeEncoding(sig));
+    slot->selectorName = strdup(selector);
+    slot->signature = sig;
+    slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
+    slot->route = PESlotChooseRoute(sig, defaultRoute);
+    IMP entry = PESlotMakeEntry(slot, error);
+    if (!entry) {
+        pthread_rwlock_unlock(&slotLock);
+        free(slot->selectorName); free(slot);
+        return NULL;
+    }
+    slot->entryIMP = entry;
+    unsigned h = slotHash(cls, selector);
+    slot->next = slotTable[h];
+    slotTable[h] = slot;
+    /* Publish the slot before the IMP so a concurrent call always finds it. */
+    class_replaceMethod(cls, sel, entry, PESignatureGetRuntimeEncoding(sig));
+    slot->installed = true;
+    pthread_rwlock_unlock(&slotLock);
+    return slot;
+}
+
+void PESlotSetPatch(PESlot *slot, uintptr_t token) {
+    __atomic_store_n(&slot->patchToken, token, __ATOMIC_RELEASE);
+    if (token && !slot->installed) {
+        pthread_rwlock_wrlock(&slotLock);
+        class_replaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        slot->installed = true;
+        pthread_rwlock_unlock(&slotLock);
+    }
+}
+uintptr_t PESlotGetPatch(const PESlot *slot) { return __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE); }
+void *PESlotGetClass(const PESlot *slot) { return slot->cls; }
+const char *PESlotGetSelectorName(const PESlot *slot) { return slot->selectorName; }
+const PESignature *PESlotGetSignature(const PESlot *slot) { return slot->signature; }
+PERoute PESlotGetRoute(const PESlot *slot) { return slot->route; }
+bool PESlotHadOwnImplementation(const PESlot *slot) { return slot->ownIMP != NULL; }
+
+void PESlotUninstallIfUnused(PESlot *slot) {
+    if (PESlotHasLayers(slot) || !slot->ownIMP) return;
+    pthread_rwlock_wrlock(&slotLock);
+    if (slot->installed && !PESlotHasLayers(slot)) {
+        class_replaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        slot->installed = false;
+    }
+    pthread_rwlock_unlock(&slotLock);
+}
+
+bool PESlotHasLayers(const PESlot *slot) {
+    return PESlotGetPatch(slot) != 0 || slot->clearsProperties;
+}
+
+#pragma mark - Invocation
+
+/* Native implementations running below a slot, per thread: lets the forwarding route tell a
+   native [super foo] (which re-enters through the parent's forwarding IMP with the same receiver)
+   from a fresh call. */
+#define NATIVE_DEPTH 64
+static __thread struct { id receiver; SEL sel; Class owner; } nativeStack[NATIVE_DEPTH];
+static __thread unsigned nativeDepth;
+
+Class PENativeCallerClass(id receiver, const char *selector) {
+    for (unsigned i = nativeDepth; i > 0; i--) {
+        if (nativeStack[i - 1].receiver == receiver && strcmp(sel_getName(nativeStack[i - 1].sel), selector) == 0)
+            return nativeStack[i - 1].owner;
+    }
+    return Nil;
+}
+
+static void zeroReturn(PEFrame *frame) {
+    const PEType *rt = PESignatureGetReturnType(frame->signature);
+    if (frame->returnValue && PETypeGetKind(rt) != PETypeKindVoid)
+        memset(frame->returnValue, 0, PETypeGetSize(rt) < sizeof(ffi_arg) ? sizeof(ffi_arg) : PETypeGetSize(rt));
+}
+
+static void callNative(IMP imp, Class owner, PEFrame *frame) {
+    ffi_cif *cif = PESignatureGetCIF(frame->signature);
+    if (!cif) {
+        [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called through libffi",
+            PESignatureGetEncoding(frame->signature)];
+    }
+    id receiver = *(id *)frame->arguments[0];
+    BOOL tracked = nativeDepth < NATIVE_DEPTH;
+    if (tracked) {
+        nativeStack[nativeDepth].receiver = receiver;
+        nativeStack[nativeDepth].sel = *(SEL *)frame->arguments[1];
+        nativeStack[nativeDepth].owner = owner;
+        nativeDepth++;
+    }
+    @try {
+        ffi_call(cif, (void (*)(void))imp, frame->returnValue, frame->arguments);
+    } @finally {
+        if (tracked) nativeDepth--;
+    }
+}
+
+void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
+    SEL sel = *(SEL *)frame->arguments[1];
+    if (!sel) sel = sel_registerName(selector);
+    for (Class k = (Class)startPtr; k; k = class_getSuperclass(k)) {
+        PESlot *slot = PESlotFind(k, selector);
+        if (slot && slot->installed) { PESlotInvoke(slot, frame); return; }
+        Class sup = class_getSuperclass(k);
+        if (!class_respondsToSelector(k, sel)) break;
+        IMP imp = class_getMethodImplementation(k, sel);
+        if (!sup || !class_respondsToSelector(sup, sel) || imp != class_getMethodImplementation(sup, sel)) {
+            callNative(imp, k, frame);
+            return;
+        }
+    }
+    zeroReturn(frame);
+}
+
+void PESlotInvokeOriginal(PESlot *slot, PEFrame *frame) {
+    if (slot->ownIMP) callNative(slot->ownIMP, slot->cls, frame);
+    else PEInvokeFromClass(class_getSuperclass(slot->cls), slot->selectorName, frame);
+}
+
+void PEPropertyClear(void *obj);
+
+void PESlotInvoke(PESlot *slot, PEFrame *frame) {
+    uintptr_t token = PESlotGetPatch(slot);
+    if (token && patchHandler) patchHandler(slot, frame, token);
+    else PESlotInvokeOriginal(slot, frame);
+    if (slot->clearsProperties) PEPropertyClear(*(void **)frame->arguments[0]);
+}
+
+bool PESlotInvokeOriginalCatching(PESlot *slot, PEFrame *frame, char **error) {
+    PEEnsureThreadRegistered();
+    bool ok = false;
+    PE_TRY(error, { PESlotInvokeOriginal(slot, frame); ok = true; });
+    return ok;
+}
+
+PESlot *PESlotFindInHierarchy(void *cls, const char *selector) {
+    for (Class k = (Class)cls; k; k = class_getSuperclass(k)) {
+        PESlot *slot = PESlotFind(k, selector);
+        if (slot) return slot;
+    }
+    return NULL;
+}
+
+char *PEExceptionMessage(id exception) {
+    NSString *text;
+    if ([exception isKindOfClass:[NSException class]])
+        text = [NSString stringWithFormat:@"%@: %@", [exception name], [exception reason]];
+    else
+        text = [NSString stringWithFormat:@"Objective-C exception: %@", exception];
+    return strdup([text UTF8String] ?: "Objective-C exception");
+}
+
+bool PEInvokeIMP(void *imp, PEFrame *frame, char **error) {
+    PEEnsureThreadRegistered();
+    bool ok = false;
+    PE_TRY(error, { callNative((IMP)imp, Nil, frame); ok = true; });
+    return ok;
+}
+
+bool PEMessageSend(PEFrame *frame, char **error) {
+    PEEnsureThreadRegistered();
+    id receiver = *(id *)frame->arguments[0];
+    if (!receiver) { zeroReturn(frame); return true; }
+    SEL sel = *(SEL *)frame->arguments[1];
+    bool ok = false;
+    PE_TRY(error, {
+        IMP imp = PELookupIMP(receiver, sel);
+        ffi_cif *cif = PESignatureGetCIF(frame->signature);
+        if (!cif) [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called through libffi",
+                   PESignatureGetEncoding(frame->signature)];
+        ffi_call(cif, (void (*)(void))imp, frame->returnValue, frame->arguments);
+        ok = true;
+    });
+    return ok;
+}
+
+bool PESuperSend(void *startClass, PEFrame *frame, char **error) {
+    PEEnsureThreadRegistered();
+    bool ok = false;
+    SEL sel = *(SEL *)frame->arguments[1];
+    PE_TRY(error, { PEInvokeFromClass(startClass, sel_getName(sel), frame); ok = true; });
+    return ok;
+}

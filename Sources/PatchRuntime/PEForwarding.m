@@ -1,0 +1,172 @@
+/* The forwarding route (JSPatch's design): the patched selector points at the runtime's
+   forwarding IMP, and the engine's -forwardInvocation: (installed once per class, keeping the
+   class's previous one for selectors it doesn't own) turns the NSInvocation into a frame. */
+#include "PESlot.h"
+#include <pthread.h>
+#include <string.h>
+#include <stdlib.h>
+
+static pthread_mutex_t forwardLock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t forwardedCalls;
+uint64_t PEDispatchForwardedCallCount(void) { return __atomic_load_n(&forwardedCalls, __ATOMIC_RELAXED); }
+
+void PEWidenReturn(const PEType *type, void *ret) {
+    ffi_arg wide;
+    switch (PETypeGetKind(type)) {
+        case PETypeKindChar: wide = (ffi_sarg)*(signed char *)ret; break;
+        case PETypeKindUChar: wide = *(unsigned char *)ret; break;
+        case PETypeKindBool: wide = *(unsigned char *)ret; break;
+        case PETypeKindShort: wide = (ffi_sarg)*(short *)ret; break;
+        case PETypeKindUShort: wide = *(unsigned short *)ret; break;
+        case PETypeKindInt: wide = (ffi_sarg)*(int *)ret; break;
+        case PETypeKindUInt: wide = *(unsigned int *)ret; break;
+        default: return;
+    }
+    *(ffi_arg *)ret = wide;
+}
+
+#if PE_GNU_RUNTIME
+/* GNUstep: our own equivalent of _objc_msgForward, one closure per signature, kept forever. */
+typedef struct { ffi_closure *closure; const PESignature *sig; NSMethodSignature *methodSignature; } ForwardingEntry;
+
+static void forwardingClosure(ffi_cif *cif, void *ret, void **args, void *userData) {
+    (void)cif;
+    ForwardingEntry *entry = userData;
+    PEEnsureThreadRegistered();
+    id receiver = *(id *)args[0];
+    SEL sel = *(SEL *)args[1];
+    NSInvocation *inv = [NSInvocation invocationWithMethodSignature:entry->methodSignature];
+    [inv setTarget:receiver];
+    [inv setSelector:sel];
+    unsigned count = PESignatureGetArgumentCount(entry->sig);
+    for (unsigned i = 2; i < count; i++) [inv setArgument:args[i] atIndex:(NSInteger)i];
+    SEL fwd = @selector(forwardInvocation:);
+    void (*forward)(id, SEL, NSInvocation *) = (void (*)(id, SEL, NSInvocation *))PELookupIMP(receiver, fwd);
+    forward(receiver, fwd, inv);
+    const PEType *rt = PESignatureGetReturnType(entry->sig);
+    if (PETypeGetKind(rt) != PETypeKindVoid) {
+        [inv getReturnValue:ret];
+        PEWidenReturn(rt, ret);
+    }
+}
+
+IMP PEGNUForwardingIMP(const char *types) {
+    static NSMutableDictionary *cache;
+    pthread_mutex_lock(&forwardLock);
+    if (!cache) cache = [NSMutableDictionary new];
+    NSString *key = [NSString stringWithUTF8String:types];
+    NSValue *found = [cache objectForKey:key];
+    IMP imp = found ? (IMP)[found pointerValue] : NULL;
+    if (!imp) {
+        const PESignature *sig = PESignatureParse(types, NULL);
+        ffi_cif *cif = sig ? PESignatureGetCIF(sig) : NULL;
+        if (cif) {
+            ForwardingEntry *entry = calloc(1, sizeof *entry);
+            void *code = NULL;
+            entry->closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+            entry->sig = sig;
+            entry->methodSignature = [[NSMethodSignature signatureWithObjCTypes:PESignatureGetRuntimeEncoding(sig)] retain];
+            if (entry->closure && ffi_prep_closure_loc(entry->closure, cif, forwardingClosure, entry, code) == FFI_OK) {
+                imp = (IMP)code;
+                [cache setObject:[NSValue valueWithPointer:(const void *)imp] forKey:key];
+            }
+        }
+    }
+    pthread_mutex_unlock(&forwardLock);
+    return imp;
+}
+#endif
+
+#pragma mark - The engine's -forwardInvocation:
+
+typedef struct ForwardInstall { Class cls; IMP previous; struct ForwardInstall *next; } ForwardInstall;
+static ForwardInstall *forwardInstalls;
+
+static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv);
+
+static void ensureForwardInvocation(Class cls) {
+    pthread_mutex_lock(&forwardLock);
+    for (ForwardInstall *f = forwardInstalls; f; f = f->next)
+        if (f->cls == cls) { pthread_mutex_unlock(&forwardLock); return; }
+    SEL fwd = @selector(forwardInvocation:);
+    unsigned count = 0; IMP own = NULL;
+    Method *methods = class_copyMethodList(cls, &count);
+    for (unsigned i = 0; i < count; i++)
+        if (strcmp(sel_getName(method_getName(methods[i])), "forwardInvocation:") == 0) own = method_getImplementation(methods[i]);
+    free(methods);
+    ForwardInstall *f = calloc(1, sizeof *f);
+    f->cls = cls; f->previous = own; f->next = forwardInstalls;
+    forwardInstalls = f;
+    class_replaceMethod(cls, fwd, (IMP)engineForwardInvocation, "v@:@");
+    pthread_mutex_unlock(&forwardLock);
+}
+
+/* The class's own forwarding for selectors the engine does not own. */
+static void callPreviousForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
+    for (Class k = object_getClass(self); k; k = class_getSuperclass(k)) {
+        IMP previous = NULL; BOOL ours = NO;
+        pthread_mutex_lock(&forwardLock);
+        for (ForwardInstall *f = forwardInstalls; f; f = f->next)
+            if (f->cls == k) { ours = YES; previous = f->previous; break; }
+        pthread_mutex_unlock(&forwardLock);
+        if (!ours) continue;
+        if (!previous) {
+            Class sup = class_getSuperclass(k);
+            previous = sup ? class_getMethodImplementation(sup, _cmd) : NULL;
+        }
+        if (previous && previous != (IMP)engineForwardInvocation) {
+            ((void (*)(id, SEL, NSInvocation *))previous)(self, _cmd, inv);
+            return;
+        }
+    }
+    [self doesNotRecognizeSelector:[inv selector]];
+}
+
+static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
+    const char *name = sel_getName([inv selector]);
+    Class nativeCaller = PENativeCallerClass(self, name);
+    Class start = nativeCaller ? class_getSuperclass(nativeCaller) : object_getClass(self);
+    PESlot *slot = NULL;
+    for (Class k = start; k && !slot; k = class_getSuperclass(k)) {
+        PESlot *s = PESlotFind(k, name);
+        if (s && s->installed && s->route == PERouteForwarding) slot = s;
+    }
+    if (!slot) { callPreviousForwardInvocation(self, _cmd, inv); return; }
+    __atomic_add_fetch(&forwardedCalls, 1, __ATOMIC_RELAXED);
+
+    const PESignature *sig = slot->signature;
+    unsigned count = PESignatureGetArgumentCount(sig);
+    void **args = alloca(sizeof(void *) * count);
+    char *storage = alloca(PESignatureGetFrameSize(sig) + 16);
+    for (unsigned i = 0; i < count; i++) {
+        args[i] = storage + PESignatureGetArgumentOffset(sig, i);
+        [inv getArgument:args[i] atIndex:(NSInteger)i];
+    }
+    const PEType *rt = PESignatureGetReturnType(sig);
+    size_t retSize = PETypeGetSize(rt) < 16 ? 16 : PETypeGetSize(rt);
+    void *ret = PETypeGetKind(rt) == PETypeKindVoid ? NULL : alloca(retSize);
+    if (ret) memset(ret, 0, retSize);
+    PEFrame frame = { sig, args, ret };
+    PESlotInvoke(slot, &frame);
+    if (ret) [inv setReturnValue:ret];
+}
+
+PERoute PESlotChooseRoute(const PESignature *sig, PERoute preferred) {
+    (void)sig;
+    return preferred;
+}
+
+IMP PEClosureEntryMake(PESlot *slot, char **error);
+
+IMP PESlotMakeEntry(PESlot *slot, char **error) {
+    if (!PESignatureIsFFICompatible(slot->signature)) {
+        if (error) *error = strdup([[NSString stringWithFormat:@"cannot patch %s %s: its type encoding %s has types libffi cannot pass (unions, bit-fields, arrays)",
+            class_getName(slot->cls), slot->selectorName, PESignatureGetEncoding(slot->signature)] UTF8String]);
+        return NULL;
+    }
+    if (slot->route == PERouteClosure) return PEClosureEntryMake(slot, error);
+    ensureForwardInvocation(slot->cls);
+    IMP imp = PEForwardingIMP(PESignatureGetRuntimeEncoding(slot->signature));
+    if (!imp && error) *error = strdup("the runtime gave no forwarding IMP");
+    return imp;
+}

@@ -1,0 +1,180 @@
+/* Object operations for the Swift engine (see PEObjects.h). */
+#include "PEInternal.h"
+#include "PEObjects.h"
+#include "PEBlocks.h"
+#include <pthread.h>
+#include <string.h>
+
+void *PEPoolPush(void) { PEEnsureThreadRegistered(); return [NSAutoreleasePool new]; }
+void PEPoolPop(void *pool) { [(NSAutoreleasePool *)pool drain]; }
+void PEThreadRegister(void) { PEEnsureThreadRegistered(); }
+
+void *PEObjectRetain(void *obj) {
+    if (!obj) return obj;
+    if (PEIsBlock(obj)) return PEBlockCopy(obj);
+    return [(id)obj retain];
+}
+void PEObjectRelease(void *obj) {
+    if (!obj) return;
+    if (PEIsBlock(obj)) PEBlockRelease(obj);
+    else [(id)obj release];
+}
+void *PEObjectAutorelease(void *obj) {
+    if (!obj || PEIsBlock(obj)) return obj;
+    return [(id)obj autorelease];
+}
+
+void PEAutoreleaseMalloced(void *bytes, size_t length) {
+    [NSData dataWithBytesNoCopy:bytes length:length freeWhenDone:YES];
+}
+
+PEObjectKind PEObjectGetKind(void *ptr) {
+    if (!ptr) return PEObjectKindOther;
+    if (PEIsBlock(ptr)) return PEObjectKindBlock;
+    id obj = (id)ptr;
+    if (class_isMetaClass(object_getClass(obj))) return PEObjectKindClass;
+    static Class str, num, arr, dict, null;
+    static id yes, no;
+    if (!str) {
+        str = [NSString class]; num = [NSNumber class]; arr = [NSArray class];
+        dict = [NSDictionary class]; null = [NSNull class];
+        yes = [[NSNumber numberWithBool:YES] retain]; no = [[NSNumber numberWithBool:NO] retain];
+    }
+    if ([obj isKindOfClass:str]) return PEObjectKindString;
+    if ([obj isKindOfClass:num]) {
+        if (obj == yes || obj == no) return PEObjectKindBoolean;
+        const char *t = [(NSNumber *)obj objCType];
+        return (t && (t[0] == 'B')) ? PEObjectKindBoolean : PEObjectKindNumber;
+    }
+    if ([obj isKindOfClass:arr]) return PEObjectKindArray;
+    if ([obj isKindOfClass:dict]) return PEObjectKindDictionary;
+    if ([obj isKindOfClass:null]) return PEObjectKindNull;
+    return PEObjectKindOther;
+}
+
+void *PEObjectGetClass(void *obj) { return obj ? object_getClass((id)obj) : NULL; }
+const char *PEClassGetName(void *cls) { return cls ? class_getName((Class)cls) : "nil"; }
+void *PEClassGetSuperclass(void *cls) { return cls ? class_getSuperclass((Class)cls) : NULL; }
+bool PEClassIsMetaClass(void *cls) { return cls && class_isMetaClass((Class)cls); }
+void *PEClassLookup(const char *name) { return objc_lookUpClass(name); }
+void *PEClassGetMetaClass(void *cls) { return cls ? object_getClass((id)cls) : NULL; }
+bool PEObjectIsKindOfClass(void *obj, void *cls) {
+    if (!obj || !cls || PEIsBlock(obj)) return false;
+    return [(id)obj isKindOfClass:(Class)cls];
+}
+
+char *PEObjectDescription(void *obj) {
+    if (!obj) return strdup("nil");
+    if (PEIsBlock(obj)) return strdup("<block>");
+    char *result = NULL;
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    @try { result = strdup([[(id)obj description] UTF8String] ?: ""); }
+    @catch (id e) { result = strdup("<description raised>"); }
+    [pool drain];
+    return result;
+}
+
+bool PEObjectIsEqual(void *a, void *b) {
+    if (a == b) return true;
+    if (!a || !b || PEIsBlock(a) || PEIsBlock(b)) return false;
+    return [(id)a isEqual:(id)b];
+}
+
+const char *PEObjectMethodTypes(void *receiver, const char *selector) {
+    if (!receiver) return NULL;
+    Method m = class_getInstanceMethod(object_getClass((id)receiver), sel_registerName(selector));
+    return m ? method_getTypeEncoding(m) : NULL;
+}
+
+char *PEObjectForwardedMethodTypes(void *receiver, const char *selector, char **error) {
+    char *types = NULL;
+    PE_TRY(error, {
+        NSMethodSignature *sig = [(id)receiver methodSignatureForSelector:sel_registerName(selector)];
+        if (sig) {
+            NSMutableString *s = [NSMutableString stringWithUTF8String:[sig methodReturnType]];
+            for (NSUInteger i = 0; i < [sig numberOfArguments]; i++) [s appendFormat:@"%s", [sig getArgumentTypeAtIndex:i]];
+            types = strdup([s UTF8String]);
+        }
+    });
+    return types;
+}
+
+bool PEObjectRespondsTo(void *receiver, const char *selector) {
+    return receiver && class_respondsToSelector(object_getClass((id)receiver), sel_registerName(selector));
+}
+
+const char *PEClassInstanceMethodTypes(void *cls, const char *selector) {
+    Method m = cls ? class_getInstanceMethod((Class)cls, sel_registerName(selector)) : NULL;
+    return m ? method_getTypeEncoding(m) : NULL;
+}
+
+const void *PESelectorRegister(const char *name) { return sel_registerName(name); }
+const char *PESelectorGetName(const void *sel) { return sel ? sel_getName((SEL)sel) : NULL; }
+
+void *PEStringCreate(const char *utf8, size_t length) {
+    NSString *s = [[NSString alloc] initWithBytes:utf8 length:length encoding:NSUTF8StringEncoding];
+    return [s autorelease];
+}
+char *PEStringCopyUTF8(void *string, size_t *length) {
+    NSData *d = [(NSString *)string dataUsingEncoding:NSUTF8StringEncoding];
+    size_t n = [d length];
+    char *r = malloc(n + 1);
+    memcpy(r, [d bytes], n); r[n] = 0;
+    if (length) *length = n;
+    return r;
+}
+void *PENumberCreateDouble(double v) { return [NSNumber numberWithDouble:v]; }
+void *PENumberCreateBool(bool v) { return [NSNumber numberWithBool:v]; }
+double PENumberGetDouble(void *n) { return [(NSNumber *)n doubleValue]; }
+void *PENull(void) { return [NSNull null]; }
+void *PEArrayCreate(void) { return [NSMutableArray array]; }
+void PEArrayAppend(void *a, void *o) { [(NSMutableArray *)a addObject:o ? (id)o : [NSNull null]]; }
+size_t PEArrayCount(void *a) { return [(NSArray *)a count]; }
+void *PEArrayGet(void *a, size_t i) { return [(NSArray *)a objectAtIndex:i]; }
+void *PEDictionaryCreate(void) { return [NSMutableDictionary dictionary]; }
+void PEDictionarySet(void *d, void *k, void *v) {
+    if (!k) return;
+    [(NSMutableDictionary *)d setObject:v ? (id)v : [NSNull null] forKey:(id)k];
+}
+size_t PEDictionaryCount(void *d) { return [(NSDictionary *)d count]; }
+void *PEDictionaryKeys(void *d) { return [(NSDictionary *)d allKeys]; }
+void *PEDictionaryGet(void *d, void *k) { return [(NSDictionary *)d objectForKey:(id)k]; }
+
+#pragma mark - Property storage
+
+#if PE_GNU_RUNTIME
+/* GCC's runtime has no associated objects: a side table keyed by address, cleared by the
+   dispatcher after -dealloc of classes that use it (PEPropertyClear). */
+static pthread_mutex_t propertyLock = PTHREAD_MUTEX_INITIALIZER;
+static NSMapTable *propertyTable;
+
+void *PEPropertyGet(void *obj, const char *key) {
+    pthread_mutex_lock(&propertyLock);
+    NSMutableDictionary *values = propertyTable ? NSMapGet(propertyTable, obj) : nil;
+    id value = [[[values objectForKey:[NSString stringWithUTF8String:key]] retain] autorelease];
+    pthread_mutex_unlock(&propertyLock);
+    return value;
+}
+void PEPropertySet(void *obj, const char *key, void *value) {
+    pthread_mutex_lock(&propertyLock);
+    if (!propertyTable) propertyTable = NSCreateMapTable(NSNonOwnedPointerMapKeyCallBacks, NSObjectMapValueCallBacks, 64);
+    NSMutableDictionary *values = NSMapGet(propertyTable, obj);
+    if (!values) { values = [NSMutableDictionary new]; NSMapInsert(propertyTable, obj, values); [values release]; }
+    NSString *k = [NSString stringWithUTF8String:key];
+    if (value) [values setObject:(id)value forKey:k]; else [values removeObjectForKey:k];
+    pthread_mutex_unlock(&propertyLock);
+}
+void PEPropertyClear(void *obj) {
+    pthread_mutex_lock(&propertyLock);
+    if (propertyTable) NSMapRemove(propertyTable, obj);
+    pthread_mutex_unlock(&propertyLock);
+}
+#else
+void *PEPropertyGet(void *obj, const char *key) {
+    return objc_getAssociatedObject((id)obj, sel_registerName(key));
+}
+void PEPropertySet(void *obj, const char *key, void *value) {
+    objc_setAssociatedObject((id)obj, sel_registerName(key), (id)value, OBJC_ASSOCIATION_RETAIN_NONATOMIC);
+}
+void PEPropertyClear(void *obj) { (void)obj; }
+#endif

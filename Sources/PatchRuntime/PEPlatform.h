@@ -1,0 +1,70 @@
+/* Every difference between Apple's Objective-C runtime and GCC's runtime + GNUstep (Linux)
+   that the runtime core depends on lives in this file. */
+#ifndef PE_PLATFORM_H
+#define PE_PLATFORM_H
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <objc/message.h>
+
+#if defined(GNU_RUNTIME) || defined(__GNU_LIBOBJC__)
+#define PE_GNU_RUNTIME 1
+#else
+#define PE_GNU_RUNTIME 0
+#endif
+
+/* The IMP that a message send for `sel` to `receiver` would call. GCC's runtime has no
+   objc_msgSend; objc_msg_lookup returns the IMP. Apple: class_getMethodImplementation. */
+static inline IMP PELookupIMP(id receiver, SEL sel) {
+#if PE_GNU_RUNTIME
+    return objc_msg_lookup(receiver, sel);
+#else
+    return class_getMethodImplementation(object_getClass(receiver), sel);
+#endif
+}
+
+/* The runtime's generic forwarding IMP for a method of signature `types`: calling it builds an
+   NSInvocation and sends -forwardInvocation: to the receiver.
+   Apple: _objc_msgForward (and _objc_msgForward_stret for large struct returns on x86_64).
+   GNUstep: __objc_msg_forward2 exists but returns a closure that is freed when the current
+   autorelease pool drains (verified), so it cannot be installed in a class; PEForwarding.m builds
+   an equivalent closure per signature that lives for the process. */
+#if PE_GNU_RUNTIME
+IMP PEGNUForwardingIMP(const char *types);
+static inline IMP PEForwardingIMP(const char *types) { return PEGNUForwardingIMP(types); }
+#else
+extern void _objc_msgForward(void);
+extern void _objc_msgForward_stret(void);
+static inline IMP PEForwardingIMP(const char *types) {
+#if defined(__x86_64__)
+    if (types && types[0] == '{') {
+        NSMethodSignature *s = [NSMethodSignature signatureWithObjCTypes:types];
+        if ([s methodReturnLength] > 16) return (IMP)_objc_msgForward_stret;
+    }
+#else
+    (void)types;
+#endif
+    return (IMP)_objc_msgForward;
+}
+#endif
+
+/* Selectors on GCC's runtime may carry types; registering the typed name lets GNUstep's
+   forwarding find the signature. Apple selectors are untyped. */
+static inline SEL PESelectorWithTypes(const char *name, const char *types) {
+#if PE_GNU_RUNTIME
+    return types ? sel_registerTypedName(name, types) : sel_registerName(name);
+#else
+    (void)types; return sel_registerName(name);
+#endif
+}
+
+/* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
+   GNUstep before they use Foundation. Apple needs nothing. */
+static inline void PEEnsureThreadRegistered(void) {
+#if PE_GNU_RUNTIME
+    extern BOOL GSRegisterCurrentThread(void);
+    static __thread BOOL registered = NO;
+    if (!registered) { GSRegisterCurrentThread(); registered = YES; }
+#endif
+}
+
+#endif

@@ -1,0 +1,392 @@
+/* Parser for Objective-C type encodings, with layouts computed by the C ABI rules and
+   matching libffi types, interned so that every caller shares one parse per encoding. */
+#include "PEInternal.h"
+#include <pthread.h>
+#include <string.h>
+#include <stdlib.h>
+#include <ctype.h>
+
+static pthread_mutex_t internLock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A tiny open-addressing-free intern table: a linked list per bucket keyed by the source string. */
+typedef struct InternEntry { char *key; const void *value; struct InternEntry *next; } InternEntry;
+#define INTERN_BUCKETS 1024
+static InternEntry *typeTable[INTERN_BUCKETS], *sigTable[INTERN_BUCKETS];
+
+static unsigned hashString(const char *s) {
+    unsigned h = 2166136261u;
+    while (*s) { h ^= (unsigned char)*s++; h *= 16777619u; }
+    return h % INTERN_BUCKETS;
+}
+static const void *internLookup(InternEntry **table, const char *key) {
+    for (InternEntry *e = table[hashString(key)]; e; e = e->next)
+        if (strcmp(e->key, key) == 0) return e->value;
+    return NULL;
+}
+static void internStore(InternEntry **table, const char *key, const void *value) {
+    InternEntry *e = malloc(sizeof *e);
+    e->key = strdup(key); e->value = value;
+    unsigned h = hashString(key);
+    e->next = table[h]; table[h] = e;
+}
+
+static const char *skipQualifiers(const char *p) {
+    while (*p && strchr("rnNoORVA", *p)) p++;
+    return p;
+}
+static const char *skipDigits(const char *p) {
+    if (*p == '-') p++;
+    while (isdigit((unsigned char)*p)) p++;
+    return p;
+}
+
+static size_t alignUp(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
+
+static PEType *newType(PETypeKind kind, size_t size, ffi_type *ffi) {
+    PEType *t = calloc(1, sizeof *t);
+    t->kind = kind; t->size = size; t->alignment = size ? size : 1; t->ffi = ffi;
+    return t;
+}
+
+/* Parses one type starting at *cursor (qualifiers already skipped), advancing *cursor. */
+static PEType *parseType(const char **cursor, const char **error, bool inAggregate);
+
+static PEType *parseAggregate(const char **cursor, const char **error, char open, char close) {
+    const char *p = *cursor + 1;
+    const char *nameStart = p;
+    while (*p && *p != '=' && *p != close) {
+        if (*p == open) { *error = "nested aggregate in name"; return NULL; }
+        p++;
+    }
+    if (!*p) { *error = "unterminated struct or union encoding"; return NULL; }
+    PEType *t = newType(open == '{' ? PETypeKindStruct : PETypeKindUnion, 0, NULL);
+    t->name = strndup(nameStart, (size_t)(p - nameStart));
+    if (strcmp(t->name, "?") == 0) { free(t->name); t->name = strdup(""); }
+    const PEType *fields[256]; unsigned count = 0;
+    if (*p == '=') {
+        p++;
+        while (*p && *p != close) {
+            if (*p == '"') {                 /* field name, as in {Foo="x"i"y"d} */
+                p = strchr(p + 1, '"');
+                if (!p) { *error = "unterminated field name"; return NULL; }
+                p++; continue;
+            }
+            if (count == 256) { *error = "too many struct fields"; return NULL; }
+            const PEType *f = parseType(&p, error, true);
+            if (!f) return NULL;
+            fields[count++] = f;
+        }
+    }
+    if (*p != close) { *error = "unterminated struct or union encoding"; return NULL; }
+    p++;
+    t->fieldCount = count;
+    t->fields = malloc(sizeof(PEType *) * (count ? count : 1));
+    t->offsets = malloc(sizeof(size_t) * (count ? count : 1));
+    size_t size = 0, align = 1;
+    bool ffiOK = count > 0 && t->kind == PETypeKindStruct;
+    for (unsigned i = 0; i < count; i++) {
+        t->fields[i] = fields[i];
+        size_t a = fields[i]->alignment;
+        if (a > align) align = a;
+        if (t->kind == PETypeKindStruct) {
+            size = alignUp(size, a);
+            t->offsets[i] = size;
+            size += fields[i]->size;
+        } else {
+            t->offsets[i] = 0;
+            if (fields[i]->size > size) size = fields[i]->size;
+        }
+        if (!fields[i]->ffi) ffiOK = false;
+    }
+    t->alignment = align;
+    t->size = alignUp(size, align);
+    if (ffiOK) {
+        /* Arrays inside structs are flattened into repeated elements, as libffi expects. */
+        unsigned n = 0;
+        for (unsigned i = 0; i < count; i++)
+            n += fields[i]->kind == PETypeKindArray ? fields[i]->fieldCount : 1;
+        ffi_type *ft = calloc(1, sizeof(ffi_type));
+        ft->type = FFI_TYPE_STRUCT;
+        ft->elements = calloc(n + 1, sizeof(ffi_type *));
+        unsigned k = 0;
+        for (unsigned i = 0; i < count; i++) {
+            if (fields[i]->kind == PETypeKindArray)
+                for (unsigned j = 0; j < fields[i]->fieldCount; j++) ft->elements[k++] = fields[i]->fields[0]->ffi;
+            else
+                ft->elements[k++] = fields[i]->ffi;
+        }
+        t->ffi = ft;
+    }
+    *cursor = p;
+    return t;
+}
+
+static PEType *parseType(const char **cursor, const char **error, bool inAggregate) {
+    const char *p = skipQualifiers(*cursor);
+    const char *start = p;
+    PEType *t = NULL;
+    switch (*p) {
+#define SCALAR(ch, ctype, fft) case ch: t = newType((PETypeKind)ch, sizeof(ctype), &fft); p++; break;
+        SCALAR('c', char, ffi_type_schar)
+        SCALAR('C', unsigned char, ffi_type_uchar)
+        SCALAR('s', short, ffi_type_sshort)
+        SCALAR('S', unsigned short, ffi_type_ushort)
+        SCALAR('i', int, ffi_type_sint)
+        SCALAR('I', unsigned int, ffi_type_uint)
+        SCALAR('l', long, ffi_type_slong)
+        SCALAR('L', unsigned long, ffi_type_ulong)
+        SCALAR('q', long long, ffi_type_sint64)
+        SCALAR('Q', unsigned long long, ffi_type_uint64)
+        SCALAR('f', float, ffi_type_float)
+        SCALAR('d', double, ffi_type_double)
+        SCALAR('B', _Bool, ffi_type_uchar)
+        SCALAR('#', void *, ffi_type_pointer)
+        SCALAR(':', void *, ffi_type_pointer)
+        SCALAR('*', char *, ffi_type_pointer)
+#undef SCALAR
+        case 'v':
+            t = newType(PETypeKindVoid, 0, &ffi_type_void); t->alignment = 1; p++; break;
+        case '@':
+            p++;
+            if (*p == '?') {
+                t = newType(PETypeKindBlock, sizeof(void *), &ffi_type_pointer);
+                p++;
+                if (*p == '<') {            /* extended block signature @?<v@?i> */
+                    int depth = 0;
+                    do { if (*p == '<') depth++; else if (*p == '>') depth--; p++; } while (*p && depth > 0);
+                }
+            } else {
+                t = newType(PETypeKindObject, sizeof(void *), &ffi_type_pointer);
+                if (*p == '"') {
+                    const char *end = strchr(p + 1, '"');
+                    if (end) {
+                        t->className = strndup(p + 1, (size_t)(end - p - 1));
+                        p = end + 1;
+                    }
+                }
+            }
+            break;
+        case '^': {
+            p++;
+            t = newType(PETypeKindPointer, sizeof(void *), &ffi_type_pointer);
+            if (*p == 'v') { p++; }
+            else if (*p == '?') { p++; }
+            else {
+                const PEType *pointee = parseType(&p, error, inAggregate);
+                /* A pointer to something we can't lay out is still a valid opaque pointer. */
+                if (!pointee) {
+                    *error = NULL;
+                    /* skip the unparsable pointee conservatively */
+                    if (*p == '{' || *p == '(') {
+                        char open = *p, close = open == '{' ? '}' : ')'; int depth = 0;
+                        do { if (*p == open) depth++; else if (*p == close) depth--; p++; } while (*p && depth > 0);
+                    } else if (*p) p++;
+                }
+                t->pointee = pointee;
+            }
+            break;
+        }
+        case '?':                       /* function pointer or unknown: only valid behind '^' */
+            t = newType(PETypeKindPointer, sizeof(void *), &ffi_type_pointer); p++; break;
+        case '{':
+            t = parseAggregate(&p, error, '{', '}');
+            if (!t) return NULL;
+            break;
+        case '(':
+            t = parseAggregate(&p, error, '(', ')');
+            if (!t) return NULL;
+            break;
+        case '[': {
+            p++;
+            long n = strtol(p, (char **)&p, 10);
+            const PEType *element = parseType(&p, error, true);
+            if (!element) return NULL;
+            if (*p != ']') { *error = "unterminated array encoding"; return NULL; }
+            p++;
+            t = newType(PETypeKindArray, element->size * (size_t)n, NULL);
+            t->alignment = element->alignment;
+            t->fieldCount = (unsigned)n;
+            t->fields = malloc(sizeof(PEType *)); t->fields[0] = element;
+            t->offsets = malloc(sizeof(size_t)); t->offsets[0] = 0;
+            /* Arrays are only passed inside structs, where libffi wants the element type repeated. */
+            t->ffi = element->ffi;
+            break;
+        }
+        case 'b': *error = "bit-field types are not supported"; return NULL;
+        case 'D': *error = "long double is not supported"; return NULL;
+        case 'j': *error = "complex types are not supported"; return NULL;
+        case '\0': *error = "empty type encoding"; return NULL;
+        default: *error = "unknown type encoding character"; return NULL;
+    }
+    t->encoding = strndup(start, (size_t)(p - start));
+    if (!t->name) t->name = strdup("");
+    *cursor = p;
+    return t;
+}
+
+const PEType *PETypeParse(const char *encoding, const char **error) {
+    const char *dummy = NULL; if (!error) error = &dummy;
+    *error = NULL;
+    if (!encoding) { *error = "no type encoding"; return NULL; }
+    pthread_mutex_lock(&internLock);
+    const PEType *t = internLookup(typeTable, encoding);
+    if (!t) {
+        const char *p = encoding;
+        t = parseType(&p, error, false);
+        if (t) internStore(typeTable, encoding, t);
+    }
+    pthread_mutex_unlock(&internLock);
+    return t;
+}
+
+static const PESignature *buildSignature(const char *types, const char **error) {
+    const char *p = types;
+    const PEType *parts[64]; unsigned count = 0;
+    while (*p) {
+        p = skipQualifiers(p);
+        if (!*p) break;
+        if (count == 64) { *error = "too many arguments"; return NULL; }
+        const PEType *t = parseType(&p, error, false);
+        if (!t) return NULL;
+        parts[count++] = t;
+        p = skipDigits(p);
+    }
+    if (count == 0) { *error = "empty signature"; return NULL; }
+    PESignature *sig = calloc(1, sizeof *sig);
+    sig->returnType = parts[0];
+    sig->argumentCount = count - 1;
+    sig->arguments = malloc(sizeof(PEType *) * count);
+    sig->argumentOffsets = malloc(sizeof(size_t) * count);
+    size_t enc = 0, frame = 0;
+    for (unsigned i = 0; i < count; i++) enc += strlen(parts[i]->encoding);
+    sig->encoding = calloc(enc + 1, 1);
+    sig->runtimeEncoding = calloc(enc + 1, 1);
+    bool ffiOK = parts[0]->ffi != NULL;
+    for (unsigned i = 0; i < count; i++) {
+        strcat(sig->encoding, parts[i]->encoding);
+        strcat(sig->runtimeEncoding, parts[i]->kind == PETypeKindBlock ? "@" : parts[i]->encoding);
+        if (i > 0) {
+            sig->arguments[i - 1] = parts[i];
+            if (parts[i]->kind == PETypeKindVoid) { *error = "void argument"; return NULL; }
+            frame = alignUp(frame, parts[i]->alignment < 8 ? 8 : parts[i]->alignment);
+            sig->argumentOffsets[i - 1] = frame;
+            frame += parts[i]->size;
+            if (!parts[i]->ffi || parts[i]->kind == PETypeKindArray) ffiOK = false;
+        }
+    }
+    if (parts[0]->kind == PETypeKindArray) ffiOK = false;
+    sig->frameSize = alignUp(frame, 16);
+    sig->ffiCompatible = ffiOK;
+    if (ffiOK) {
+        sig->ffiArgs = malloc(sizeof(ffi_type *) * (sig->argumentCount ? sig->argumentCount : 1));
+        for (unsigned i = 0; i < sig->argumentCount; i++) sig->ffiArgs[i] = sig->arguments[i]->ffi;
+        if (ffi_prep_cif(&sig->cif, FFI_DEFAULT_ABI, sig->argumentCount, sig->returnType->ffi, sig->ffiArgs) != FFI_OK)
+            sig->ffiCompatible = false;
+    }
+    return sig;
+}
+
+const PESignature *PESignatureParse(const char *types, const char **error) {
+    const char *dummy = NULL; if (!error) error = &dummy;
+    *error = NULL;
+    if (!types) { *error = "no type encoding"; return NULL; }
+    pthread_mutex_lock(&internLock);
+    const PESignature *sig = internLookup(sigTable, types);
+    if (!sig) {
+        sig = buildSignature(types, error);
+        if (sig) internStore(sigTable, types, sig);
+    }
+    pthread_mutex_unlock(&internLock);
+    return sig;
+}
+
+/* C type names accepted by block("...") and defineProtocol, mapped to encodings. */
+static const char *encodingForTypeName(const char *name) {
+    static const struct { const char *name, *enc; } map[] = {
+        {"void", "v"}, {"id", "@"}, {"NSObject*", "@"}, {"BOOL", "B"}, {"bool", "B"},
+        {"char", "c"}, {"unsigned char", "C"}, {"short", "s"}, {"unsigned short", "S"},
+        {"int", "i"}, {"unsigned int", "I"}, {"unsigned", "I"}, {"long", "l"}, {"unsigned long", "L"},
+        {"long long", "q"}, {"unsigned long long", "Q"}, {"float", "f"}, {"double", "d"},
+        {"CGFloat", "d"}, {"NSInteger", "q"}, {"NSUInteger", "Q"}, {"int64_t", "q"}, {"uint64_t", "Q"},
+        {"int32_t", "i"}, {"uint32_t", "I"}, {"size_t", "Q"},
+        {"SEL", ":"}, {"Class", "#"}, {"char*", "*"}, {"const char*", "*"}, {"void*", "^v"},
+        {"block", "@?"}, {"id<block>", "@?"}, {"NSBlock*", "@?"},
+        {"CGRect", "{_NSRect={_NSPoint=dd}{_NSSize=dd}}"}, {"NSRect", "{_NSRect={_NSPoint=dd}{_NSSize=dd}}"},
+        {"CGPoint", "{_NSPoint=dd}"}, {"NSPoint", "{_NSPoint=dd}"},
+        {"CGSize", "{_NSSize=dd}"}, {"NSSize", "{_NSSize=dd}"},
+        {"NSRange", "{_NSRange=QQ}"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i].name, name) == 0) return map[i].enc;
+    size_t n = strlen(name);
+    if (n > 1 && name[n - 1] == '*') return "@";   /* NSString*, NSArray* ... */
+    return NULL;
+}
+
+const PESignature *PESignatureFromTypeList(const char *list, bool isBlock, const char **error) {
+    const char *dummy = NULL; if (!error) error = &dummy;
+    *error = NULL;
+    char buffer[1024]; size_t used = 0; buffer[0] = 0;
+    const char *p = list; unsigned index = 0;
+    while (1) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char name[128]; size_t k = 0;
+        /* Normalise spacing: trim, drop spaces before '*'. */
+        for (size_t i = 0; i < len && k < sizeof name - 1; i++) {
+            char c = p[i];
+            if (isspace((unsigned char)c)) {
+                if (k == 0 || name[k - 1] == ' ') continue;
+                size_t j = i; while (j < len && isspace((unsigned char)p[j])) j++;
+                if (j < len && p[j] == '*') continue;
+                c = ' ';
+            }
+            name[k++] = c;
+        }
+        while (k > 0 && name[k - 1] == ' ') k--;
+        name[k] = 0;
+        const char *enc = NULL;
+        if (k == 0 && index == 0 && !end) enc = "v";
+        else if (k > 0) enc = encodingForTypeName(name);
+        if (!enc) {
+            *error = k == 0 ? "empty type name in type list" : "unknown type name in type list";
+            return NULL;
+        }
+        size_t el = strlen(enc);
+        if (used + el + 4 >= sizeof buffer) { *error = "type list too long"; return NULL; }
+        memcpy(buffer + used, enc, el); used += el;
+        if (index == 0) {
+            const char *implicit = isBlock ? "@?" : "@:";
+            memcpy(buffer + used, implicit, 2); used += 2;
+        }
+        buffer[used] = 0;
+        index++;
+        if (!end) break;
+        p = end + 1;
+    }
+    return PESignatureParse(buffer, error);
+}
+
+PETypeKind PETypeGetKind(const PEType *t) { return t->kind; }
+size_t PETypeGetSize(const PEType *t) { return t->size; }
+size_t PETypeGetAlignment(const PEType *t) { return t->alignment; }
+const char *PETypeGetEncoding(const PEType *t) { return t->encoding; }
+const char *PETypeGetName(const PEType *t) { return t->name; }
+unsigned PETypeGetFieldCount(const PEType *t) { return t->fieldCount; }
+const PEType *PETypeGetField(const PEType *t, unsigned i) { return i < t->fieldCount ? t->fields[t->kind == PETypeKindArray ? 0 : i] : NULL; }
+size_t PETypeGetFieldOffset(const PEType *t, unsigned i) {
+    if (t->kind == PETypeKindArray) return t->fields[0]->size * i;
+    return i < t->fieldCount ? t->offsets[i] : 0;
+}
+const PEType *PETypeGetPointee(const PEType *t) { return t->pointee; }
+const char *PETypeGetClassName(const PEType *t) { return t->className; }
+
+const PEType *PESignatureGetReturnType(const PESignature *s) { return s->returnType; }
+unsigned PESignatureGetArgumentCount(const PESignature *s) { return s->argumentCount; }
+const PEType *PESignatureGetArgument(const PESignature *s, unsigned i) { return i < s->argumentCount ? s->arguments[i] : NULL; }
+const char *PESignatureGetEncoding(const PESignature *s) { return s->encoding; }
+const char *PESignatureGetRuntimeEncoding(const PESignature *s) { return s->runtimeEncoding; }
+size_t PESignatureGetFrameSize(const PESignature *s) { return s->frameSize; }
+size_t PESignatureGetArgumentOffset(const PESignature *s, unsigned i) { return s->argumentOffsets[i]; }
+bool PESignatureIsFFICompatible(const PESignature *s) { return s->ffiCompatible; }
+ffi_cif *PESignatureGetCIF(const PESignature *s) { return s->ffiCompatible ? (ffi_cif *)&s->cif : NULL; }

@@ -1,0 +1,17 @@
+#ifndef PE_CLASS_BUILDER_H
+#define PE_CLASS_BUILDER_H
+/* Creating classes and reading protocols for defineClass. */
+#include <stdbool.h>
+
+/* Allocates and registers `name` as a subclass of `superclass`. NULL with *error (malloc'd) on failure. */
+void *PEClassCreate(const char *name, void *superclass, char **error);
+void *PEProtocolLookup(const char *name);
+/* Attaches the protocol; false when the class already conforms (nothing changed). */
+bool PEClassAddProtocol(void *cls, void *protocol);
+bool PEClassConformsTo(void *cls, void *protocol);
+/* The protocol's encoding for the selector (required or optional, instance or class), or NULL. */
+const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool instanceMethod);
+/* Marks a class whose objects carry JS properties, so they are cleared after -dealloc. */
+bool PEClassEnablePropertyCleanup(void *cls, char **error);
+
+#endif

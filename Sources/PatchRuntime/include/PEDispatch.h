@@ -1,0 +1,81 @@
+#ifndef PE_DISPATCH_H
+#define PE_DISPATCH_H
+/* The dispatcher: every patched (class, selector) is a slot whose entry IMP funnels calls
+   into one pipeline, whatever route reached it (the runtime's forwarding or a libffi closure). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "PETypeEncoding.h"
+
+/* One call in flight: arguments[i] points at argument i's storage (0 = self, 1 = _cmd);
+   returnValue points at storage of at least max(return size, 8) bytes, or NULL for void. */
+typedef struct PEFrame {
+    const PESignature *signature;
+    void **arguments;
+    void *returnValue;
+} PEFrame;
+
+typedef struct PESlot PESlot;
+
+/* How a slot's selector reaches the dispatcher. */
+typedef enum PERoute {
+    /* The runtime's forwarding IMP + the engine's -forwardInvocation: (JSPatch's route). */
+    PERouteForwarding = 0,
+    /* A libffi closure per slot that calls the pipeline directly (no NSInvocation). */
+    PERouteClosure = 1,
+} PERoute;
+
+/* The engine's callback for a slot that has a patch: convert the frame, run the patch, set the
+   return value. `token` identifies the patch (the engine's own table). */
+typedef void (*PEPatchHandler)(PESlot *slot, PEFrame *frame, uintptr_t token);
+void PESetPatchHandler(PEPatchHandler handler);
+
+/* The route used for slots created from now on (default: forwarding, falling back to a closure for
+   signatures the forwarding machinery can't parse, e.g. block arguments on GNUstep). */
+void PESetDefaultRoute(PERoute route);
+PERoute PEGetDefaultRoute(void);
+
+/* Takes over (cls, selector) — an instance method of cls, or a class method when cls is a metaclass.
+   `types` is required when the selector is new to the class (an added method); otherwise the existing
+   encoding is used. Returns the existing slot when there is one. NULL with *error (malloc'd) on failure. */
+PESlot *PESlotInstall(void *cls, const char *selector, const char *types, char **error);
+/* The slot for exactly this class (not inherited), or NULL. */
+PESlot *PESlotFind(void *cls, const char *selector);
+
+void PESlotSetPatch(PESlot *slot, uintptr_t token);   /* 0 clears */
+uintptr_t PESlotGetPatch(const PESlot *slot);
+void *PESlotGetClass(const PESlot *slot);
+const char *PESlotGetSelectorName(const PESlot *slot);
+const PESignature *PESlotGetSignature(const PESlot *slot);
+PERoute PESlotGetRoute(const PESlot *slot);
+/* Whether the class had its own implementation when the slot was created (false: inherited or added). */
+bool PESlotHadOwnImplementation(const PESlot *slot);
+/* Releases the class's method back to its own implementation when the slot has no layers left
+   and had one; otherwise leaves the slot installed and transparent (calls go to the superclass). */
+void PESlotUninstallIfUnused(PESlot *slot);
+
+/* Runs the whole pipeline of the slot (what a caller of the method gets). */
+void PESlotInvoke(PESlot *slot, PEFrame *frame);
+/* Runs what is below the patch: the class's own original IMP, or the superclass's current
+   implementation resolved now (so later patches of the parent are seen). Zero-fills the return
+   when there is nothing to call. */
+void PESlotInvokeOriginal(PESlot *slot, PEFrame *frame);
+/* PESlotInvokeOriginal that turns Objective-C exceptions into *error (malloc'd). */
+bool PESlotInvokeOriginalCatching(PESlot *slot, PEFrame *frame, char **error);
+/* The slot of the nearest class at or above `cls` that has one for `selector`, or NULL. */
+PESlot *PESlotFindInHierarchy(void *cls, const char *selector);
+/* Resolves the implementation of frame's selector starting at class `start` (inclusive) and runs it,
+   entering slots directly instead of by message send. Used for super calls. */
+void PEInvokeFromClass(void *start, const char *selector, PEFrame *frame);
+
+/* Calls IMP `imp` with the frame through libffi. Objective-C exceptions become *error (malloc'd). */
+bool PEInvokeIMP(void *imp, PEFrame *frame, char **error);
+/* A message send of frame's selector (arguments[1]) to frame's receiver (arguments[0]); catches exceptions. */
+bool PEMessageSend(PEFrame *frame, char **error);
+/* A super send: implementation resolved from `startClass` (inclusive), slots entered directly. */
+bool PESuperSend(void *startClass, PEFrame *frame, char **error);
+
+/* Counters for tests and diagnostics. */
+uint64_t PEDispatchForwardedCallCount(void);
+
+#endif

@@ -1,0 +1,66 @@
+#ifndef PE_OBJECTS_H
+#define PE_OBJECTS_H
+/* Object operations for the Swift engine, which cannot message Objective-C objects on Linux.
+   Objects are `void *`. Creation functions return autoreleased objects: callers keep an
+   autorelease pool (PEPoolPush/PEPoolPop) around each bridge call. Strings returned as `char *`
+   are malloc'd and freed by the caller. */
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum PEObjectKind {
+    PEObjectKindOther = 0,
+    PEObjectKindString, PEObjectKindNumber, PEObjectKindBoolean, PEObjectKindArray,
+    PEObjectKindDictionary, PEObjectKindNull, PEObjectKindBlock, PEObjectKindClass,
+} PEObjectKind;
+
+void *PEPoolPush(void);
+void PEPoolPop(void *pool);
+void PEThreadRegister(void);
+
+void *PEObjectRetain(void *obj);
+void PEObjectRelease(void *obj);
+void *PEObjectAutorelease(void *obj);
+/* Frees malloc'd `bytes` when the current autorelease pool drains. */
+void PEAutoreleaseMalloced(void *bytes, size_t length);
+PEObjectKind PEObjectGetKind(void *obj);
+void *PEObjectGetClass(void *obj);              /* object_getClass: the metaclass for a class object */
+const char *PEClassGetName(void *cls);
+void *PEClassGetSuperclass(void *cls);
+bool PEClassIsMetaClass(void *cls);
+void *PEClassLookup(const char *name);          /* NULL when unknown */
+void *PEClassGetMetaClass(void *cls);
+bool PEObjectIsKindOfClass(void *obj, void *cls);
+char *PEObjectDescription(void *obj);
+bool PEObjectIsEqual(void *a, void *b);
+/* Method types for a selector as a message to `receiver` would find it (instance or class method). */
+const char *PEObjectMethodTypes(void *receiver, const char *selector);
+/* Types from -methodSignatureForSelector: (classes that forward); malloc'd, NULL if none. */
+char *PEObjectForwardedMethodTypes(void *receiver, const char *selector, char **error);
+bool PEObjectRespondsTo(void *receiver, const char *selector);
+const char *PEClassInstanceMethodTypes(void *cls, const char *selector);   /* includes inherited */
+const void *PESelectorRegister(const char *name);
+const char *PESelectorGetName(const void *sel);
+
+void *PEStringCreate(const char *utf8, size_t length);
+char *PEStringCopyUTF8(void *string, size_t *length);
+void *PENumberCreateDouble(double value);
+void *PENumberCreateBool(bool value);
+double PENumberGetDouble(void *number);
+void *PENull(void);
+void *PEArrayCreate(void);
+void PEArrayAppend(void *array, void *obj);    /* nil is stored as NSNull */
+size_t PEArrayCount(void *array);
+void *PEArrayGet(void *array, size_t index);
+void *PEDictionaryCreate(void);
+void PEDictionarySet(void *dict, void *key, void *value);
+size_t PEDictionaryCount(void *dict);
+void *PEDictionaryKeys(void *dict);            /* an NSArray of the keys */
+void *PEDictionaryGet(void *dict, void *key);
+
+/* Values kept for an object by the engine (JS-defined properties). Linux: a side table cleared when
+   the object is deallocated; Apple: associated objects. */
+void *PEPropertyGet(void *obj, const char *key);
+void PEPropertySet(void *obj, const char *key, void *value);
+
+#endif

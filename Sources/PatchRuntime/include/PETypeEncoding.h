@@ -1,0 +1,67 @@
+#ifndef PE_TYPE_ENCODING_H
+#define PE_TYPE_ENCODING_H
+/* Parsed Objective-C type encodings. Plain C so Swift can read them on Linux.
+   Parsed types and signatures are interned for the life of the process: callers never free them. */
+#include <stddef.h>
+#include <stdbool.h>
+
+typedef enum PETypeKind {
+    PETypeKindVoid = 'v',
+    PETypeKindChar = 'c', PETypeKindUChar = 'C',
+    PETypeKindShort = 's', PETypeKindUShort = 'S',
+    PETypeKindInt = 'i', PETypeKindUInt = 'I',
+    PETypeKindLong = 'l', PETypeKindULong = 'L',
+    PETypeKindLongLong = 'q', PETypeKindULongLong = 'Q',
+    PETypeKindFloat = 'f', PETypeKindDouble = 'd',
+    PETypeKindBool = 'B',
+    PETypeKindObject = '@',
+    PETypeKindBlock = '?',      /* "@?" */
+    PETypeKindClass = '#',
+    PETypeKindSelector = ':',
+    PETypeKindCString = '*',
+    PETypeKindPointer = '^',
+    PETypeKindStruct = '{',
+    PETypeKindUnion = '(',
+    PETypeKindArray = '[',
+} PETypeKind;
+
+typedef struct PEType PEType;
+typedef struct PESignature PESignature;
+
+PETypeKind PETypeGetKind(const PEType *type);
+size_t PETypeGetSize(const PEType *type);
+size_t PETypeGetAlignment(const PEType *type);
+/* The encoding of this type alone, without qualifiers or offsets ("{_NSRange=QQ}"). */
+const char *PETypeGetEncoding(const PEType *type);
+/* Struct or union tag ("_NSRange"); "" when anonymous or not a struct. */
+const char *PETypeGetName(const PEType *type);
+/* Struct/union fields, array element (count = element count). */
+unsigned PETypeGetFieldCount(const PEType *type);
+const PEType *PETypeGetField(const PEType *type, unsigned index);
+size_t PETypeGetFieldOffset(const PEType *type, unsigned index);
+/* Pointee of '^' (NULL for "^v" / "^?"). */
+const PEType *PETypeGetPointee(const PEType *type);
+/* Object class name from @"Name" encodings, or NULL. */
+const char *PETypeGetClassName(const PEType *type);
+
+/* Parses one type; NULL with *error set (static string) when the encoding is invalid or unsupported. */
+const PEType *PETypeParse(const char *encoding, const char **error);
+
+/* A method (self, _cmd, args...) or block (block, args...) signature. */
+const PESignature *PESignatureParse(const char *types, const char **error);
+/* Builds "ret@:args" from comma-separated C-ish type names ("void, int, id") as JSPatch's block() takes them. */
+const PESignature *PESignatureFromTypeList(const char *list, bool isBlock, const char **error);
+const PEType *PESignatureGetReturnType(const PESignature *sig);
+unsigned PESignatureGetArgumentCount(const PESignature *sig);
+const PEType *PESignatureGetArgument(const PESignature *sig, unsigned index);
+/* The normalised encoding without offsets or qualifiers ("i@:i"). */
+const char *PESignatureGetEncoding(const PESignature *sig);
+/* The same with every "@?" written as "@": what GCC's runtime and NSMethodSignature can parse. */
+const char *PESignatureGetRuntimeEncoding(const PESignature *sig);
+/* Total size of the argument storage (each argument aligned), for frame allocation. */
+size_t PESignatureGetFrameSize(const PESignature *sig);
+size_t PESignatureGetArgumentOffset(const PESignature *sig, unsigned index);
+/* Whether libffi can call or be called with this signature (no unions, bitfields...). */
+bool PESignatureIsFFICompatible(const PESignature *sig);
+
+#endif
