@@ -1,0 +1,638 @@
+/// The single-pass JavaScript lexer behind `Preprocessor`: it walks UTF-8 bytes, skips
+/// strings, templates, comments and regular expressions, and rewrites each method-call
+/// name `expr.name(` into `expr.__c("name")(`.
+///
+/// It only knows as much JavaScript as it needs to tell code from literals and comments
+/// (the previous significant token decides whether `/` starts a regex) and to leave the
+/// callee of `new` alone. Output is built by copying untouched spans of the input in bulk.
+struct ScriptLexer {
+    /// One rewritten name, in input coordinates; the mapping back to the source uses these.
+    struct Insertion: Sendable, Equatable {
+        /// 1-based line, counted the way JavaScriptCore counts lines.
+        var line: Int32
+        /// Byte length of the identifier (`__c("` goes before it, `")` after it).
+        var length: Int32
+        /// Byte offset of the first byte of `line` in the input.
+        var lineStart: Int
+        /// Byte offset of the identifier in the input.
+        var start: Int
+    }
+
+    /// What the previous significant token was, as far as the next token cares.
+    private enum Prev: UInt8 {
+        /// Ends an operand (identifier, literal, `)`, `]`): `/` divides, `{` opens a block.
+        case operand
+        /// An operator or expression keyword: `/` starts a regex, `{` an object literal.
+        case punctuator
+        /// Start of a statement (`;`, block braces, `=>`, `else`, …): regex and block both.
+        case statementStart
+        /// `.` or `?.`: the next identifier is a property name.
+        case dot
+        /// `super.`: a call through it must keep `super`'s semantics, so it is not rewritten.
+        case superDot
+        /// `new`: the next tokens are the constructor expression.
+        case newKeyword
+        /// `if`, `for`, `while`, `with`: the `(` after it closes into a statement start.
+        case controlKeyword
+        /// `super`
+        case superKeyword
+    }
+
+    /// What an open bracket on the nesting stack was.
+    private enum Nest: UInt8 {
+        case paren, controlParen, bracket, blockBrace, objectBrace, templateSubstitution
+    }
+
+    private let src: UnsafePointer<UInt8>
+    private let end: Int
+    private var i = 0
+    private var line: Int32 = 1
+    private var lineStart = 0
+    private var prev = Prev.statementStart
+    /// Number of `new` keywords at the current nesting level still waiting for their
+    /// argument list: while it is non-zero, `.name(` is part of a constructor expression.
+    private var newPending = 0
+    /// Open brackets; each entry packs its `Nest` kind with the `newPending` of the level
+    /// it interrupted (restored when it closes).
+    private var stack: [Int] = []
+
+    private(set) var output: [UInt8] = []
+    private var copied = 0
+    private(set) var insertions: [Insertion] = []
+
+    init(_ source: UnsafeBufferPointer<UInt8>) {
+        // An empty buffer may have a nil base; nothing is read from it then.
+        src = source.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        end = source.count
+    }
+
+    /// Runs the whole input. Afterwards `insertions` lists every rewrite; when there is at
+    /// least one, `output` holds the complete rewritten script.
+    mutating func run() {
+        if end >= 2 && src[0] == Ch.hash && src[1] == Ch.bang { skipLineComment() }  // hashbang line
+        while i < end {
+            let c = src[i]
+            switch c {
+            case Ch.space, Ch.tab, Ch.verticalTab, Ch.formFeed:
+                i += 1
+            case Ch.lf:
+                i += 1
+                newLine()
+            case Ch.cr:
+                i += 1
+                if i < end && src[i] == Ch.lf { i += 1 }
+                newLine()
+            case Ch.slash:
+                let n = peek(1)
+                if n == Ch.slash {
+                    skipLineComment()
+                } else if n == Ch.star {
+                    skipBlockComment()
+                } else if prev != .operand {
+                    scanRegex()
+                    prev = .operand
+                    newPending = 0
+                } else {
+                    i += 1
+                    prev = .punctuator
+                    newPending = 0
+                }
+            case Ch.quote, Ch.apostrophe:
+                scanString(quote: c)
+                prev = .operand
+                newPending = 0
+            case Ch.backtick:
+                i += 1
+                scanTemplate()
+            case Ch.zero...Ch.nine:
+                scanNumber()
+                prev = .operand
+                newPending = 0
+            case Ch.dot:
+                let n = peek(1)
+                if isDigit(n) {
+                    scanNumber()
+                    prev = .operand
+                    newPending = 0
+                } else if n == Ch.dot && peek(2) == Ch.dot {
+                    i += 3  // spread
+                    prev = .punctuator
+                    newPending = 0
+                } else {
+                    i += 1
+                    if prev == .superKeyword {
+                        prev = .superDot
+                    } else {
+                        if prev == .newKeyword && newPending > 0 { newPending -= 1 }  // `new.target`
+                        prev = .dot
+                    }
+                }
+            case Ch.question:
+                if peek(1) == Ch.dot && !isDigit(peek(2)) {  // `?.`, not `? .5 : x`
+                    i += 2
+                    prev = .dot
+                } else {
+                    i += 1
+                    prev = .punctuator
+                    newPending = 0
+                }
+            case Ch.lparen:
+                var kind = Nest.paren
+                if prev == .controlKeyword {
+                    kind = .controlParen
+                } else if newPending > 0 && prev != .newKeyword {
+                    newPending -= 1  // the argument list of the innermost pending `new`
+                }
+                i += 1
+                push(kind)
+                prev = .punctuator
+            case Ch.rparen:
+                i += 1
+                let kind = pop(unless: .templateSubstitution)
+                prev = kind == .controlParen ? .statementStart : .operand
+            case Ch.lbracket:
+                i += 1
+                push(.bracket)
+                prev = .punctuator
+            case Ch.rbracket:
+                i += 1
+                _ = pop(unless: .templateSubstitution)
+                prev = .operand
+            case Ch.lbrace:
+                i += 1
+                let block: Bool
+                switch prev {
+                case .operand, .statementStart, .controlKeyword: block = true
+                default: block = false
+                }
+                newPending = 0
+                push(block ? .blockBrace : .objectBrace)
+                prev = block ? .statementStart : .punctuator
+            case Ch.rbrace:
+                i += 1
+                let kind = pop(unless: nil)
+                if kind == .templateSubstitution {
+                    scanTemplate()
+                } else {
+                    prev = kind == .objectBrace ? .operand : .statementStart
+                }
+            case Ch.semicolon:
+                i += 1
+                prev = .statementStart
+                newPending = 0
+            case Ch.colon:
+                i += 1
+                // In an object literal or inside parentheses `:` continues an expression;
+                // otherwise it ends a label or a `case`.
+                switch top {
+                case .objectBrace, .paren, .controlParen, .bracket, .templateSubstitution: prev = .punctuator
+                default: prev = .statementStart
+                }
+                newPending = 0
+            case Ch.equals:
+                if peek(1) == Ch.greater {  // `=>`: a block or an expression body follows
+                    i += 2
+                    prev = .statementStart
+                } else {
+                    i += 1
+                    prev = .punctuator
+                }
+                newPending = 0
+            case Ch.plus, Ch.minus:
+                if peek(1) == c {
+                    if c == Ch.minus && peek(2) == Ch.greater && onlySpaceBeforeOnLine() {
+                        skipLineComment()  // `-->` at the start of a line is an HTML-like comment
+                        continue
+                    }
+                    i += 2
+                    prev = .operand  // most often postfix: `i++ / 2` divides
+                } else {
+                    i += 1
+                    prev = .punctuator
+                }
+                newPending = 0
+            case Ch.less:
+                if peek(1) == Ch.bang && peek(2) == Ch.minus && peek(3) == Ch.minus {
+                    skipLineComment()  // `<!--` is an HTML-like comment in scripts
+                } else {
+                    i += 1
+                    prev = .punctuator
+                    newPending = 0
+                }
+            case Ch.hash:
+                i += 1  // a private name, `#field`
+                scanIdentifierTail()
+                prev = .operand
+                newPending = 0
+            case Ch.dollar, Ch.underscore, Ch.backslash, Ch.upperA...Ch.upperZ, Ch.lowerA...Ch.lowerZ:
+                identifier()
+            case 0x80...0xFF:
+                let (length, isLineBreak) = nonASCIISpace(at: i)
+                if length > 0 {
+                    i += length
+                    if isLineBreak { newLine() }
+                } else {
+                    identifier()
+                }
+            default:
+                i += 1
+                prev = .punctuator
+                newPending = 0
+            }
+        }
+        if !insertions.isEmpty { copyInput(upTo: end) }
+    }
+
+    // MARK: - Tokens
+
+    private mutating func identifier() {
+        let start = i
+        scanIdentifierTail()
+        switch prev {
+        case .dot:
+            prev = .operand
+            if newPending == 0 && nextSignificantByteIsParen(from: i) && !isWord(start, "__c") {
+                insert(start: start, length: i - start)
+            }
+        case .superDot:
+            prev = .operand
+        case .newKeyword:
+            // The constructor expression: `new new X()()`, `new this.C()`, `new function(){}`.
+            if isWord(start, "new") { newPending += 1 } else { prev = .operand }
+        default:
+            newPending = 0
+            prev = keywordClass(start, i - start)
+            if prev == .newKeyword { newPending = 1 }
+        }
+    }
+
+    /// How a keyword (or plain identifier) affects the next token.
+    private func keywordClass(_ start: Int, _ length: Int) -> Prev {
+        let first = src[start]
+        guard length >= 2, length <= 10, first >= Ch.lowerA, first <= Ch.lowerZ else { return .operand }
+        switch length {
+        case 2:
+            if isWord(start, "in") { return .punctuator }
+            if isWord(start, "do") { return .statementStart }
+            if isWord(start, "if") { return .controlKeyword }
+        case 3:
+            if isWord(start, "new") { return .newKeyword }
+            if isWord(start, "for") { return .controlKeyword }
+            if isWord(start, "try") { return .statementStart }
+        case 4:
+            if isWord(start, "else") { return .statementStart }
+            if isWord(start, "case") || isWord(start, "void") { return .punctuator }
+            if isWord(start, "with") { return .controlKeyword }
+        case 5:
+            if isWord(start, "super") { return .superKeyword }
+            if isWord(start, "while") { return .controlKeyword }
+            if isWord(start, "throw") || isWord(start, "yield") || isWord(start, "await") { return .punctuator }
+        case 6:
+            if isWord(start, "return") || isWord(start, "typeof") || isWord(start, "delete") { return .punctuator }
+        case 7:
+            if isWord(start, "finally") { return .statementStart }
+        case 10:
+            if isWord(start, "instanceof") { return .punctuator }
+        default:
+            break
+        }
+        return .operand
+    }
+
+    /// Whether the identifier at `start`, which ends at `i`, is exactly `word`.
+    private func isWord(_ start: Int, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard i - start == n else { return false }
+        let w = word.utf8Start
+        for k in 0..<n where src[start + k] != w[k] { return false }
+        return true
+    }
+
+    /// Consumes identifier characters: ASCII letters, digits, `$`, `_`, `\u` escapes and
+    /// any non-ASCII character that is not whitespace. Always consumes at least the
+    /// current byte when it is one of those (the caller checked).
+    private mutating func scanIdentifierTail() {
+        while i < end {
+            let c = src[i]
+            if isASCIIIdentifierPart(c) {
+                i += 1
+            } else if c == Ch.backslash {
+                i += 1
+                if peek(0) == Ch.lowerU {
+                    i += 1
+                    if peek(0) == Ch.lbrace {  // `\u{1F600}`
+                        i += 1
+                        while i < end && isHexDigit(src[i]) { i += 1 }
+                        if peek(0) == Ch.rbrace { i += 1 }
+                    }
+                }
+            } else if c >= 0x80 {
+                if nonASCIISpace(at: i).length > 0 { return }
+                i += 1
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Numbers: decimal with fraction and exponent, `.5`, hex/octal/binary, separators, BigInt.
+    /// A dot right after a complete number is left for the member access (`1.5.toFixed`).
+    private mutating func scanNumber() {
+        if src[i] == Ch.zero, let n = peek(1).map({ $0 | 0x20 }), n == Ch.lowerX || n == Ch.lowerO || n == Ch.lowerB {
+            i += 2
+            while i < end && (isHexDigit(src[i]) || src[i] == Ch.underscore) { i += 1 }
+        } else {
+            while i < end && (isDigit(src[i]) || src[i] == Ch.underscore) { i += 1 }
+            if peek(0) == Ch.dot {
+                i += 1
+                while i < end && (isDigit(src[i]) || src[i] == Ch.underscore) { i += 1 }
+            }
+            if let e = peek(0), e | 0x20 == Ch.lowerE {
+                let sign = peek(1)
+                if isDigit(sign) {
+                    i += 1
+                } else if (sign == Ch.plus || sign == Ch.minus) && isDigit(peek(2)) {
+                    i += 2
+                }
+                while i < end && (isDigit(src[i]) || src[i] == Ch.underscore) { i += 1 }
+            }
+        }
+        if peek(0) == Ch.lowerN { i += 1 }
+    }
+
+    /// A '…' or "…" literal. Stops before a raw line break (unterminated: JavaScriptCore
+    /// will report it); an escaped line break is a continuation and counts as a line.
+    private mutating func scanString(quote: UInt8) {
+        i += 1
+        while i < end {
+            let c = src[i]
+            if c == quote {
+                i += 1
+                return
+            } else if c == Ch.backslash {
+                i += 1
+                skipEscapedByte()
+            } else if c == Ch.lf || c == Ch.cr {
+                return
+            } else {
+                i += 1  // a raw U+2028/U+2029 inside a string is not a line break for JSC
+            }
+        }
+    }
+
+    /// The byte after a backslash in a string or template: a line break counts as a line,
+    /// anything else is skipped (a multi-byte character's tail bytes are harmless).
+    private mutating func skipEscapedByte() {
+        if i < end && !consumeLineBreak() { i += 1 }
+    }
+
+    /// Template text, entered after the opening backtick or after the `}` that closes a
+    /// substitution. Returns at the closing backtick, or after `${` with the substitution
+    /// pushed so the main loop lexes its code.
+    private mutating func scanTemplate() {
+        while i < end {
+            let c = src[i]
+            if c == Ch.backtick {
+                i += 1
+                prev = .operand
+                return
+            } else if c == Ch.backslash {
+                i += 1
+                skipEscapedByte()
+            } else if c == Ch.dollar && peek(1) == Ch.lbrace {
+                i += 2
+                push(.templateSubstitution)
+                prev = .punctuator
+                return
+            } else if !consumeLineBreak() {
+                i += 1
+            }
+        }
+        prev = .operand  // unterminated: the rest of the input stays as it is
+    }
+
+    /// A regex literal from its opening `/`: escapes, and `[...]` classes in which `/` does
+    /// not end the literal. Stops before a line break if unterminated.
+    private mutating func scanRegex() {
+        i += 1
+        var inClass = false
+        while i < end {
+            let c = src[i]
+            if c == Ch.backslash {
+                i += 1
+                if i < end && src[i] != Ch.lf && src[i] != Ch.cr && !isLineSeparator(at: i) { i += 1 }
+            } else if c == Ch.lf || c == Ch.cr || isLineSeparator(at: i) {
+                return
+            } else if c == Ch.lbracket {
+                inClass = true
+                i += 1
+            } else if c == Ch.rbracket {
+                inClass = false
+                i += 1
+            } else if c == Ch.slash && !inClass {
+                i += 1
+                scanIdentifierTail()  // flags
+                return
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    private mutating func skipLineComment() {
+        while i < end {
+            let c = src[i]
+            if c == Ch.lf || c == Ch.cr || (c == 0xE2 && isLineSeparator(at: i)) { return }
+            i += 1
+        }
+    }
+
+    private mutating func skipBlockComment() {
+        i += 2
+        while i < end {
+            let c = src[i]
+            if c == Ch.star && peek(1) == Ch.slash {
+                i += 2
+                return
+            }
+            if !consumeLineBreak() { i += 1 }
+        }
+    }
+
+    // MARK: - Lines and whitespace
+
+    private mutating func newLine() {
+        line &+= 1
+        lineStart = i
+    }
+
+    /// Consumes LF, CR, CRLF, U+2028 or U+2029 at `i` and counts the line.
+    private mutating func consumeLineBreak() -> Bool {
+        let c = src[i]
+        if c == Ch.lf {
+            i += 1
+        } else if c == Ch.cr {
+            i += 1
+            if i < end && src[i] == Ch.lf { i += 1 }
+        } else if c == 0xE2 && isLineSeparator(at: i) {
+            i += 3
+        } else {
+            return false
+        }
+        newLine()
+        return true
+    }
+
+    /// U+2028 LINE SEPARATOR or U+2029 PARAGRAPH SEPARATOR (E2 80 A8/A9).
+    private func isLineSeparator(at j: Int) -> Bool {
+        j + 2 < end && src[j] == 0xE2 && src[j + 1] == 0x80 && (src[j + 2] == 0xA8 || src[j + 2] == 0xA9)
+    }
+
+    /// Byte length of a non-ASCII whitespace or line-break character at `j` (0 if none).
+    private func nonASCIISpace(at j: Int) -> (length: Int, isLineBreak: Bool) {
+        let c = src[j]
+        if c == 0xC2 {
+            return j + 1 < end && src[j + 1] == 0xA0 ? (2, false) : (0, false)  // NBSP
+        }
+        guard c == 0xE1 || c == 0xE2 || c == 0xE3 || c == 0xEF, j + 2 < end else { return (0, false) }
+        let b1 = src[j + 1], b2 = src[j + 2]
+        switch c {
+        case 0xE1: return b1 == 0x9A && b2 == 0x80 ? (3, false) : (0, false)  // U+1680
+        case 0xE3: return b1 == 0x80 && b2 == 0x80 ? (3, false) : (0, false)  // U+3000
+        case 0xEF: return b1 == 0xBB && b2 == 0xBF ? (3, false) : (0, false)  // BOM
+        default:
+            if b1 == 0x80 {
+                if b2 == 0xA8 || b2 == 0xA9 { return (3, true) }  // U+2028, U+2029
+                if (b2 >= 0x80 && b2 <= 0x8A) || b2 == 0xAF { return (3, false) }  // U+2000-200A, U+202F
+            } else if b1 == 0x81 && b2 == 0x9F {
+                return (3, false)  // U+205F
+            }
+            return (0, false)
+        }
+    }
+
+    /// Whether only spaces and tabs separate `i` from the start of its line.
+    private func onlySpaceBeforeOnLine() -> Bool {
+        var j = i - 1
+        while j >= lineStart {
+            let c = src[j]
+            if c != Ch.space && c != Ch.tab { return false }
+            j -= 1
+        }
+        return true
+    }
+
+    /// Looks past whitespace and comments for the `(` of a call. Does not move `i`.
+    private func nextSignificantByteIsParen(from start: Int) -> Bool {
+        var j = start
+        while j < end {
+            let c = src[j]
+            switch c {
+            case Ch.lparen:
+                return true
+            case Ch.space, Ch.tab, Ch.verticalTab, Ch.formFeed, Ch.lf, Ch.cr:
+                j += 1
+            case Ch.slash:
+                guard j + 1 < end else { return false }
+                if src[j + 1] == Ch.slash {
+                    j += 2
+                    while j < end && src[j] != Ch.lf && src[j] != Ch.cr && !isLineSeparator(at: j) { j += 1 }
+                } else if src[j + 1] == Ch.star {
+                    j += 2
+                    while j < end && !(src[j] == Ch.star && j + 1 < end && src[j + 1] == Ch.slash) { j += 1 }
+                    j += 2
+                } else {
+                    return false
+                }
+            case 0x80...0xFF:
+                let length = nonASCIISpace(at: j).length
+                if length == 0 { return false }
+                j += length
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    // MARK: - Output
+
+    private mutating func insert(start: Int, length: Int) {
+        if output.isEmpty { output.reserveCapacity(end + end / 8 + 64) }
+        copyInput(upTo: start)
+        output.append(contentsOf: ScriptLexer.callPrefix)
+        output.append(contentsOf: UnsafeBufferPointer(start: src + start, count: length))
+        output.append(Ch.quote)
+        output.append(Ch.rparen)
+        copied = start + length
+        insertions.append(Insertion(line: line, length: Int32(truncatingIfNeeded: length), lineStart: lineStart, start: start))
+    }
+
+    private mutating func copyInput(upTo position: Int) {
+        output.append(contentsOf: UnsafeBufferPointer(start: src + copied, count: position - copied))
+        copied = position
+    }
+
+    /// `__c("`
+    private static let callPrefix: [UInt8] = Array("__c(\"".utf8)
+
+    // MARK: - Nesting
+
+    private mutating func push(_ kind: Nest) {
+        stack.append(Int(kind.rawValue) | newPending << 8)
+        newPending = 0
+    }
+
+    /// Pops the innermost bracket and restores the level it interrupted. A `)` or `]`
+    /// never closes a template substitution (only `}` does), which keeps template text
+    /// in sync after a stray bracket.
+    private mutating func pop(unless protected: Nest?) -> Nest? {
+        guard let last = stack.last else {
+            newPending = 0
+            return nil
+        }
+        let kind = Nest(rawValue: UInt8(last & 0xFF))
+        if let protected, kind == protected { return nil }
+        stack.removeLast()
+        newPending = last >> 8
+        return kind
+    }
+
+    private var top: Nest? {
+        stack.last.flatMap { Nest(rawValue: UInt8($0 & 0xFF)) }
+    }
+
+    // MARK: - Bytes
+
+    @inline(__always) private func peek(_ offset: Int) -> UInt8? {
+        i + offset < end ? src[i + offset] : nil
+    }
+
+    @inline(__always) private func isDigit(_ c: UInt8?) -> Bool {
+        guard let c else { return false }
+        return c &- Ch.zero < 10
+    }
+
+    @inline(__always) private func isHexDigit(_ c: UInt8) -> Bool {
+        c &- Ch.zero < 10 || (c | 0x20) &- Ch.lowerA < 6
+    }
+
+    @inline(__always) private func isASCIIIdentifierPart(_ c: UInt8) -> Bool {
+        (c | 0x20) &- Ch.lowerA < 26 || c &- Ch.zero < 10 || c == Ch.underscore || c == Ch.dollar
+    }
+}
+
+/// ASCII bytes the lexer looks at.
+private enum Ch {
+    static let tab: UInt8 = 0x09, lf: UInt8 = 0x0A, verticalTab: UInt8 = 0x0B, formFeed: UInt8 = 0x0C, cr: UInt8 = 0x0D
+    static let space: UInt8 = 0x20, bang: UInt8 = 0x21, quote: UInt8 = 0x22, hash: UInt8 = 0x23, dollar: UInt8 = 0x24
+    static let apostrophe: UInt8 = 0x27, lparen: UInt8 = 0x28, rparen: UInt8 = 0x29, star: UInt8 = 0x2A
+    static let plus: UInt8 = 0x2B, minus: UInt8 = 0x2D, dot: UInt8 = 0x2E, slash: UInt8 = 0x2F
+    static let zero: UInt8 = 0x30, nine: UInt8 = 0x39, colon: UInt8 = 0x3A, semicolon: UInt8 = 0x3B
+    static let less: UInt8 = 0x3C, equals: UInt8 = 0x3D, greater: UInt8 = 0x3E, question: UInt8 = 0x3F
+    static let upperA: UInt8 = 0x41, upperZ: UInt8 = 0x5A
+    static let lbracket: UInt8 = 0x5B, backslash: UInt8 = 0x5C, rbracket: UInt8 = 0x5D, underscore: UInt8 = 0x5F
+    static let backtick: UInt8 = 0x60, lowerA: UInt8 = 0x61, lowerB: UInt8 = 0x62, lowerE: UInt8 = 0x65
+    static let lowerN: UInt8 = 0x6E, lowerO: UInt8 = 0x6F, lowerU: UInt8 = 0x75, lowerX: UInt8 = 0x78, lowerZ: UInt8 = 0x7A
+    static let lbrace: UInt8 = 0x7B, rbrace: UInt8 = 0x7D
+}
