@@ -1,0 +1,123 @@
+import Foundation
+import XCTest
+import PatchEngine
+import PatchFixtures
+
+/// Base class of the engine tests: every script is applied under a unique name and
+/// reverted when the test ends, so tests are independent and run in any order.
+class PatchTestCase: XCTestCase {
+    private static let counterLock = NSLock()
+    nonisolated(unsafe) private static var counter = 0
+
+    /// A number no other call in this process has returned.
+    static func nextNumber() -> Int {
+        counterLock.lock()
+        defer { counterLock.unlock() }
+        counter += 1
+        return counter
+    }
+
+    /// A script name unique in this process ("<TestClass>-<n>.js").
+    func uniqueScriptName() -> String {
+        "\(type(of: self))-\(Self.nextNumber()).js"
+    }
+
+    /// A class name unique in this process. Classes, once registered, cannot be removed
+    /// from the Objective-C runtime, so every test that creates one uses a fresh name.
+    func uniqueClassName(_ prefix: String) -> String {
+        "\(prefix)\(Self.nextNumber())"
+    }
+
+    /// Evaluates `script` under a unique (or the given) name and reverts it at tear-down.
+    /// Returns the script's completion value.
+    @discardableResult
+    func apply(_ script: String, name: String? = nil) throws -> Any? {
+        let scriptName = name ?? uniqueScriptName()
+        addTeardownBlock { try? PatchEngine.revert(scriptName) }
+        return try PatchEngine.evaluate(script, name: scriptName)
+    }
+
+    /// Evaluates a script that must fail and returns its `PatchError` (nil after
+    /// recording a failure if it did not fail). Reverted at tear-down in case it applied.
+    func applyExpectingError(_ script: String, name: String? = nil,
+                             file: StaticString = #filePath, line: UInt = #line) -> PatchError? {
+        let scriptName = name ?? uniqueScriptName()
+        addTeardownBlock { try? PatchEngine.revert(scriptName) }
+        do {
+            let value = try PatchEngine.evaluate(script, name: scriptName)
+            XCTFail("expected the script to fail, it returned \(String(describing: value))", file: file, line: line)
+            return nil
+        } catch let error as PatchError {
+            return error
+        } catch {
+            XCTFail("expected a PatchError, got \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    /// Runs the main run loop until `condition` holds or `timeout` passes (a safety net,
+    /// not a measurement). Lets work queued on the main queue run.
+    @discardableResult
+    func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+        }
+        return true
+    }
+
+    /// Collects what the engine reports through `errorHandler` during one test.
+    func captureErrors() -> ErrorCollector {
+        let collector = ErrorCollector()
+        let previous = PatchEngine.errorHandler
+        PatchEngine.errorHandler = { collector.append($0) }
+        addTeardownBlock { PatchEngine.errorHandler = previous }
+        return collector
+    }
+
+    /// Collects `console.log` output during one test.
+    func captureLog() -> LogCollector {
+        let collector = LogCollector()
+        let previous = PatchEngine.logHandler
+        PatchEngine.logHandler = { collector.append($0) }
+        addTeardownBlock { PatchEngine.logHandler = previous }
+        return collector
+    }
+}
+
+/// Thread-safe list of errors reported by the engine.
+final class ErrorCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [PatchError] = []
+    func append(_ error: PatchError) { lock.lock(); items.append(error); lock.unlock() }
+    var errors: [PatchError] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// Thread-safe list of log lines.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ line: String) { lock.lock(); items.append(line); lock.unlock() }
+    var lines: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// Takes ownership of a malloc'd C string from a fixture and frees it.
+func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { free(pointer) }
+    return String(cString: pointer)
+}
+
+/// The canonical description of an object handed back by `evaluate` (see pf_describe).
+func describe(_ value: Any?) -> String? {
+    guard let object = value as? ObjCObject else { return nil }
+    return take(pf_describe(object.pointer))
+}
+
+/// A JS helper scripts prepend when a value may be a JS string or a boxed NSString
+/// (JSPatch gives JS strings from JS-defined methods, boxed NSStrings from Objective-C).
+let jsToString = """
+function S(v) { return (typeof v === 'string') ? v : (v ? v.toJS() : v); }
+
+"""

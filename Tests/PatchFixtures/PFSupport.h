@@ -1,0 +1,22 @@
+/* Private helpers shared by the fixtures (not part of the C interface Swift sees). */
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <objc/message.h>
+#include <string.h>
+#include <stdlib.h>
+
+/* A malloc'd UTF-8 copy of `string`, or NULL for nil. Swift frees it with free(). */
+char *PFCopyString(NSString *string);
+
+/* A deterministic text form of an object graph, so tests can compare what a native
+   caller received: nil, null, "string", 42, 4.5, [a, b], {key: value} (keys sorted),
+   class:Name, <ClassName>. */
+NSString *PFDescribe(id object);
+
+/* "!Name: reason" for an exception caught at the C boundary. */
+char *PFCopyExceptionString(NSException *exception);
+
+/* Every C entry point runs inside its own pool and never lets an NSException escape
+   (an uncaught one would abort the test process). */
+#define PF_POOL_BEGIN NSAutoreleasePool *pfPool = [NSAutoreleasePool new]; @try {
+#define PF_POOL_END } @finally { [pfPool release]; }
