@@ -84,3 +84,9 @@ struct JSException: Error {
         }
     }
 }
+
+/// Carries a value the compiler can't prove Sendable across a dispatch; the caller guarantees safety.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -198,10 +198,11 @@ extension Engine {
     private func dispatch(kind: Int, after seconds: Double, _ fn: JSObjectRef) throws {
         JSValueProtect(ctx, fn)
         let script = currentScript()
+        let function = UncheckedSendable(fn)   // protected until it has run; JSC locks its own calls
         let run: @Sendable () -> Void = { [unowned self] in
             PEThreadRegister()
-            do { _ = try call(fn, []) } catch { report(patchError(error, script: script, context: "dispatched function")) }
-            JSValueUnprotect(ctx, fn)
+            do { _ = try call(function.value, []) } catch { report(patchError(error, script: script, context: "dispatched function")) }
+            JSValueUnprotect(ctx, function.value)
         }
         switch kind {
         case 0: DispatchQueue.main.asyncAfter(deadline: .now() + max(0, seconds), execute: run)

@@ -63,11 +63,11 @@ public enum PatchEngine {
     public static func checkSyntax(_ script: String, name: String = "main.js") throws {
         let preprocessed = Preprocessor.rewrite(script)
         do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
-            let position = (error.line, error.column).0.map { line in
-                error.column.map { preprocessed.originalPosition(line: line, column: $0) } ?? (line, 0)
+            var line = error.line, column = error.column
+            if let l = line, let c = column {
+                (line, column) = preprocessed.originalPosition(line: l, column: c)
             }
-            throw PatchError(kind: .syntax, message: error.message, scriptName: name,
-                             line: position?.line, column: position.flatMap { error.column == nil ? nil : $0.column })
+            throw PatchError(kind: .syntax, message: error.message, scriptName: name, line: line, column: column)
         }
     }
 

@@ -60,9 +60,19 @@ static char *errorString(NSString *format, ...) {
     return r;
 }
 
+static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error);
+
 PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, char **error) {
     Class cls = (Class)clsPtr;
     if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }
+    PEEnsureThreadRegistered();
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    PESlot *result = installLocked(cls, selector, types, error);
+    [pool drain];
+    return result;
+}
+
+static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error) {
     pthread_rwlock_wrlock(&slotLock);
     PESlot *slot = findLocked(cls, selector);
     if (slot) { pthread_rwlock_unlock(&slotLock); return slot; }
