@@ -87,6 +87,7 @@ let package = Package(
         // Objective-C classes the tests patch, plus C entry points that call them natively.
         .target(
             name: "PatchFixtures",
+            dependencies: ["PatchRuntime"],
             path: "Tests/PatchFixtures",
             cSettings: objcCSettings,
             linkerSettings: objcLinkerSettings

@@ -117,3 +117,5 @@ bool PEBlockInvoke(void *ptr, PEFrame *frame, char **error) {
     PE_TRY(error, { ffi_call(cif, block->invoke, frame->returnValue, frame->arguments); ok = true; });
     return ok;
 }
+
+void *PEBlockGetInvokeFunction(void *ptr) { return (void *)((struct BlockLayout *)ptr)->invoke; }

@@ -32,8 +32,5 @@ const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool ins
 }
 
 bool PEClassEnablePropertyCleanup(void *cls, char **error) {
-    PESlot *slot = PESlotInstall(cls, "dealloc", "v@:", error);
-    if (!slot) return false;
-    slot->clearsProperties = true;
-    return true;
+    return PESlotEnableObjectStateCleanup((Class)cls, error);
 }

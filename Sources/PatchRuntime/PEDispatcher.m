@@ -112,20 +112,46 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->next = slotTable[h];
     slotTable[h] = slot;
     /* Publish the slot before the IMP so a concurrent call always finds it. */
-    class_replaceMethod(cls, sel, entry, PESignatureGetRuntimeEncoding(sig));
+    PEReplaceMethod(cls, sel, entry, PESignatureGetRuntimeEncoding(sig));
     slot->installed = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
 }
 
+void PESlotEnsureInstalled(PESlot *slot) {
+    if (slot->installed) return;
+    pthread_rwlock_wrlock(&slotLock);
+    if (!slot->installed) {
+        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        slot->installed = true;
+    }
+    pthread_rwlock_unlock(&slotLock);
+}
+
 void PESlotSetPatch(PESlot *slot, uintptr_t token) {
     __atomic_store_n(&slot->patchToken, token, __ATOMIC_RELEASE);
-    if (token && !slot->installed) {
-        pthread_rwlock_wrlock(&slotLock);
-        class_replaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetRuntimeEncoding(slot->signature));
-        slot->installed = true;
-        pthread_rwlock_unlock(&slotLock);
+    if (token) PESlotEnsureInstalled(slot);
+}
+
+PESlot *PESlotEnumerate(PESlot *after) {
+    pthread_rwlock_rdlock(&slotLock);
+    PESlot *found = NULL;
+    unsigned bucket = 0;
+    if (after) {
+        if (after->next) { found = after->next; goto out; }
+        bucket = slotHash(after->cls, after->selectorName) + 1;
     }
+    for (; bucket < SLOT_BUCKETS; bucket++)
+        if (slotTable[bucket]) { found = slotTable[bucket]; break; }
+out:
+    pthread_rwlock_unlock(&slotLock);
+    return found;
+}
+
+void PEPropertyClear(void *obj);
+void PEObjectStateClear(void *obj) {
+    PEPropertyClear(obj);
+    PEHooksClearObject(obj);
 }
 uintptr_t PESlotGetPatch(const PESlot *slot) { return __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE); }
 void *PESlotGetClass(const PESlot *slot) { return slot->cls; }
@@ -138,14 +164,22 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
     pthread_rwlock_wrlock(&slotLock);
     if (slot->installed && !PESlotHasLayers(slot)) {
-        class_replaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetRuntimeEncoding(slot->signature));
         slot->installed = false;
     }
     pthread_rwlock_unlock(&slotLock);
 }
 
 bool PESlotHasLayers(const PESlot *slot) {
-    return PESlotGetPatch(slot) != 0 || slot->clearsProperties;
+    return PESlotGetPatch(slot) != 0 || slot->clearsObjectState
+        || __atomic_load_n(&slot->hookCount, __ATOMIC_ACQUIRE) || __atomic_load_n(&slot->swizzleCount, __ATOMIC_ACQUIRE);
+}
+
+bool PESlotEnableObjectStateCleanup(Class cls, char **error) {
+    PESlot *slot = PESlotInstall(cls, "dealloc", "v@:", error);
+    if (!slot) return false;
+    slot->clearsObjectState = true;
+    return true;
 }
 
 #pragma mark - Invocation
@@ -165,7 +199,7 @@ Class PENativeCallerClass(id receiver, const char *selector) {
     return Nil;
 }
 
-static void zeroReturn(PEFrame *frame) {
+void PEZeroReturn(PEFrame *frame) {
     const PEType *rt = PESignatureGetReturnType(frame->signature);
     if (frame->returnValue && PETypeGetKind(rt) != PETypeKindVoid)
         memset(frame->returnValue, 0, PETypeGetSize(rt) < sizeof(ffi_arg) ? sizeof(ffi_arg) : PETypeGetSize(rt));
@@ -206,21 +240,33 @@ void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
             return;
         }
     }
-    zeroReturn(frame);
+    PEZeroReturn(frame);
 }
 
-void PESlotInvokeOriginal(PESlot *slot, PEFrame *frame) {
+/* The class's own implementation, or the superclass's current one resolved now. */
+void PESlotInvokeBase(PESlot *slot, PEFrame *frame) {
     if (slot->ownIMP) callNative(slot->ownIMP, slot->cls, frame);
     else PEInvokeFromClass(class_getSuperclass(slot->cls), slot->selectorName, frame);
 }
 
-void PEPropertyClear(void *obj);
+/* Below the patch: swizzle layers (newest outermost), then the base. */
+void PESlotInvokeOriginal(PESlot *slot, PEFrame *frame) {
+    if (__atomic_load_n(&slot->swizzleCount, __ATOMIC_ACQUIRE)) PESwizzlesRun(slot, frame, NULL);
+    else PESlotInvokeBase(slot, frame);
+}
 
-void PESlotInvoke(PESlot *slot, PEFrame *frame) {
+/* The patch, or what is below it. */
+void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
     uintptr_t token = PESlotGetPatch(slot);
     if (token && patchHandler) patchHandler(slot, frame, token);
     else PESlotInvokeOriginal(slot, frame);
-    if (slot->clearsProperties) PEPropertyClear(*(void **)frame->arguments[0]);
+}
+
+/* The whole pipeline: hooks around the patch around swizzles around the original. */
+void PESlotInvoke(PESlot *slot, PEFrame *frame) {
+    if (__atomic_load_n(&slot->hookCount, __ATOMIC_ACQUIRE)) PEHooksRun(slot, frame);
+    else PESlotInvokeCore(slot, frame);
+    if (slot->clearsObjectState) PEObjectStateClear(*(void **)frame->arguments[0]);
 }
 
 bool PESlotInvokeOriginalCatching(PESlot *slot, PEFrame *frame, char **error) {
@@ -257,7 +303,7 @@ bool PEInvokeIMP(void *imp, PEFrame *frame, char **error) {
 bool PEMessageSend(PEFrame *frame, char **error) {
     PEEnsureThreadRegistered();
     id receiver = *(id *)frame->arguments[0];
-    if (!receiver) { zeroReturn(frame); return true; }
+    if (!receiver) { PEZeroReturn(frame); return true; }
     SEL sel = *(SEL *)frame->arguments[1];
     bool ok = false;
     PE_TRY(error, {

@@ -97,7 +97,7 @@ static void ensureForwardInvocation(Class cls) {
     ForwardInstall *f = calloc(1, sizeof *f);
     f->cls = cls; f->previous = own; f->next = forwardInstalls;
     forwardInstalls = f;
-    class_replaceMethod(cls, fwd, (IMP)engineForwardInvocation, "v@:@");
+    PEReplaceMethod(cls, fwd, (IMP)engineForwardInvocation, "v@:@");
     pthread_mutex_unlock(&forwardLock);
 }
 

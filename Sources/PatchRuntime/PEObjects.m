@@ -5,6 +5,33 @@
 #include <pthread.h>
 #include <string.h>
 
+#if PE_GNU_RUNTIME
+#include <pthread.h>
+#include <stdio.h>
+extern char **environ;
+
+static void initializeProcess(void) {
+    static char *argv[64];
+    int argc = 0;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (f) {
+        static char buffer[8192];
+        size_t n = fread(buffer, 1, sizeof buffer - 1, f);
+        fclose(f);
+        buffer[n] = 0;
+        for (size_t i = 0; i < n && argc < 63; i += strlen(buffer + i) + 1) argv[argc++] = buffer + i;
+    }
+    if (argc == 0) argv[argc++] = "patchengine";
+    argv[argc] = NULL;
+    GSInitializeProcess(argc, argv, environ);
+}
+
+void PEGNUInitializeProcess(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, initializeProcess);
+}
+#endif
+
 void *PEPoolPush(void) { PEEnsureThreadRegistered(); return [NSAutoreleasePool new]; }
 void PEPoolPop(void *pool) { [(NSAutoreleasePool *)pool drain]; }
 void PEThreadRegister(void) { PEEnsureThreadRegistered(); }

@@ -5,6 +5,8 @@
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include <objc/message.h>
+#include <string.h>
+#include <stdlib.h>
 
 #if defined(GNU_RUNTIME) || defined(__GNU_LIBOBJC__)
 #define PE_GNU_RUNTIME 1
@@ -57,13 +59,40 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
 #endif
 }
 
+/* Sets `cls`'s own implementation of `sel`, adding the method to `cls` when it only inherits it.
+   Apple's class_replaceMethod does exactly that. GCC's class_replaceMethod searches the whole
+   hierarchy and replaces the superclass's method when `cls` has none of its own (verified), which
+   would patch the parent and every sibling: so on GCC the class's own method list is searched here. */
+static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
+#if PE_GNU_RUNTIME
+    unsigned count = 0;
+    Method *methods = class_copyMethodList(cls, &count);
+    Method own = NULL;
+    const char *name = sel_getName(sel);
+    for (unsigned i = 0; i < count && !own; i++)
+        if (strcmp(sel_getName(method_getName(methods[i])), name) == 0) own = methods[i];
+    free(methods);
+    if (own) return method_setImplementation(own, imp);
+    class_addMethod(cls, sel, imp, types);
+    return NULL;
+#else
+    return class_replaceMethod(cls, sel, imp, types);
+#endif
+}
+
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
    GNUstep before they use Foundation. Apple needs nothing. */
+#if PE_GNU_RUNTIME
+/* GNUstep wants the process arguments handed over when main() is not its own (here main is
+   Swift's); without it, NSProcessInfo and exception reporting print an internal error. */
+void PEGNUInitializeProcess(void);
+#endif
+
 static inline void PEEnsureThreadRegistered(void) {
 #if PE_GNU_RUNTIME
     extern BOOL GSRegisterCurrentThread(void);
     static __thread BOOL registered = NO;
-    if (!registered) { GSRegisterCurrentThread(); registered = YES; }
+    if (!registered) { PEGNUInitializeProcess(); GSRegisterCurrentThread(); registered = YES; }
 #endif
 }
 

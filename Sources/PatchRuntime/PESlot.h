@@ -3,6 +3,7 @@
 #define PE_SLOT_H
 #include "PEInternal.h"
 #include "PEDispatch.h"
+#include <pthread.h>
 
 
 struct PESlot {
@@ -16,9 +17,32 @@ struct PESlot {
     uintptr_t patchToken;           /* read and written with __atomic builtins */
     void *closure;                  /* ffi_closure for PERouteClosure */
     bool installed;
-    bool clearsProperties;          /* -dealloc of a class whose objects carry JS properties */
+    bool clearsObjectState;         /* -dealloc of a class whose objects carry JS properties or hooks */
+    /* Layers added by the toolkit, guarded by PELayerLock; counts read without it on the hot path. */
+    unsigned hookCount;
+    struct PEHook *hooks;           /* registration order */
+    unsigned swizzleCount;
+    struct PESwizzleLayer *swizzles; /* newest first: the outermost runs first */
     struct PESlot *next;            /* hash chain */
 };
+
+extern pthread_rwlock_t PELayerLock;
+
+/* The pipeline pieces (PEDispatcher.m): the patch or what's below it, and the base alone. */
+void PESlotInvokeCore(PESlot *slot, PEFrame *frame);
+void PESlotInvokeBase(PESlot *slot, PEFrame *frame);
+/* Hooks and swizzles (PEHooks.m, PESwizzle.m). */
+void PEHooksRun(PESlot *slot, PEFrame *frame);
+void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below);
+/* Per-object state dropped after -dealloc: JS properties, instance hooks. */
+void PEObjectStateClear(void *obj);
+bool PESlotEnableObjectStateCleanup(Class cls, char **error);
+void PEZeroReturn(PEFrame *frame);
+/* Points the class's method back at the slot's entry if a revert had released it. */
+void PESlotEnsureInstalled(PESlot *slot);
+/* Iterates every slot (NULL starts); used under PELayerLock to find hooks and swizzles. */
+PESlot *PESlotEnumerate(PESlot *after);
+void PEHooksClearObject(void *object);
 
 bool PESlotHasLayers(const PESlot *slot);
 /* The route a slot with this signature takes, given the preferred one. */

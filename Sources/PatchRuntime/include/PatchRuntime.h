@@ -6,4 +6,5 @@
 #include "PEObjects.h"
 #include "PEBlocks.h"
 #include "PEClassBuilder.h"
+#include "PEHooks.h"
 #endif

@@ -1,0 +1,457 @@
+/* Hooks: a slot's outermost layer. Class-level hooks apply to every instance of the slot's class
+   (and subclasses, whose calls reach this slot through the hierarchy); instance hooks apply to
+   one receiver and need no dynamic subclass, so -class never lies and KVO is unaffected. */
+#include "PESlot.h"
+#include "PEHooks.h"
+#include "PEAspects.h"
+#include "PEBlocks.h"
+#include <Block.h>
+#include <string.h>
+
+pthread_rwlock_t PELayerLock = PTHREAD_RWLOCK_INITIALIZER;
+
+struct PEHook {
+    uint64_t identifier;
+    PESlot *slot;
+    int position;
+    bool automaticRemoval;
+    void *object;                   /* NULL: every instance */
+    void *block;
+    const PESignature *blockSignature;
+    struct PEHook *next;
+};
+
+static uint64_t lastHookIdentifier;
+void *PEBlockGetInvokeFunction(void *block);
+
+#pragma mark - Info and invocation objects
+
+@interface PEHookInvocation : NSObject {
+@public
+    PESlot *_slot;
+    PEFrame *_frame;
+}
+@end
+
+@interface PEAspectInfo : NSObject <PEAspectInfoInvoking> {
+@public
+    id _instance;
+    PESlot *_slot;
+    PEFrame *_frame;
+    PEHookInvocation *_invocation;
+    NSArray *_arguments;
+}
+@end
+
+static void requireFrame(PEFrame *frame) {
+    if (!frame) [NSException raise:NSInternalInconsistencyException
+                            format:@"the hooked call has returned; its invocation can no longer be used"];
+}
+
+static id boxValue(const PEType *type, const void *p) {
+    switch (PETypeGetKind(type)) {
+        case PETypeKindObject: case PETypeKindBlock: case PETypeKindClass: {
+            id o = *(id const *)p; return o ?: [NSNull null];
+        }
+        case PETypeKindChar: return [NSNumber numberWithChar:*(const char *)p];
+        case PETypeKindUChar: return [NSNumber numberWithUnsignedChar:*(const unsigned char *)p];
+        case PETypeKindShort: return [NSNumber numberWithShort:*(const short *)p];
+        case PETypeKindUShort: return [NSNumber numberWithUnsignedShort:*(const unsigned short *)p];
+        case PETypeKindInt: return [NSNumber numberWithInt:*(const int *)p];
+        case PETypeKindUInt: return [NSNumber numberWithUnsignedInt:*(const unsigned *)p];
+        case PETypeKindLong: return [NSNumber numberWithLong:*(const long *)p];
+        case PETypeKindULong: return [NSNumber numberWithUnsignedLong:*(const unsigned long *)p];
+        case PETypeKindLongLong: return [NSNumber numberWithLongLong:*(const long long *)p];
+        case PETypeKindULongLong: return [NSNumber numberWithUnsignedLongLong:*(const unsigned long long *)p];
+        case PETypeKindFloat: return [NSNumber numberWithFloat:*(const float *)p];
+        case PETypeKindDouble: return [NSNumber numberWithDouble:*(const double *)p];
+        case PETypeKindBool: return [NSNumber numberWithBool:*(const unsigned char *)p];
+        case PETypeKindSelector: {
+            SEL s = *(SEL const *)p; return s ? (id)[NSString stringWithUTF8String:sel_getName(s)] : (id)[NSNull null];
+        }
+        case PETypeKindVoid: return nil;
+        default: return [NSValue valueWithBytes:p objCType:PETypeGetEncoding(type)];
+    }
+}
+
+@implementation PEHookInvocation
+- (SEL)selector { requireFrame(_frame); return *(SEL *)_frame->arguments[1]; }
+- (id)target { requireFrame(_frame); return *(id *)_frame->arguments[0]; }
+- (void)setTarget:(id)target { requireFrame(_frame); *(id *)_frame->arguments[0] = target; }
+- (NSMethodSignature *)methodSignature {
+    return [NSMethodSignature signatureWithObjCTypes:PESignatureGetRuntimeEncoding(_slot->signature)];
+}
+- (void)getArgument:(void *)buffer atIndex:(NSInteger)index {
+    requireFrame(_frame);
+    const PESignature *sig = _frame->signature;
+    if (index < 0 || (unsigned)index >= PESignatureGetArgumentCount(sig))
+        [NSException raise:NSRangeException format:@"argument index %ld out of range", (long)index];
+    memcpy(buffer, _frame->arguments[index], PETypeGetSize(PESignatureGetArgument(sig, (unsigned)index)));
+}
+- (void)setArgument:(void *)buffer atIndex:(NSInteger)index {
+    requireFrame(_frame);
+    const PESignature *sig = _frame->signature;
+    if (index < 0 || (unsigned)index >= PESignatureGetArgumentCount(sig))
+        [NSException raise:NSRangeException format:@"argument index %ld out of range", (long)index];
+    memcpy(_frame->arguments[index], buffer, PETypeGetSize(PESignatureGetArgument(sig, (unsigned)index)));
+}
+- (void)getReturnValue:(void *)buffer {
+    requireFrame(_frame);
+    const PEType *rt = PESignatureGetReturnType(_frame->signature);
+    if (_frame->returnValue) memcpy(buffer, _frame->returnValue, PETypeGetSize(rt));
+}
+- (void)setReturnValue:(void *)buffer {
+    requireFrame(_frame);
+    const PEType *rt = PESignatureGetReturnType(_frame->signature);
+    if (_frame->returnValue) memcpy(_frame->returnValue, buffer, PETypeGetSize(rt));
+}
+- (void)invoke { requireFrame(_frame); PESlotInvokeCore(_slot, _frame); }
+- (void)invokeWithTarget:(id)target { [self setTarget:target]; [self invoke]; }
+- (void)retainArguments {}
+- (BOOL)argumentsRetained { return NO; }
+@end
+
+@implementation PEAspectInfo
+- (void)dealloc {
+    [_invocation release];
+    [_arguments release];
+    [super dealloc];
+}
+- (id)instance { return _instance; }
+- (NSInvocation *)originalInvocation {
+    if (!_invocation) {
+        _invocation = [PEHookInvocation new];
+        _invocation->_slot = _slot;
+        _invocation->_frame = _frame;
+    }
+    return (NSInvocation *)_invocation;
+}
+- (NSArray *)arguments {
+    if (!_arguments) {
+        requireFrame(_frame);
+        const PESignature *sig = _frame->signature;
+        NSMutableArray *args = [NSMutableArray array];
+        for (unsigned i = 2; i < PESignatureGetArgumentCount(sig); i++)
+            [args addObject:boxValue(PESignatureGetArgument(sig, i), _frame->arguments[i]) ?: [NSNull null]];
+        _arguments = [args copy];
+    }
+    return _arguments;
+}
+- (id)invokeOriginal {
+    requireFrame(_frame);
+    PESlotInvokeCore(_slot, _frame);
+    const PEType *rt = PESignatureGetReturnType(_frame->signature);
+    return _frame->returnValue ? boxValue(rt, _frame->returnValue) : nil;
+}
+@end
+
+/* One info object per thread is reused while nobody else kept it (the common case). */
+static __thread PEAspectInfo *spareInfo;
+
+static PEAspectInfo *makeInfo(id instance, PESlot *slot, PEFrame *frame) {
+    PEAspectInfo *info = spareInfo;
+    spareInfo = nil;
+    if (!info) info = [PEAspectInfo new];
+    info->_instance = instance;
+    info->_slot = slot;
+    info->_frame = frame;
+    return info;
+}
+
+static void finishInfo(PEAspectInfo *info) {
+    info->_frame = NULL;
+    if (info->_invocation) info->_invocation->_frame = NULL;
+    if ([info retainCount] == 1 && !spareInfo) {
+        [info->_invocation release]; info->_invocation = nil;
+        [info->_arguments release]; info->_arguments = nil;
+        info->_instance = nil;
+        spareInfo = info;
+    } else {
+        [info release];
+    }
+}
+
+#pragma mark - Running hooks
+
+typedef struct {
+    uint64_t identifier;
+    int position;
+    bool automaticRemoval, instanceLevel;
+    void *block;
+    const PESignature *signature;
+} LocalHook;
+
+static void invokeHook(const LocalHook *hook, PEAspectInfo *info, PEFrame *frame) {
+    const PESignature *sig = hook->signature;
+    unsigned count = PESignatureGetArgumentCount(sig);
+    void **args = alloca(sizeof(void *) * count);
+    void *block = hook->block;
+    id infoObject = info;
+    args[0] = &block;
+    if (count > 1) args[1] = &infoObject;
+    for (unsigned i = 2; i < count; i++) args[i] = frame->arguments[i];
+    const PEType *rt = PESignatureGetReturnType(sig);
+    void *ret = NULL;
+    char scratch[64];
+    if (PETypeGetKind(rt) != PETypeKindVoid) {
+        /* An Instead block that returns the method's type provides the method's result. */
+        ret = (hook->position == PEHookPositionInstead && frame->returnValue) ? frame->returnValue
+            : (PETypeGetSize(rt) <= sizeof scratch ? scratch : alloca(PETypeGetSize(rt)));
+    }
+    ffi_call(PESignatureGetCIF(sig), (void (*)(void))PEBlockGetInvokeFunction(block), ret, args);
+}
+
+static void runPosition(LocalHook *hooks, unsigned n, int position, bool instanceLevel,
+                        PEAspectInfo *info, PEFrame *frame) {
+    for (unsigned i = 0; i < n; i++)
+        if (hooks[i].position == position && hooks[i].instanceLevel == instanceLevel)
+            invokeHook(&hooks[i], info, frame);
+}
+
+void PEHooksRun(PESlot *slot, PEFrame *frame) {
+    id receiver = *(id *)frame->arguments[0];
+    LocalHook local[64];
+    unsigned n = 0;
+    bool hasInstead = false;
+    pthread_rwlock_rdlock(&PELayerLock);
+    for (struct PEHook *h = slot->hooks; h && n < 64; h = h->next) {
+        if (h->object && h->object != (void *)receiver) continue;
+        local[n] = (LocalHook){ h->identifier, h->position, h->automaticRemoval, h->object != NULL,
+                                PEBlockCopy(h->block), h->blockSignature };
+        hasInstead |= h->position == PEHookPositionInstead;
+        n++;
+    }
+    pthread_rwlock_unlock(&PELayerLock);
+    if (n == 0) { PESlotInvokeCore(slot, frame); return; }
+
+    PEAspectInfo *info = makeInfo(receiver, slot, frame);
+    @try {
+        runPosition(local, n, PEHookPositionBefore, false, info, frame);
+        runPosition(local, n, PEHookPositionBefore, true, info, frame);
+        if (hasInstead) {
+            PEZeroReturn(frame);
+            runPosition(local, n, PEHookPositionInstead, false, info, frame);
+            runPosition(local, n, PEHookPositionInstead, true, info, frame);
+        } else {
+            PESlotInvokeCore(slot, frame);
+        }
+        runPosition(local, n, PEHookPositionAfter, false, info, frame);
+        runPosition(local, n, PEHookPositionAfter, true, info, frame);
+    } @finally {
+        finishInfo(info);
+        for (unsigned i = 0; i < n; i++) {
+            if (local[i].automaticRemoval) PEHookRemove(local[i].identifier);
+            PEBlockRelease(local[i].block);
+        }
+    }
+}
+
+#pragma mark - Adding and removing
+
+static bool typesCompatible(const PEType *a, const PEType *b) {
+    PETypeKind ka = PETypeGetKind(a), kb = PETypeGetKind(b);
+    bool objectA = ka == PETypeKindObject || ka == PETypeKindBlock || ka == PETypeKindClass;
+    bool objectB = kb == PETypeKindObject || kb == PETypeKindBlock || kb == PETypeKindClass;
+    if (objectA || objectB) return objectA && objectB;
+    if (ka != kb) return false;
+    if (ka == PETypeKindStruct || ka == PETypeKindUnion) return PETypeGetSize(a) == PETypeGetSize(b);
+    return true;
+}
+
+static uint64_t fail(int code, NSString *message, int *errorCode, char **error) {
+    if (errorCode) *errorCode = code;
+    if (error) *error = strdup([message UTF8String]);
+    return 0;
+}
+
+const char *PEHookBlockEncoding(void *cls, const char *selector, bool instead) {
+    Method m = class_getInstanceMethod((Class)cls, sel_registerName(selector));
+    const PESignature *sig = m ? PESignatureParse(method_getTypeEncoding(m), NULL) : NULL;
+    if (!sig) return NULL;
+    NSMutableString *s = [NSMutableString stringWithUTF8String:instead ? PETypeGetEncoding(PESignatureGetReturnType(sig)) : "v"];
+    [s appendString:@"@?@"];
+    for (unsigned i = 2; i < PESignatureGetArgumentCount(sig); i++)
+        [s appendFormat:@"%s", PETypeGetEncoding(PESignatureGetArgument(sig, i))];
+    const PESignature *blockSig = PESignatureParse([s UTF8String], NULL);
+    return blockSig ? PESignatureGetEncoding(blockSig) : NULL;
+}
+
+static uint64_t addHook(Class cls, void *object, const char *selector, int options, void *block,
+                        int *errorCode, char **error) {
+    int position = options & 0x7;
+    static const char *blacklist[] = { "retain", "release", "autorelease", "forwardInvocation:" };
+    for (size_t i = 0; i < sizeof blacklist / sizeof blacklist[0]; i++)
+        if (strcmp(selector, blacklist[i]) == 0)
+            return fail(PEHookErrorSelectorBlacklisted,
+                        [NSString stringWithFormat:@"Selector %s is blacklisted.", selector], errorCode, error);
+    if (!cls || !class_respondsToSelector(cls, sel_registerName(selector)))
+        return fail(PEHookErrorDoesNotRespondToSelector,
+                    [NSString stringWithFormat:@"Unable to find selector -[%s %s].", cls ? class_getName(cls) : "nil", selector],
+                    errorCode, error);
+    if (strcmp(selector, "dealloc") == 0 && position != PEHookPositionBefore)
+        return fail(PEHookErrorSelectorDeallocPosition,
+                    @"AspectPositionBefore is the only valid position when hooking dealloc.", errorCode, error);
+    if (position > PEHookPositionBefore)
+        return fail(PEHookErrorIncompatibleBlockSignature, @"Unknown hook position.", errorCode, error);
+    const PESignature *blockSig = block && PEIsBlock(block) ? PEBlockGetSignature(block) : NULL;
+    if (!blockSig)
+        return fail(PEHookErrorMissingBlockSignature,
+                    [NSString stringWithFormat:@"The block %p doesn't contain a type signature.", block], errorCode, error);
+    char *installError = NULL;
+    PESlot *slot = PESlotInstall(cls, selector, NULL, &installError);
+    if (!slot) {
+        uint64_t r = fail(PEHookErrorDoesNotRespondToSelector,
+                          [NSString stringWithFormat:@"%s", installError ?: "cannot hook"], errorCode, error);
+        free(installError);
+        return r;
+    }
+    const PESignature *methodSig = slot->signature;
+    unsigned blockArgs = PESignatureGetArgumentCount(blockSig), methodArgs = PESignatureGetArgumentCount(methodSig);
+    bool compatible = blockArgs <= methodArgs && PESignatureIsFFICompatible(blockSig);
+    if (compatible && blockArgs > 1) compatible = PETypeGetKind(PESignatureGetArgument(blockSig, 1)) == PETypeKindObject;
+    for (unsigned i = 2; compatible && i < blockArgs; i++)
+        compatible = typesCompatible(PESignatureGetArgument(blockSig, i), PESignatureGetArgument(methodSig, i));
+    const PEType *blockReturn = PESignatureGetReturnType(blockSig);
+    if (compatible && PETypeGetKind(blockReturn) != PETypeKindVoid && position == PEHookPositionInstead)
+        compatible = typesCompatible(blockReturn, PESignatureGetReturnType(methodSig));
+    if (!compatible)
+        return fail(PEHookErrorIncompatibleBlockSignature,
+                    [NSString stringWithFormat:@"Block signature %s doesn't match -[%s %s] (%s).",
+                     PESignatureGetEncoding(blockSig), class_getName(cls), selector, PESignatureGetEncoding(methodSig)],
+                    errorCode, error);
+    if (object && !PESlotEnableObjectStateCleanup(cls, &installError)) {
+        uint64_t r = fail(PEHookErrorDoesNotRespondToSelector,
+                          [NSString stringWithFormat:@"%s", installError ?: "cannot track the object"], errorCode, error);
+        free(installError);
+        return r;
+    }
+    struct PEHook *hook = calloc(1, sizeof *hook);
+    hook->slot = slot;
+    hook->position = position;
+    hook->automaticRemoval = (options & PEHookOptionAutomaticRemoval) != 0;
+    hook->object = object;
+    hook->block = PEBlockCopy(block);
+    hook->blockSignature = blockSig;
+    pthread_rwlock_wrlock(&PELayerLock);
+    hook->identifier = ++lastHookIdentifier;
+    struct PEHook **tail = &slot->hooks;
+    while (*tail) tail = &(*tail)->next;
+    *tail = hook;
+    __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
+    uint64_t identifier = hook->identifier;
+    pthread_rwlock_unlock(&PELayerLock);
+    PESlotEnsureInstalled(slot);
+    return identifier;
+}
+
+uint64_t PEHookAdd(void *clsPtr, void *object, const char *selector, int options, void *block,
+                   int *errorCode, char **error) {
+    PEEnsureThreadRegistered();
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    uint64_t result = 0;
+    @try {
+        Class cls = object ? object_getClass((id)object) : (Class)clsPtr;
+        result = addHook(cls, object, selector, options, block, errorCode, error);
+    } @catch (id exception) {
+        result = fail(PEHookErrorDoesNotRespondToSelector, [NSString stringWithUTF8String:PEExceptionMessage(exception)], errorCode, error);
+    }
+    [pool drain];
+    return result;
+}
+
+/* Unlinks hooks matching `match` from every slot; returns how many. Caller holds the write lock. */
+static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed);
+
+bool PEHookRemove(uint64_t identifier) {
+    struct PEHook *removed = NULL;
+    pthread_rwlock_wrlock(&PELayerLock);
+    unsigned n = unlinkHooks(^bool(struct PEHook *h) { return h->identifier == identifier; }, &removed);
+    pthread_rwlock_unlock(&PELayerLock);
+    while (removed) {
+        struct PEHook *next = removed->next;
+        PESlotUninstallIfUnused(removed->slot);
+        PEBlockRelease(removed->block);
+        free(removed);
+        removed = next;
+    }
+    return n > 0;
+}
+
+void PEHooksClearObject(void *object) {
+    struct PEHook *removed = NULL;
+    pthread_rwlock_wrlock(&PELayerLock);
+    unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed);
+    pthread_rwlock_unlock(&PELayerLock);
+    while (removed) {
+        struct PEHook *next = removed->next;
+        PEBlockRelease(removed->block);
+        free(removed);
+        removed = next;
+    }
+}
+
+/* Every slot with hooks, so removal by identifier needs no index. */
+PESlot *PESlotEnumerate(PESlot *after);
+
+static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed) {
+    unsigned n = 0;
+    for (PESlot *slot = PESlotEnumerate(NULL); slot; slot = PESlotEnumerate(slot)) {
+        if (!slot->hooks) continue;
+        struct PEHook **link = &slot->hooks;
+        while (*link) {
+            struct PEHook *h = *link;
+            if (match(h)) {
+                *link = h->next;
+                h->next = *removed;
+                *removed = h;
+                __atomic_sub_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
+                n++;
+            } else {
+                link = &h->next;
+            }
+        }
+    }
+    return n;
+}
+
+#pragma mark - Aspects API
+
+NSString *const AspectErrorDomain = @"AspectErrorDomain";
+
+@interface PEHookToken : NSObject <AspectToken> { uint64_t _identifier; }
+- (instancetype)initWithIdentifier:(uint64_t)identifier;
+@end
+
+@implementation PEHookToken
+- (instancetype)initWithIdentifier:(uint64_t)identifier {
+    if ((self = [super init])) _identifier = identifier;
+    return self;
+}
+- (BOOL)remove { return PEHookRemove(_identifier); }
+@end
+
+static id<AspectToken> hook(Class cls, id object, SEL selector, AspectOptions options, id block, NSError **error) {
+    int code = 0; char *message = NULL;
+    uint64_t identifier = PEHookAdd(cls, object, sel_getName(selector), (int)options, block, &code, &message);
+    if (!identifier) {
+        if (error) {
+            NSString *text = message ? [NSString stringWithUTF8String:message] : @"hook refused";
+            *error = [NSError errorWithDomain:AspectErrorDomain code:code
+                                     userInfo:[NSDictionary dictionaryWithObject:text forKey:NSLocalizedDescriptionKey]];
+        }
+        free(message);
+        return nil;
+    }
+    return [[[PEHookToken alloc] initWithIdentifier:identifier] autorelease];
+}
+
+@implementation NSObject (Aspects)
++ (id<AspectToken>)aspect_hookSelector:(SEL)selector withOptions:(AspectOptions)options
+                            usingBlock:(id)block error:(NSError **)error {
+    return hook(self, nil, selector, options, block, error);
+}
+- (id<AspectToken>)aspect_hookSelector:(SEL)selector withOptions:(AspectOptions)options
+                            usingBlock:(id)block error:(NSError **)error {
+    return hook(Nil, self, selector, options, block, error);
+}
+@end

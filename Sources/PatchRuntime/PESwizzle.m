@@ -1,0 +1,194 @@
+/* Swizzle layers: below the JS patch, above the original; newest outermost. */
+#include "PESlot.h"
+#include "PEBlocks.h"
+#include "PESwizzle.h"
+#include <string.h>
+
+void *PEBlockGetInvokeFunction(void *block);
+void PEWidenReturn(const PEType *type, void *ret);
+
+NSString *const PESwizzleErrorDomain = @"PESwizzleErrorDomain";
+
+struct PESwizzleLayer {
+    uint64_t identifier;
+    PESwizzleInfo *info;        /* passed to the block; lives as long as the layer */
+    PESlot *slot;
+    void *block;
+    const PESignature *blockSignature;
+    IMP original;               /* continuation closure: runs what is below this layer */
+    struct PESwizzleLayer *next;
+};
+
+static uint64_t lastSwizzleIdentifier;
+
+static void runLayer(struct PESwizzleLayer *layer, void *block, const PESignature *blockSig, PEFrame *frame) {
+    unsigned count = PESignatureGetArgumentCount(blockSig);
+    void **args = alloca(sizeof(void *) * count);
+    id info = layer->info;
+    args[0] = &block;
+    args[1] = &info;
+    args[2] = frame->arguments[0];                          /* self; the block has no _cmd */
+    for (unsigned i = 3; i < count; i++) args[i] = frame->arguments[i - 1];
+    ffi_call(PESignatureGetCIF(blockSig), (void (*)(void))PEBlockGetInvokeFunction(block), frame->returnValue, args);
+}
+
+void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below) {
+    struct PESwizzleLayer *layer = NULL;
+    void *block = NULL;
+    const PESignature *blockSig = NULL;
+    pthread_rwlock_rdlock(&PELayerLock);
+    if (!below) layer = slot->swizzles;
+    else {
+        struct PESwizzleLayer *l = slot->swizzles;
+        while (l && l != below) l = l->next;
+        layer = l ? l->next : NULL;                         /* a layer removed mid-call: go to the base */
+    }
+    if (layer) { block = PEBlockCopy(layer->block); blockSig = layer->blockSignature; }
+    pthread_rwlock_unlock(&PELayerLock);
+    if (!layer) { PESlotInvokeBase(slot, frame); return; }
+    @try { runLayer(layer, block, blockSig, frame); }
+    @finally { PEBlockRelease(block); }
+}
+
+static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
+    (void)cif;
+    struct PESwizzleLayer *layer = userData;
+    PEFrame frame = { layer->slot->signature, args, ret };
+    PESwizzlesRun(layer->slot, &frame, layer);
+    if (ret) PEWidenReturn(PESignatureGetReturnType(layer->slot->signature), ret);
+}
+
+@implementation PESwizzleInfo
+- (IMP)originalImplementation { return _layer->original; }
+- (SEL)selector { return _layer->slot->sel; }
+@end
+
+@interface PESwizzleLayerToken : NSObject <PESwizzleToken> { @public uint64_t _identifier; }
+@end
+
+@implementation PESwizzleLayerToken
+- (BOOL)remove {
+    struct PESwizzleLayer *removed = NULL;
+    pthread_rwlock_wrlock(&PELayerLock);
+    for (PESlot *slot = PESlotEnumerate(NULL); slot && !removed; slot = PESlotEnumerate(slot)) {
+        for (struct PESwizzleLayer **link = &slot->swizzles; *link; link = &(*link)->next) {
+            if ((*link)->identifier == _identifier) {
+                removed = *link;
+                *link = removed->next;
+                __atomic_sub_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
+                break;
+            }
+        }
+    }
+    pthread_rwlock_unlock(&PELayerLock);
+    if (!removed) return NO;
+    PESlotUninstallIfUnused(removed->slot);
+    /* The layer's continuation closure may still be running on another thread: it is kept; the
+       block is released (calls in flight hold their own reference). */
+    PEBlockRelease(removed->block);
+    removed->block = NULL;
+    return YES;
+}
+@end
+
+static NSError *swizzleError(NSString *message) {
+    return [NSError errorWithDomain:PESwizzleErrorDomain code:1
+                           userInfo:[NSDictionary dictionaryWithObject:message forKey:NSLocalizedDescriptionKey]];
+}
+
+static bool kindsCompatible(const PEType *a, const PEType *b) {
+    PETypeKind ka = PETypeGetKind(a), kb = PETypeGetKind(b);
+    bool oa = ka == PETypeKindObject || ka == PETypeKindBlock || ka == PETypeKindClass;
+    bool ob = kb == PETypeKindObject || kb == PETypeKindBlock || kb == PETypeKindClass;
+    if (oa || ob) return oa && ob;
+    return ka == kb && PETypeGetSize(a) == PETypeGetSize(b);
+}
+
+@implementation PESwizzle
+
++ (id<PESwizzleToken>)swizzleInstanceMethod:(SEL)selector inClass:(Class)cls
+                                       mode:(PESwizzleMode)mode key:(const void *)key
+                                      error:(NSError **)error usingBlock:(id)block {
+    static NSMutableDictionary *done;      /* key -> set of class names already swizzled for it */
+    PEEnsureThreadRegistered();
+    if (!cls || !selector || !block) {
+        if (error) *error = swizzleError(@"swizzle needs a class, a selector and a block");
+        return nil;
+    }
+    const char *name = sel_getName(selector);
+    if (!class_respondsToSelector(cls, selector)) {
+        if (error) *error = swizzleError([NSString stringWithFormat:@"-[%s %s] does not exist", class_getName(cls), name]);
+        return nil;
+    }
+    NSValue *keyValue = [NSValue valueWithPointer:key];
+    if (mode != PESwizzleModeAlways) {
+        @synchronized ([PESwizzle class]) {
+            if (!done) done = [NSMutableDictionary new];
+            NSMutableSet *classes = [done objectForKey:keyValue];
+            for (Class k = cls; k; k = class_getSuperclass(k)) {
+                if ([classes containsObject:[NSString stringWithUTF8String:class_getName(k)]]) return nil;
+                if (mode == PESwizzleModeOncePerClass) break;
+            }
+        }
+    }
+    char *installError = NULL;
+    PESlot *slot = PESlotInstall(cls, name, NULL, &installError);
+    if (!slot) {
+        if (error) *error = swizzleError([NSString stringWithUTF8String:installError ?: "cannot swizzle"]);
+        free(installError);
+        return nil;
+    }
+    struct PESwizzleLayer *layer = calloc(1, sizeof *layer);
+    layer->slot = slot;
+    void *code = NULL;
+    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+    if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(slot->signature), continuation, layer, code) != FFI_OK) {
+        free(layer);
+        if (error) *error = swizzleError(@"could not allocate a libffi closure");
+        return nil;
+    }
+    layer->original = (IMP)code;
+    const PESignature *blockSig = PEIsBlock(block) ? PEBlockGetSignature(block) : NULL;
+    const PESignature *methodSig = slot->signature;
+    /* block: (block, info, self, args...) against method: (self, _cmd, args...) */
+    bool ok = blockSig && PESignatureIsFFICompatible(blockSig)
+        && PESignatureGetArgumentCount(blockSig) == PESignatureGetArgumentCount(methodSig) + 1
+        && kindsCompatible(PESignatureGetReturnType(blockSig), PESignatureGetReturnType(methodSig));
+    for (unsigned i = 3; ok && i < PESignatureGetArgumentCount(blockSig); i++)
+        ok = kindsCompatible(PESignatureGetArgument(blockSig, i), PESignatureGetArgument(methodSig, i - 1));
+    if (!ok) {
+        free(layer);
+        if (error) *error = swizzleError([NSString stringWithFormat:@"the replacement block %s does not match -[%s %s] %s (it takes the info, self, then the method's arguments)",
+            blockSig ? PESignatureGetEncoding(blockSig) : "(no signature)", class_getName(cls), name, PESignatureGetEncoding(methodSig)]);
+        return nil;
+    }
+    layer->block = PEBlockCopy(block);
+    layer->blockSignature = blockSig;
+    layer->info = [PESwizzleInfo new];
+    layer->info->_layer = layer;
+    pthread_rwlock_wrlock(&PELayerLock);
+    layer->identifier = ++lastSwizzleIdentifier;
+    layer->next = slot->swizzles;
+    slot->swizzles = layer;
+    __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
+    pthread_rwlock_unlock(&PELayerLock);
+    PESlotEnsureInstalled(slot);
+    if (mode != PESwizzleModeAlways) {
+        @synchronized ([PESwizzle class]) {
+            NSMutableSet *classes = [done objectForKey:keyValue];
+            if (!classes) { classes = [NSMutableSet set]; [done setObject:classes forKey:keyValue]; }
+            [classes addObject:[NSString stringWithUTF8String:class_getName(cls)]];
+        }
+    }
+    PESwizzleLayerToken *token = [[PESwizzleLayerToken new] autorelease];
+    token->_identifier = layer->identifier;
+    return token;
+}
+
++ (id<PESwizzleToken>)swizzleClassMethod:(SEL)selector inClass:(Class)cls
+                                   error:(NSError **)error usingBlock:(id)block {
+    return [self swizzleInstanceMethod:selector inClass:object_getClass((id)cls) mode:PESwizzleModeAlways
+                                   key:NULL error:error usingBlock:block];
+}
+
+@end
