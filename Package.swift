@@ -98,5 +98,6 @@ let package = Package(
         ),
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
         .target(name: "PatchRouter"),
+        .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
     ]
 )
