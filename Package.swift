@@ -48,6 +48,7 @@ let package = Package(
     products: [
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
         .executable(name: "patchctl", targets: ["patchctl"]),
+        .library(name: "PatchRouter", targets: ["PatchRouter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -96,5 +97,8 @@ let package = Package(
             name: "PatchEngineTests",
             dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime"]
         ),
+        // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
+        .target(name: "PatchRouter"),
+        .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
     ]
 )

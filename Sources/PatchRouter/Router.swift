@@ -1,0 +1,319 @@
+import Foundation
+
+/// A URL router with JLRoutes' matching rules and parameter keys, safe to use from any thread.
+///
+/// Routes live in routers: one global router and one per URL scheme, created on demand.
+/// `Router.routeURL(_:)` sends a URL to the router of its scheme (or to the global router when its
+/// scheme has none); each matching route's handler runs in priority order until one returns true.
+///
+/// ```swift
+/// try Router.routes(forScheme: "myapp").addRoute("/user/view/:userID") { parameters in
+///     showUser(parameters["userID"] as! String)
+///     return true
+/// }
+/// Router.routeURL(URL(string: "myapp://user/view/joel%20levin")!)   // userID "joel levin"
+/// ```
+///
+/// Differences from JLRoutes, each fixing a case where JLRoutes misrouted or couldn't be used safely:
+/// - thread safety (below); `addRoute` throws `RoutePatternError` for malformed patterns instead of
+///   asserting or registering a route that can never match; optional groups may nest;
+/// - `%2B` decodes to `+` even with plus decoding on (JLRoutes made it a space);
+/// - wildcard components are decoded like variables (JLRoutes passed them percent-encoded);
+/// - empty path components are ignored (a pattern with a trailing slash matched nothing in JLRoutes),
+///   and a variable never matches an empty value;
+/// - a fragment anchor (`#top`) doesn't affect patterns without "#" (see `RouteRequest`);
+/// - `removeRoute(pattern:)` removes every route with that pattern, including all expansions of an
+///   optional pattern (JLRoutes removed the first exact match only, so optional routes stayed);
+/// - schemes compare case-insensitively; at most one unmatched URL handler runs per URL;
+/// - literal components also match their percent-decoded form (`/my docs` matches `my%20docs`).
+///
+/// Thread safety: adding, removing and routing may happen concurrently. Handlers are never called
+/// while a lock is held, so a handler may add or remove routes or route another URL. A route removed
+/// while a URL is being routed is not called after its removal (one already running finishes); a URL
+/// routed while `replaceRoute` runs reaches the old or the new route, never neither.
+public final class Router: @unchecked Sendable, CustomStringConvertible {
+    /// A route handler: receives the parameters, returns false to let the next matching route try.
+    public typealias Handler = ([String: Any]) -> Bool
+    /// Called when no route handled a URL, with the router that owns the handler, the URL and the
+    /// extra parameters given to `routeURL`.
+    public typealias UnmatchedURLHandler = (Router, URL, [String: Any]) -> Void
+
+    // MARK: Parameter keys (JLRoutes' strings, so JLRoutes handlers port over unchanged)
+
+    /// The matched concrete pattern (`String`).
+    public static let patternKey = "JLRoutePattern"
+    /// The URL being routed (`URL`).
+    public static let urlKey = "JLRouteURL"
+    /// The scheme of the router whose route matched (`String`); `Router.globalScheme` for global routes.
+    public static let schemeKey = "JLRouteScheme"
+    /// The components matched by a trailing `*` (`[String]`, decoded like variables).
+    public static let wildcardComponentsKey = "JLRouteWildcardComponents"
+    /// The scheme name of the global router.
+    public static let globalScheme = "JLRoutesGlobalRoutesScheme"
+
+    // MARK: Routers
+
+    /// The global router: routes URLs whose scheme has no router, and is the fallback of scheme routers.
+    public static var global: Router { routes(forScheme: globalScheme) }
+
+    /// The router for a scheme, created on first use. Schemes compare case-insensitively.
+    public static func routes(forScheme scheme: String) -> Router {
+        RouterRegistry.shared.router(forScheme: scheme)
+    }
+
+    /// Forgets a scheme's router: its URLs go to the global router again. The router object itself keeps
+    /// working for whoever still holds it.
+    public static func unregisterRouteScheme(_ scheme: String) {
+        RouterRegistry.shared.unregister(scheme: scheme)
+    }
+
+    /// Forgets every router, the global one included (a new, empty global router is created on demand).
+    public static func unregisterAllRouteSchemes() {
+        RouterRegistry.shared.unregisterAll()
+    }
+
+    /// Every registered router's routes, by scheme.
+    public static var allRoutes: [String: [RouteDefinition]] {
+        var result: [String: [RouteDefinition]] = [:]
+        for router in RouterRegistry.shared.allRouters() {
+            result[router.scheme ?? globalScheme] = router.routes
+        }
+        return result
+    }
+
+    // MARK: Global options
+
+    /// Whether `+` means a space in path variables, wildcard components and query items. Default true.
+    public static var shouldDecodePlusSymbols: Bool {
+        get { RouterRegistry.shared.currentOptions().contains(.decodePlusSymbols) }
+        set { RouterRegistry.shared.setOption(.decodePlusSymbols, enabled: newValue) }
+    }
+
+    /// Whether the host is always the first path component. Default false: only a host without "."
+    /// that isn't `localhost` is (`myapp://user/1` has the path `/user/1`, `https://x.com/user/1` has `/user/1`).
+    public static var alwaysTreatsHostAsPathComponent: Bool {
+        get { RouterRegistry.shared.currentOptions().contains(.treatHostAsPathComponent) }
+        set { RouterRegistry.shared.setOption(.treatHostAsPathComponent, enabled: newValue) }
+    }
+
+    // MARK: Routing through the registry
+
+    /// Routes a URL with the router of its scheme, or the global router when the scheme has none.
+    /// Returns whether a handler returned true. See `routeURL(_:parameters:)` on an instance.
+    @discardableResult
+    public static func routeURL(_ url: URL, parameters: [String: Any] = [:]) -> Bool {
+        router(for: url).routeURL(url, parameters: parameters)
+    }
+
+    /// Whether some route (of the URL's scheme router, or the global router as `routeURL` would pick)
+    /// matches the URL. Runs no handler, so it can't know whether a handler would return false.
+    public static func canRouteURL(_ url: URL) -> Bool {
+        router(for: url).canRouteURL(url)
+    }
+
+    private static func router(for url: URL) -> Router {
+        if let scheme = url.scheme, let router = RouterRegistry.shared.existingRouter(forScheme: scheme) {
+            return router
+        }
+        return global
+    }
+
+    // MARK: Instance
+
+    /// The scheme this router was registered for; nil for a standalone router.
+    public let scheme: String?
+
+    private let lock = NSLock()
+    /// Sorted by priority, highest first; equal priorities in insertion order.
+    private var entries: [RouteEntry] = []
+    private var fallsBackToGlobalRoutes = false
+    private var unmatchedHandler: UnmatchedURLHandler?
+
+    /// A standalone router, not registered for any scheme. Routes it with `routeURL` on the instance.
+    public convenience init() {
+        self.init(scheme: nil)
+    }
+
+    init(scheme: String?) {
+        self.scheme = scheme
+    }
+
+    /// Whether this is the global router (its scheme is `Router.globalScheme`).
+    public var isGlobal: Bool {
+        scheme?.caseInsensitiveCompare(Router.globalScheme) == .orderedSame
+    }
+
+    /// When no route of this router handles a URL, try the global router's routes. Default false.
+    public var shouldFallbackToGlobalRoutes: Bool {
+        get { withLock { fallsBackToGlobalRoutes } }
+        set { withLock { fallsBackToGlobalRoutes = newValue } }
+    }
+
+    /// Called once when `routeURL` handles nothing. When this router has none and fell back to the
+    /// global router, the global router's handler is called instead. (JLRoutes called both.)
+    public var unmatchedURLHandler: UnmatchedURLHandler? {
+        get { withLock { unmatchedHandler } }
+        set { withLock { unmatchedHandler = newValue } }
+    }
+
+    /// The routes in the order they are tried.
+    public var routes: [RouteDefinition] {
+        withLock { entries.map(\.definition) }
+    }
+
+    public var description: String {
+        "Router(\(scheme ?? "standalone")): " + routes.map(\.description).joined(separator: ", ")
+    }
+
+    /// Adds a route. Optional groups are expanded into one route per combination, longest first, all
+    /// with this priority and the returned token.
+    ///
+    /// - Parameters:
+    ///   - pattern: `/user/view/:userID`, `/files/*`, `/path/:thing(/new)(/other/:id)`, `/user#/view/:id`.
+    ///   - priority: higher is tried first; equal priorities in the order they were added.
+    ///   - handler: receives the parameters; returns false to let the next matching route try.
+    /// - Returns: a token that removes exactly the routes added by this call.
+    /// - Throws: `RoutePatternError` for unbalanced parentheses, a `*` that isn't last, or too many groups.
+    @discardableResult
+    public func addRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
+        let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
+        withLock { insert(newEntries) }
+        return token
+    }
+
+    /// Adds several patterns with one handler; nothing is added when one of them is invalid.
+    @discardableResult
+    public func addRoutes(_ patterns: [String], priority: Int = 0, handler: @escaping Handler) throws -> [RouteToken] {
+        let made = try patterns.map { try makeEntries($0, priority: priority, handler: handler) }
+        withLock { made.forEach { insert($0.entries) } }
+        return made.map(\.token)
+    }
+
+    /// Removes the routes with this pattern (as passed to `addRoute`, or one concrete expansion of it)
+    /// and adds the new route, in one step: no URL routed meanwhile finds neither. For patches that send
+    /// a broken link somewhere else.
+    @discardableResult
+    public func replaceRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
+        let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
+        withLock {
+            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
+            insert(newEntries)
+        }
+        return token
+    }
+
+    /// Removes every route whose pattern (as passed to `addRoute`, or a concrete expansion) is `pattern`.
+    /// Returns how many concrete routes were removed.
+    @discardableResult
+    public func removeRoute(pattern: String) -> Int {
+        withLock { remove { $0.sourcePattern == pattern || $0.pattern == pattern } }
+    }
+
+    /// Removes the routes added by the `addRoute` call that returned `token`. Returns whether any were here.
+    @discardableResult
+    public func removeRoute(_ token: RouteToken) -> Bool {
+        withLock { remove { $0.token == token } } > 0
+    }
+
+    /// Removes every route of this router.
+    public func removeAllRoutes() {
+        withLock { _ = remove { _ in true } }
+    }
+
+    /// Routes a URL with this router: each matching route, in order, gets the parameters until a handler
+    /// returns true; then, if none did and `shouldFallbackToGlobalRoutes` is set, the global routes;
+    /// then, if still none did, the unmatched URL handler runs.
+    ///
+    /// - Parameter parameters: extra parameters for the handler; they override query items and route
+    ///   variables of the same name, but not the pattern, URL and scheme keys.
+    /// - Returns: whether a handler returned true.
+    @discardableResult
+    public func routeURL(_ url: URL, parameters: [String: Any] = [:]) -> Bool {
+        let outcome = route(url, parameters: parameters, runHandlers: true)
+        if !outcome.routed {
+            let own = unmatchedURLHandler
+            if let own {
+                own(self, url, parameters)
+            } else if let global = outcome.fallback, let handler = global.unmatchedURLHandler {
+                handler(global, url, parameters)
+            }
+        }
+        return outcome.routed
+    }
+
+    /// Whether a route of this router (or of the global router, when falling back) matches the URL.
+    /// Runs no handler.
+    public func canRouteURL(_ url: URL) -> Bool {
+        route(url, parameters: [:], runHandlers: false).routed
+    }
+
+    // MARK: Private
+
+    private func route(_ url: URL, parameters: [String: Any], runHandlers: Bool) -> (routed: Bool, fallback: Router?) {
+        var (snapshot, fallsBack) = withLock { (entries, fallsBackToGlobalRoutes && !isGlobal) }
+        let request = RouteRequest(url: url, options: RouterRegistry.shared.currentOptions(), additionalParameters: parameters)
+        var tried = Set<ObjectIdentifier>()
+        // Holds the tried entries alive: a freed entry's address could be reused by a new one, which
+        // would then look tried.
+        var triedEntries: [RouteEntry] = []
+        var index = 0
+        while index < snapshot.count {
+            let entry = snapshot[index]
+            index += 1
+            guard tried.insert(ObjectIdentifier(entry)).inserted else { continue }
+            triedEntries.append(entry)
+            let response = entry.definition.response(for: request)
+            guard response.isMatch else { continue }
+            guard runHandlers else { return (true, nil) }
+            guard withLock({ entry.isActive }) else {
+                // Removed by an earlier handler or another thread since the snapshot. Go on with the
+                // current routes (skipping those tried), so a route replaced meanwhile is found as its
+                // replacement rather than not at all.
+                snapshot = withLock { entries }
+                index = 0
+                continue
+            }
+            if entry.handler(response.parameters) { return (true, nil) }
+        }
+        guard fallsBack else { return (false, nil) }
+        let global = Router.global
+        return (global.route(url, parameters: parameters, runHandlers: runHandlers).routed, global)
+    }
+
+    private func makeEntries(_ pattern: String, priority: Int, handler: @escaping Handler) throws -> (token: RouteToken, entries: [RouteEntry]) {
+        let parsed = try RoutePattern(pattern)
+        let token = RouteToken.next()
+        let entries = parsed.expansions.map { expansion in
+            RouteEntry(
+                definition: RouteDefinition(expansion: expansion, sourcePattern: pattern, priority: priority, token: token, scheme: scheme),
+                handler: handler
+            )
+        }
+        return (token, entries)
+    }
+
+    /// Inserts before the first route of lower priority. Call with the lock held.
+    private func insert(_ newEntries: [RouteEntry]) {
+        guard let priority = newEntries.first?.definition.priority else { return }
+        let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
+        entries.insert(contentsOf: newEntries, at: index)
+    }
+
+    /// Removes and deactivates the matching routes; returns how many. Call with the lock held.
+    private func remove(where shouldRemove: (RouteDefinition) -> Bool) -> Int {
+        var removed = 0
+        entries.removeAll { entry in
+            guard shouldRemove(entry.definition) else { return false }
+            entry.isActive = false
+            removed += 1
+            return true
+        }
+        return removed
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+import PatchRouter
+
+/// Handlers that change routers or route again while a URL is being routed: no deadlock, and removal
+/// takes effect for routes not yet tried.
+final class ReentrancyTests: RouterTestCase {
+    func testHandlerAddsARouteAndRoutesAnotherURL() throws {
+        var nested: Bool?
+        var inner: [String: Any]?
+        try Router.global.addRoute("/outer") { _ in
+            do {
+                try Router.global.addRoute("/inner/:id") { inner = $0; return true }
+            } catch {
+                XCTFail("\(error)")
+            }
+            nested = Router.routeURL(URL(string: "t://inner/7")!)
+            return true
+        }
+        XCTAssertTrue(Router.routeURL(try url("t://outer")))
+        XCTAssertEqual(nested, true)
+        XCTAssertEqual(inner?["id"] as? String, "7")
+    }
+
+    func testHandlerRemovesItselfAfterFirstUse() throws {
+        var calls = 0
+        var token: RouteToken?
+        token = try Router.global.addRoute("/once") { _ in
+            calls += 1
+            if let token { Router.global.removeRoute(token) }
+            return true
+        }
+        XCTAssertTrue(Router.routeURL(try url("t://once")))
+        XCTAssertFalse(Router.routeURL(try url("t://once")))
+        XCTAssertEqual(calls, 1)
+    }
+
+    func testRouteRemovedDuringRoutingIsNotCalled() throws {
+        var order: [String] = []
+        var victim: RouteToken?
+        try Router.global.addRoute("/x", priority: 2) { _ in
+            order.append("first")
+            if let victim { Router.global.removeRoute(victim) }
+            return false
+        }
+        victim = try Router.global.addRoute("/x", priority: 1) { _ in order.append("victim"); return true }
+        try Router.global.addRoute("/x", priority: 0) { _ in order.append("last"); return true }
+
+        XCTAssertTrue(Router.routeURL(try url("t://x")))
+        XCTAssertEqual(order, ["first", "last"])
+    }
+
+    func testRemoveAllRoutesFromAHandler() throws {
+        var order: [String] = []
+        try Router.global.addRoute("/x", priority: 1) { _ in
+            order.append("first")
+            Router.global.removeAllRoutes()
+            return false
+        }
+        try Router.global.addRoute("/x") { _ in order.append("second"); return true }
+        XCTAssertFalse(Router.routeURL(try url("t://x")))
+        XCTAssertEqual(order, ["first"])
+    }
+
+    func testRouteAddedDuringRoutingWaitsForTheNextURL() throws {
+        var order: [String] = []
+        try Router.global.addRoute("/x") { _ in
+            order.append("first")
+            _ = try? Router.global.addRoute("/x", priority: 10) { _ in order.append("added"); return true }
+            return false
+        }
+        XCTAssertFalse(Router.routeURL(try url("t://x")))
+        XCTAssertTrue(Router.routeURL(try url("t://x")))
+        XCTAssertEqual(order, ["first", "added"])
+    }
+
+    func testUnmatchedHandlerRegistersTheMissingRouteAndRetries() throws {
+        var retried: Bool?
+        Router.global.unmatchedURLHandler = { router, url, _ in
+            _ = try? router.addRoute(url.path, handler: { _ in true })
+            retried = router.routeURL(url)
+        }
+        XCTAssertFalse(Router.routeURL(try url("t:/late")))
+        XCTAssertEqual(retried, true)
+        XCTAssertTrue(Router.routeURL(try url("t:/late")))
+    }
+
+    func testHandlerChangesRouterSettings() throws {
+        let scheme = Router.routes(forScheme: "app")
+        try Router.global.addRoute("/fallback", handler: record)
+        try scheme.addRoute("/enable") { _ in
+            scheme.shouldFallbackToGlobalRoutes = true
+            Router.shouldDecodePlusSymbols = false
+            _ = scheme.routes
+            _ = Router.allRoutes
+            return true
+        }
+        XCTAssertTrue(Router.routeURL(try url("app://enable")))
+        route("app://fallback")
+        assertRouted([:], scheme: Router.globalScheme)
+        XCTAssertFalse(Router.shouldDecodePlusSymbols)
+    }
+}
