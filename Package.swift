@@ -70,7 +70,7 @@ let package = Package(
         // The Swift engine: public API, JS context, preprocessor, value boxing, patch loading.
         .target(
             name: "PatchEngine",
-            dependencies: ["PatchRuntime", "CJavaScriptCore"],
+            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter"],
             resources: [.copy("Resources/runtime.js")],
             linkerSettings: [
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),

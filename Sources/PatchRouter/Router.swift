@@ -215,6 +215,23 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         withLock { remove { $0.token == token } } > 0
     }
 
+    /// Takes out every route with this pattern (as `removeRoute(pattern:)` does) and returns them with
+    /// their handlers, so that `restoreRoutes` can put them back: how a patch that replaced or removed
+    /// an app's route is reverted.
+    public func takeRoutes(pattern: String) -> DetachedRoutes {
+        withLock {
+            let taken = entries.filter { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
+            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
+            return DetachedRoutes(entries: taken)
+        }
+    }
+
+    /// Puts back routes returned by `takeRoutes`, with their original tokens, patterns, priorities and
+    /// handlers (after routes of equal priority added since).
+    public func restoreRoutes(_ routes: DetachedRoutes) {
+        withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition, handler: $0.handler) }) }
+    }
+
     /// Removes every route of this router.
     public func removeAllRoutes() {
         withLock { _ = remove { _ in true } }
