@@ -37,7 +37,7 @@ public enum Preprocessor {
                     j += 1
                     continue
                 }
-                // The name runs to `")`; a quote, backslash-quote or line break means it is not ours.
+                // The name runs to the next quote, which must be followed by `)`; a line break first means it is not ours.
                 var k = j + prefix.count
                 while k < bytes.count && bytes[k] != 0x22 && bytes[k] != 0x0A && bytes[k] != 0x0D { k += 1 }
                 guard k > j + prefix.count, k + 1 < bytes.count, bytes[k] == 0x22, bytes[k + 1] == 0x29 else {

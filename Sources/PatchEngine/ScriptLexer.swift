@@ -220,10 +220,10 @@ struct ScriptLexer {
                     newPending = 0
                 }
             case Ch.hash:
-                i += 1  // a private name, `#field`
+                i += 1  // a private name, `#field`; never rewritten (`__c` cannot reach it)
                 scanIdentifierTail()
+                if prev != .dot { newPending = 0 }  // `new this.#Kind.make()` keeps its constructor
                 prev = .operand
-                newPending = 0
             case Ch.dollar, Ch.underscore, Ch.backslash, Ch.upperA...Ch.upperZ, Ch.lowerA...Ch.lowerZ:
                 identifier()
             case 0x80...0xFF:
@@ -272,7 +272,7 @@ struct ScriptLexer {
         guard length >= 2, length <= 10, first >= Ch.lowerA, first <= Ch.lowerZ else { return .operand }
         switch length {
         case 2:
-            if isWord(start, "in") { return .punctuator }
+            if isWord(start, "in") || isWord(start, "of") { return .punctuator }  // `for (m of /x/g.exec(s))`
             if isWord(start, "do") { return .statementStart }
             if isWord(start, "if") { return .controlKeyword }
         case 3:

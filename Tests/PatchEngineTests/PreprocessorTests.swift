@@ -98,7 +98,7 @@ final class PreprocessorTests: XCTestCase {
         assertRewrite("s.replace(/[/]x.y(/g, '')", #"s.__c("replace")(/[/]x.y(/g, '')"#)
         assertRewrite(#"s.split(/\/a.b(/).c()"#, #"s.__c("split")(/\/a.b(/).__c("c")()"#)
         assertRewrite("x = /[\\]/]a.b(/i.exec(s)", #"x = /[\]/]a.b(/i.__c("exec")(s)"#)
-        for keyword in ["return", "typeof", "case", "throw", "in", "delete", "void", "yield", "await", "else", "do", "instanceof"] {
+        for keyword in ["return", "typeof", "case", "throw", "in", "delete", "void", "yield", "await", "else", "do", "instanceof", "of"] {
             assertRewrite("\(keyword) /a.b(/.c()", "\(keyword) /a.b(/.__c(\"c\")()")
         }
         for before in ["(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "=>", "&&", "\n"] {
@@ -158,6 +158,7 @@ final class PreprocessorTests: XCTestCase {
         assertRewrite("x = new a.b; c.d()", #"x = new a.b; c.__c("d")()"#)
         assertRewrite("x = new A\nb.c()", "x = new A\nb.__c(\"c\")()")
         assertRewrite("new.target.foo()", #"new.target.__c("foo")()"#)
+        assertUnchanged("new this.#kind.constructor(1)")
         assertRewrite("new function () { this.a.b() }", #"new function () { this.a.__c("b")() }"#)
         assertRewrite("new Date().getTime()", #"new Date().__c("getTime")()"#)
         assertRewrite("o.new(1).x()", #"o.__c("new")(1).__c("x")()"#)
