@@ -72,7 +72,8 @@ struct JSException: Error {
     var stack: String?
 
     init(ctx: JSContextRef, value: JSValueRef) {
-        message = JSC.toString(ctx, value)
+        // Messages quote rewritten code (`o.__c("x") is not a function`): show the user's `o.x`.
+        message = Preprocessor.restoreCalls(in: JSC.toString(ctx, value))
         if let object = JSValueToObject(ctx, value, nil), !JSValueIsString(ctx, value) {
             let line = JSC.get(ctx, object, "line"), column = JSC.get(ctx, object, "column")
             if JSValueIsNumber(ctx, line) { self.line = Int(JSValueToNumber(ctx, line, nil)) }

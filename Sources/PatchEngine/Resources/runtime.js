@@ -214,6 +214,21 @@
   global.dispatch_sync_main = function (fn) { N.dispatch(2, 0, fn); };
   global.dispatch_async_global_queue = function (fn) { N.dispatch(3, 0, fn); };
 
+  // --- toolkit: hooks and routes -------------------------------------------------------------------
+  // hook(target, 'selector:', 'before' | 'instead' | 'after', fn(info, args...), {once: true})
+  global.hook = function (target, selector, position, fn, options) {
+    return N.hook(target, String(selector), String(position), fn, !!(options && options.once), false);
+  };
+  global.hookClass = function (cls, selector, position, fn, options) {
+    return N.hook(cls, String(selector), String(position), fn, !!(options && options.once), true);
+  };
+  global.routes = {
+    add: function (pattern, handler, options) { return N.routeAdd(String(pattern), handler, options || {}, false); },
+    replace: function (pattern, handler, options) { return N.routeAdd(String(pattern), handler, options || {}, true); },
+    remove: function (pattern, options) { return N.routeRemove(String(pattern), options || {}); },
+    route: function (url, parameters) { return N.routeURL(String(url), parameters || null); }
+  };
+
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
 })(this);
