@@ -129,7 +129,7 @@ final class FixtureBaselineTests: XCTestCase {
     func testSuperChainsNatively() {
         XCTAssertEqual(take(pf_new_send("PFSuperB1", "method")), "\"B1\"")
         XCTAssertEqual(take(pf_new_send("PFSuperC2", "method")), "\"C12\"")
-        for family in ["Chain", "Loop", "Late", "Deep", "Thread"] {
+        for family in ["Chain", "Loop", "Late", "Deep", "Thread", "Revert"] {
             XCTAssertEqual(take(pf_new_send("PF\(family)Leaf", "method")), "\"base>mid>leaf\"")
         }
     }

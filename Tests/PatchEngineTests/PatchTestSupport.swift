@@ -121,3 +121,27 @@ let jsToString = """
 function S(v) { return (typeof v === 'string') ? v : (v ? v.toJS() : v); }
 
 """
+
+/// A deterministic text form of a value `evaluate` returned, for compact assertions:
+/// numbers as 42 / 4.5, strings quoted, true / false, nil, [a, b], {key: value} with
+/// sorted keys, and objc:<pf_describe text> for an Objective-C object.
+func render(_ value: Any?) -> String {
+    guard let value else { return "nil" }
+    switch value {
+    case let number as Double:
+        if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+        return String(number)
+    case let string as String:
+        return "\"\(string)\""
+    case let flag as Bool:
+        return flag ? "true" : "false"
+    case let array as [Any?]:
+        return "[" + array.map(render).joined(separator: ", ") + "]"
+    case let dictionary as [String: Any?]:
+        return "{" + dictionary.keys.sorted().map { "\($0): \(render(dictionary[$0] ?? nil))" }.joined(separator: ", ") + "}"
+    case let object as ObjCObject:
+        return "objc:" + (take(pf_describe(object.pointer)) ?? "?")
+    default:
+        return "unexpected \(type(of: value)): \(value)"
+    }
+}
