@@ -183,6 +183,22 @@ final class FixtureBaselineTests: XCTestCase {
         XCTAssertEqual(raised, 0)
     }
 
+    func testProtocolsDeclareTheTypesOfTheirMethods() {
+        // What the engine reads for new methods of a class adopting these protocols.
+        for selector in ["boundsForScale:", "preferredAction", "runWithCompletion:", "rangeForName:"] {
+            XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", selector, 1)),
+                           take(pf_method_types("PFShapeReference", selector, 0)), selector)
+        }
+        XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", "instanceLimit", 0)),
+                       take(pf_method_types("PFShapeReference", "instanceLimit", 1)))
+        XCTAssertEqual(take(pf_protocol_method_types("PFNamed", "displayName", 1)), "@@:")
+        XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", "rangeForName:", 1)), "{_NSRange=QQ}@:@")
+        XCTAssertNil(take(pf_protocol_method_types("PFShapeSource", "displayName", 1)))
+        // Platform fact: the GCC runtime's protocol records carry no @optional methods,
+        // so their types are not available to the engine.
+        XCTAssertNil(take(pf_protocol_method_types("PFShapeSource", "weightFor:", 1)))
+    }
+
     func testProbeAndWorkerNatively() {
         pf_probe_reset()
         pf_worker_work()

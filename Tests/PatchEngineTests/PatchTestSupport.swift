@@ -129,7 +129,7 @@ func render(_ value: Any?) -> String {
     guard let value else { return "nil" }
     switch value {
     case let number as Double:
-        if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+        if number == number.rounded(), abs(number) <= 9_007_199_254_740_992 { return String(Int64(number)) }
         return String(number)
     case let string as String:
         return "\"\(string)\""
@@ -144,4 +144,10 @@ func render(_ value: Any?) -> String {
     default:
         return "unexpected \(type(of: value)): \(value)"
     }
+}
+
+/// An object pointer handed to another thread (the fixture objects are used by one
+/// thread at a time; the tests arrange that).
+struct SendablePointer: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
 }
