@@ -215,6 +215,13 @@ final class FixtureBaselineTests: XCTestCase {
         XCTAssertEqual(pf_probe_count(), 0)
     }
 
+    func testDisposableRecordsItsDealloc() {
+        pf_probe_reset()
+        pf_release(pf_new("PFDisposable"))
+        XCTAssertEqual(take(pf_probe_entries()), "native-dealloc@main")
+        pf_probe_reset()
+    }
+
     func testPointersNatively() {
         XCTAssertEqual(pf_memory_echo_pointer(), -1)
         XCTAssertNil(take(pf_memory_echo_chars()))

@@ -75,4 +75,20 @@ final class InheritanceTests: PatchTestCase {
         XCTAssertEqual(take(pf_new_send(name, "describe")), "\"hound says js-woof\"")
         XCTAssertEqual(pf_animal_legs(name), 4)
     }
+
+    func testOriginalOfAnInheritedMethod() throws {
+        // PFDog has no -name of its own: ORIGname is PFAnimal's implementation, and the
+        // patch takes PFAnimal's type encoding.
+        try apply("defineClass('PFDog', { name: function() { return 'dog:' + self.ORIGname().toJS() } })")
+        XCTAssertEqual(take(pf_new_send("PFDog", "name")), "\"dog:animal\"")
+        XCTAssertEqual(take(pf_new_send("PFAnimal", "name")), "\"animal\"")
+    }
+
+    func testInheritedIntMethodKeepsItsType() throws {
+        try apply("defineClass('PFDog', { legs: function() { return self.ORIGlegs() + 1 } })")
+        XCTAssertEqual(take(pf_method_types("PFDog", "legs", 0)), "i@:")
+        XCTAssertEqual(pf_animal_legs("PFDog"), 5)
+        XCTAssertEqual(pf_animal_legs("PFPuppy"), 5)
+        XCTAssertEqual(pf_animal_legs("PFAnimal"), 4)
+    }
 }

@@ -181,4 +181,23 @@ final class OverrideTests: PatchTestCase {
         XCTAssertEqual(take(pf_greeter_describe_value(1.5, "v")), "\"v=1.5\"")
         XCTAssertEqual(pf_greeter_count("abc"), 3)
     }
+
+    func testPatchedDeallocRunsAndCanCallTheOriginal() throws {
+        pf_probe_reset()
+        try apply("""
+        defineClass('PFDisposable', {
+          dealloc: function() {
+            require('PFProbe').record('js-dealloc');
+            self.ORIGdealloc()
+          }
+        })
+        """)
+        let object = pf_new("PFDisposable")
+        pf_release(object)
+        XCTAssertEqual(take(pf_probe_entries()), "js-dealloc@main,native-dealloc@main")
+        // Another instance afterwards: nothing from the first one may linger or run twice.
+        let second = pf_new("PFDisposable")
+        pf_release(second)
+        XCTAssertEqual(take(pf_probe_entries()), "js-dealloc@main,native-dealloc@main,js-dealloc@main,native-dealloc@main")
+    }
 }
