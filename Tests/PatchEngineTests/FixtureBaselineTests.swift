@@ -129,7 +129,7 @@ final class FixtureBaselineTests: XCTestCase {
     func testSuperChainsNatively() {
         XCTAssertEqual(take(pf_new_send("PFSuperB1", "method")), "\"B1\"")
         XCTAssertEqual(take(pf_new_send("PFSuperC2", "method")), "\"C12\"")
-        for family in ["Chain", "Loop", "Late", "Deep", "Thread"] {
+        for family in ["Chain", "Loop", "Late", "Deep", "Thread", "Revert"] {
             XCTAssertEqual(take(pf_new_send("PF\(family)Leaf", "method")), "\"base>mid>leaf\"")
         }
     }
@@ -183,6 +183,22 @@ final class FixtureBaselineTests: XCTestCase {
         XCTAssertEqual(raised, 0)
     }
 
+    func testProtocolsDeclareTheTypesOfTheirMethods() {
+        // What the engine reads for new methods of a class adopting these protocols.
+        for selector in ["boundsForScale:", "preferredAction", "runWithCompletion:", "rangeForName:"] {
+            XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", selector, 1)),
+                           take(pf_method_types("PFShapeReference", selector, 0)), selector)
+        }
+        XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", "instanceLimit", 0)),
+                       take(pf_method_types("PFShapeReference", "instanceLimit", 1)))
+        XCTAssertEqual(take(pf_protocol_method_types("PFNamed", "displayName", 1)), "@@:")
+        XCTAssertEqual(take(pf_protocol_method_types("PFShapeSource", "rangeForName:", 1)), "{_NSRange=QQ}@:@")
+        XCTAssertNil(take(pf_protocol_method_types("PFShapeSource", "displayName", 1)))
+        // Platform fact: the GCC runtime's protocol records carry no @optional methods,
+        // so their types are not available to the engine.
+        XCTAssertNil(take(pf_protocol_method_types("PFShapeSource", "weightFor:", 1)))
+    }
+
     func testProbeAndWorkerNatively() {
         pf_probe_reset()
         pf_worker_work()
@@ -197,6 +213,13 @@ final class FixtureBaselineTests: XCTestCase {
         XCTAssertEqual(take(pf_probe_entries()), "native-work@main,bg-tag@bg")
         pf_probe_reset()
         XCTAssertEqual(pf_probe_count(), 0)
+    }
+
+    func testDisposableRecordsItsDealloc() {
+        pf_probe_reset()
+        pf_release(pf_new("PFDisposable"))
+        XCTAssertEqual(take(pf_probe_entries()), "native-dealloc@main")
+        pf_probe_reset()
     }
 
     func testPointersNatively() {

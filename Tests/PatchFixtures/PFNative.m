@@ -127,6 +127,31 @@ int pf_conforms(const char *className, const char *protocolName)
     PF_POOL_END
 }
 
+/* Keeps only the type letters of an encoding ("v24@0:8" → "v@:"). */
+static char *PFStripOffsets(const char *types)
+{
+    char *stripped = malloc(strlen(types) + 1);
+    char *out = stripped;
+    for (const char *p = types; *p; p++) {
+        if (!isdigit((unsigned char)*p)) *out++ = *p;
+    }
+    *out = '\0';
+    return stripped;
+}
+
+char *pf_protocol_method_types(const char *protocolName, const char *selector, int instanceMethod)
+{
+    Protocol *protocol = objc_getProtocol(protocolName);
+    if (protocol == NULL) return NULL;
+    SEL sel = sel_registerName(selector);
+    for (int required = 1; required >= 0; required--) {
+        struct objc_method_description description =
+            protocol_getMethodDescription(protocol, sel, required ? YES : NO, instanceMethod ? YES : NO);
+        if (description.types != NULL) return PFStripOffsets(description.types);
+    }
+    return NULL;
+}
+
 char *pf_method_types(const char *className, const char *selector, int classMethod)
 {
     Class cls = objc_getClass(className);
@@ -137,13 +162,7 @@ char *pf_method_types(const char *className, const char *selector, int classMeth
     const char *types = method_getTypeEncoding(method);
     if (types == NULL) return NULL;
     /* Offsets and sizes ("v24@0:8") are platform noise: keep only the types. */
-    char *stripped = malloc(strlen(types) + 1);
-    char *out = stripped;
-    for (const char *p = types; *p; p++) {
-        if (!isdigit((unsigned char)*p)) *out++ = *p;
-    }
-    *out = '\0';
-    return stripped;
+    return PFStripOffsets(types);
 }
 
 char *pf_describe(void *object)

@@ -11,7 +11,7 @@ char *PFCopyString(NSString *string)
 static NSString *PFDescribeNumber(NSNumber *number)
 {
     double value = [number doubleValue];
-    if (value == floor(value) && fabs(value) < 1e15) {
+    if (value == floor(value) && fabs(value) <= 9007199254740992.0) {
         return [NSString stringWithFormat:@"%lld", [number longLongValue]];
     }
     return [NSString stringWithFormat:@"%.15g", value];

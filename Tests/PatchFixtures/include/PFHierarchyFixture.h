@@ -13,7 +13,7 @@
      PFSuperC "C";  PFSuperC1 : PFSuperC  [super method] + "1";  PFSuperC2 : PFSuperC1  [super method] + "2"
      Three identical families for patches of several levels at once (one family per test):
      PF<F>Base "base";  PF<F>Mid : PF<F>Base  [super method] + ">mid";  PF<F>Leaf : PF<F>Mid  [super method] + ">leaf"
-     for F in Chain, Loop, Late, Deep, Thread. */
+     for F in Chain, Loop, Late, Deep, Thread, Revert. */
 #ifndef PF_HIERARCHY_FIXTURE_H
 #define PF_HIERARCHY_FIXTURE_H
 

@@ -27,6 +27,10 @@ int pf_conforms(const char *className, const char *protocolName);
    ("v@:@"); NULL when the class has no such method. */
 char *pf_method_types(const char *className, const char *selector, int classMethod);
 
+/* Type encoding a protocol declares for a selector (instanceMethod = 1 for "-",
+   0 for "+"), required or optional, offsets stripped; NULL if not declared. */
+char *pf_protocol_method_types(const char *protocolName, const char *selector, int instanceMethod);
+
 /* The canonical description of an object (see PFSupport.h): nil, null, "str", 42,
    [a, b], {k: v}, class:Name, <Class>. */
 char *pf_describe(void *object);

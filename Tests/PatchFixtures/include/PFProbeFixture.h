@@ -2,7 +2,9 @@
    threads: require('PFProbe').record('tag') appends "tag@main" or "tag@bg" (which
    thread ran it, by GNUstep's notion of the main thread).
    PFWorker: methods that scripts patch to use the dispatch helpers and
-   performSelectorInOC; called natively from any thread by pf_worker_*. */
+   performSelectorInOC; called natively from any thread by pf_worker_*.
+   PFDisposable (PFDisposable.m): its -dealloc records "native-dealloc"; create it with
+   pf_new and release it with pf_release. */
 #ifndef PF_PROBE_FIXTURE_H
 #define PF_PROBE_FIXTURE_H
 

@@ -7,7 +7,7 @@
      - (int)runWithCompletion:(void (^)(int code))done;
      - (NSRange)rangeForName:(NSString *)name;
      + (int)instanceLimit;
-     @optional - (double)weightFor:(float)f;
+     @optional - (double)weightFor:(float)f;   (invisible to the GCC runtime's protocol API)
    @protocol PFNamed
      - (NSString *)displayName;
 

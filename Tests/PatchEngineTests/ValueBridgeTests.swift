@@ -1,0 +1,165 @@
+import Foundation
+import XCTest
+import PatchEngine
+import PatchFixtures
+
+/// Objects crossing the bridge: NSNumber → number; NSString / NSArray / NSDictionary
+/// boxed, unboxed with .toJS(); JS values → Foundation objects; nil / null / NSNull;
+/// identity preserved both ways.
+final class ValueBridgeTests: PatchTestCase {
+    private let box = "var b = require('PFValueBox').alloc().init();\n"
+
+    func testNSStringArrivesBoxed() throws {
+        let result = try apply(box + """
+        var s = b.makeObjectOfKind('string');
+        [typeof s.toJS(), s.toJS(), s.length(), s.uppercaseString().toJS()]
+        """)
+        XCTAssertEqual(render(result), "[\"string\", \"stringFromOC\", 12, \"STRINGFROMOC\"]")
+    }
+
+    func testNSNumberArrivesAsNumber() throws {
+        let result = try apply(box + """
+        var n = b.makeObjectOfKind('number');
+        [typeof n, n, b.makeObjectOfKind('double'), b.echoNumber(0) === 0, b.echoNumber(1) === 1]
+        """)
+        XCTAssertEqual(render(result), "[\"number\", 42, 4.5, true, true]")
+    }
+
+    func testDictionaryToJS() throws {
+        let result = try apply(box + """
+        var d = b.makeObjectOfKind('dict').toJS();
+        [d.str, d.num, typeof d.str]
+        """)
+        XCTAssertEqual(render(result), "[\"stringFromOC\", 42, \"string\"]")
+    }
+
+    func testToJSIsRecursive() throws {
+        let result = try apply(box + """
+        var d = b.makeObjectOfKind('nested').toJS();
+        [d.name, d.list.length, d.list[0], d.list[1], d.list[2].inner, Array.isArray(d.list)]
+        """)
+        XCTAssertEqual(render(result), "[\"top\", 3, 1, \"two\", \"deep\", true]")
+    }
+
+    func testArrayToJSKeepsOtherObjectsBoxed() throws {
+        let result = try apply(box + """
+        var a = b.makeObjectOfKind('array').toJS();
+        [a.length, a[0], a[1], b.classOf(a[2]).toJS()]
+        """)
+        XCTAssertEqual(render(result), "[3, \"stringFromOC\", 42, \"NSObject\"]")
+    }
+
+    func testJSValuesBecomeFoundationObjects() throws {
+        let result = try apply(box + """
+        [b.describe({a: 1, b: 'x', c: [1, 'two', {d: 4.5}]}).toJS(),
+         b.object_isKindOf({}, 'NSDictionary') ? 1 : 0,
+         b.object_isKindOf([], 'NSMutableArray') ? 1 : 0,
+         b.object_isKindOf('s', 'NSString') ? 1 : 0,
+         b.object_isKindOf(3, 'NSNumber') ? 1 : 0,
+         b.object_isKindOf(true, 'NSNumber') ? 1 : 0]
+        """)
+        XCTAssertEqual(render(result), #"["{a: 1, b: "x", c: [1, "two", {d: 4.5}]}", 1, 1, 1, 1, 1]"#)
+    }
+
+    func testBoxedObjectsInsideJSArrayPassedToObjC() throws {
+        let result = try apply(box + """
+        var arr = [b.makeObjectOfKind('string'), b.makeObjectOfKind('dict'), b.makeObjectOfKind('array')];
+        b.describe(arr).toJS()
+        """)
+        XCTAssertEqual(render(result), #""["stringFromOC", {num: 42, str: "stringFromOC"}, ["stringFromOC", 42, <NSObject>]]""#)
+    }
+
+    func testPatchedMethodReturningAJSDictionary() throws {
+        try apply("defineClass('PFValueBox', { jsDictionary: function() { return {str: 'js_string', n: 2} } })")
+        XCTAssertEqual(take(pf_values_js_dictionary()), "NSDictionary {n: 2, str: \"js_string\"}")
+    }
+
+    func testPatchedMethodReceivesBoxedObjects() throws {
+        try apply(jsToString + """
+        defineClass('PFValueBox', {
+          wrap_label: function(object, label) { return S(label) + '=' + S(self.describe(object)) }
+        })
+        """)
+        XCTAssertEqual(take(pf_values_wrap("L")), "L=[\"x\", 1]")
+    }
+
+    func testIdentityThroughPatchedMethod() throws {
+        try apply("defineClass('PFValueBox', { identityOf: function(object) { return object } })")
+        for kind in ["dict", "array", "string", "mutableString", "object"] {
+            XCTAssertEqual(pf_values_identity(kind), 1, kind)
+        }
+        XCTAssertEqual(take(pf_values_identity_of_nil()), "nil")
+    }
+
+    func testIdentityInsideScript() throws {
+        let result = try apply(box + """
+        var d = b.makeObjectOfKind('dict');
+        var o = require('NSObject').alloc().init();
+        [b.isSame_as(d, b.echo(d)) ? 1 : 0, b.isSame_as(o, b.echo(o)) ? 1 : 0, b.isSame_as(o, d) ? 1 : 0]
+        """)
+        XCTAssertEqual(render(result), "[1, 1, 0]")
+    }
+
+    func testNativeObjectComesBackAsTheSamePointer() throws {
+        let object = pf_make_sample("object")
+        defer { pf_release(object); pf_registry_remove("bridge.object") }
+        pf_registry_set("bridge.object", object)
+        let result = try apply("require('PFRegistry').objectForKey('bridge.object')")
+        let handle = try XCTUnwrap(result as? ObjCObject)
+        XCTAssertEqual(handle.pointer, object)
+    }
+
+    func testNilNullAndNSNullArguments() throws {
+        let result = try apply(box + """
+        [b.describeNil_dict_str_num(null, {k: 'JSPatch'}, 'JSPatch', 4.2).toJS(),
+         b.isNil(null) ? 1 : 0, b.isNil(undefined) ? 1 : 0, b.isNil(false) ? 1 : 0,
+         b.isNSNull(nsnull) ? 1 : 0, b.isNil(nsnull) ? 1 : 0, b.isNSNull(null) ? 1 : 0,
+         b.object_isKindOf(nsnull, 'NSNull') ? 1 : 0]
+        """)
+        XCTAssertEqual(render(result), #"["nil|{k: "JSPatch"}|"JSPatch"|4.2", 1, 1, 1, 1, 0, 0, 1]"#)
+    }
+
+    func testNilResultIsFalsyAndSafeToMessage() throws {
+        let result = try apply(box + """
+        var o = b.returnsNil();
+        [!o, !o.anyMethod().chained()]
+        """)
+        XCTAssertEqual(render(result), "[true, true]")
+    }
+
+    func testPatchedMethodReturningNullGivesNil() throws {
+        try apply("defineClass('PFValueBox', { identityOf: function(object) { return null } })")
+        XCTAssertEqual(pf_values_identity("dict"), -1)
+        try apply("defineClass('PFValueBox', { identityOf: function(object) { return undefined } })")
+        XCTAssertEqual(pf_values_identity("dict"), -1)
+    }
+
+    func testMutableContainers() throws {
+        let result = try apply("""
+        var arr = require('NSMutableArray').alloc().init();
+        arr.addObject('ctn');
+        var dict = require('NSMutableDictionary').alloc().init();
+        dict.setObject_forKey('ctn', 'k');
+        var str = require('NSMutableString').alloc().init();
+        str.appendString('JS');
+        str.appendString('Patch');
+        [arr.objectAtIndex(0).toJS(), dict.objectForKey('k').toJS(), str.toJS(), arr.count()]
+        """)
+        XCTAssertEqual(render(result), "[\"ctn\", \"ctn\", \"JSPatch\", 1]")
+    }
+
+    func testVariadicStringWithFormat() throws {
+        let result = try apply("require('NSString').stringWithFormat('%@ %@', 'a', 'b').toJS()")
+        XCTAssertEqual(render(result), "\"a b\"")
+    }
+
+    func testWeakAndStrongKeepIdentity() throws {
+        let result = try apply(box + """
+        var o = require('NSObject').alloc().init();
+        var w = __weak(o);
+        var s = __strong(w);
+        [b.isSame_as(o, w) ? 1 : 0, b.isSame_as(o, s) ? 1 : 0, b.classOf(w).toJS()]
+        """)
+        XCTAssertEqual(render(result), "[1, 1, \"NSObject\"]")
+    }
+}
