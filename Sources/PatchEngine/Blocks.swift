@@ -66,6 +66,7 @@ extension Engine {
             report(patchError(error, script: record.script ?? "block", context: "block"))
         }
         PEPoolPop(pool)
+        drainReleases()
         if let returned { _ = PEObjectAutorelease(returned) }
     }
 

@@ -93,7 +93,7 @@ final class Engine: @unchecked Sendable {
     private func defineJSClasses() {
         var def = kJSClassDefinitionEmpty
         def.className = UnsafePointer(strdup("OCObject"))
-        def.finalize = { object in PEObjectRelease(JSObjectGetPrivate(object)) }
+        def.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         objectClass = JSClassCreate(&def)
 
         var weakDef = kJSClassDefinitionEmpty
@@ -106,7 +106,7 @@ final class Engine: @unchecked Sendable {
 
         var blockDef = kJSClassDefinitionEmpty
         blockDef.className = UnsafePointer(strdup("OCBlock"))
-        blockDef.finalize = { object in PEBlockRelease(JSObjectGetPrivate(object)) }
+        blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
             Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception)
         }
@@ -157,6 +157,10 @@ final class Engine: @unchecked Sendable {
             throw JSException(ctx: ctx, value: exception)
         }
     }
+
+    /// Performs the releases JS finalizers queued (see PEDeferRelease). Called where no JS
+    /// collection can be running: after each native → JS entry returns.
+    @inline(__always) func drainReleases() { PEDrainDeferredReleases() }
 
     /// Calls a JS function; a JS exception becomes `JSException`.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {

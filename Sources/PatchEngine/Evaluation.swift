@@ -21,7 +21,7 @@ extension Engine {
         defer { evaluationLock.unlock() }
         let mark = transactions.mark(name)
         evaluationStack.append(Evaluation(name: name, baseDirectory: baseDirectory, thread: pthread_self()))
-        defer { evaluationStack.removeLast() }
+        defer { evaluationStack.removeLast(); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
             return toSwift(value)

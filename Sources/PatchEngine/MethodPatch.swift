@@ -70,6 +70,7 @@ extension Engine {
             return
         }
         PEPoolPop(pool)
+        drainReleases()
         if let returnedObject {
             switch OwnershipFamily(selector: method.selector) {
             case .initializer: PEObjectRelease(receiver)        // init consumed its receiver; the result is +1

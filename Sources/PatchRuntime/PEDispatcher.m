@@ -41,15 +41,7 @@ PESlot *PESlotFind(void *cls, const char *selector) {
 }
 
 /* Whether `cls` itself (not an ancestor) implements `sel`. */
-static BOOL classOwnsMethod(Class cls, SEL sel) {
-    unsigned count = 0;
-    Method *methods = class_copyMethodList(cls, &count);
-    BOOL found = NO;
-    for (unsigned i = 0; i < count && !found; i++)
-        found = strcmp(sel_getName(method_getName(methods[i])), sel_getName(sel)) == 0;
-    free(methods);
-    return found;
-}
+static BOOL classOwnsMethod(Class cls, SEL sel) { return PEClassOwnMethod(cls, sel) != NULL; }
 
 static char *errorString(NSString *format, ...) {
     va_list ap; va_start(ap, format);
@@ -67,6 +59,7 @@ PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, cha
     if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }
     PEEnsureThreadRegistered();
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    PEEnsureClassInitialized(cls);
     PESlot *result = installLocked(cls, selector, types, error);
     [pool drain];
     return result;
@@ -96,7 +89,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     }
     slot = calloc(1, sizeof *slot);
     slot->cls = cls;
-    slot->sel = PESelectorWithTypes(selector, PESignatureGetRuntimeEncoding(sig));
+    slot->sel = PESelectorWithTypes(selector, PESignatureGetEncoding(sig));
     slot->selectorName = strdup(selector);
     slot->signature = sig;
     slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
@@ -112,7 +105,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->next = slotTable[h];
     slotTable[h] = slot;
     /* Publish the slot before the IMP so a concurrent call always finds it. */
-    PEReplaceMethod(cls, sel, entry, PESignatureGetRuntimeEncoding(sig));
+    PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
     slot->installed = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
@@ -122,7 +115,7 @@ void PESlotEnsureInstalled(PESlot *slot) {
     if (slot->installed) return;
     pthread_rwlock_wrlock(&slotLock);
     if (!slot->installed) {
-        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature));
         slot->installed = true;
     }
     pthread_rwlock_unlock(&slotLock);
@@ -164,7 +157,7 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
     pthread_rwlock_wrlock(&slotLock);
     if (slot->installed && !PESlotHasLayers(slot)) {
-        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetRuntimeEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature));
         slot->installed = false;
     }
     pthread_rwlock_unlock(&slotLock);

@@ -89,11 +89,8 @@ static void ensureForwardInvocation(Class cls) {
     for (ForwardInstall *f = forwardInstalls; f; f = f->next)
         if (f->cls == cls) { pthread_mutex_unlock(&forwardLock); return; }
     SEL fwd = @selector(forwardInvocation:);
-    unsigned count = 0; IMP own = NULL;
-    Method *methods = class_copyMethodList(cls, &count);
-    for (unsigned i = 0; i < count; i++)
-        if (strcmp(sel_getName(method_getName(methods[i])), "forwardInvocation:") == 0) own = method_getImplementation(methods[i]);
-    free(methods);
+    Method ownMethod = PEClassOwnMethod(cls, fwd);
+    IMP own = ownMethod ? method_getImplementation(ownMethod) : NULL;
     ForwardInstall *f = calloc(1, sizeof *f);
     f->cls = cls; f->previous = own; f->next = forwardInstalls;
     forwardInstalls = f;

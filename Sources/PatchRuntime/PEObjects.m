@@ -36,6 +36,38 @@ void *PEPoolPush(void) { PEEnsureThreadRegistered(); return [NSAutoreleasePool n
 void PEPoolPop(void *pool) { [(NSAutoreleasePool *)pool drain]; }
 void PEThreadRegister(void) { PEEnsureThreadRegistered(); }
 
+static pthread_mutex_t deferredLock = PTHREAD_MUTEX_INITIALIZER;
+static void **deferred;
+static size_t deferredCount, deferredCapacity;
+
+void PEDeferRelease(void *obj) {
+    if (!obj) return;
+    pthread_mutex_lock(&deferredLock);
+    if (deferredCount == deferredCapacity) {
+        deferredCapacity = deferredCapacity ? deferredCapacity * 2 : 256;
+        deferred = realloc(deferred, deferredCapacity * sizeof(void *));
+    }
+    deferred[deferredCount++] = obj;
+    pthread_mutex_unlock(&deferredLock);
+}
+
+void PEDrainDeferredReleases(void) {
+    if (!__atomic_load_n(&deferredCount, __ATOMIC_RELAXED)) return;
+    PEEnsureThreadRegistered();
+    pthread_mutex_lock(&deferredLock);
+    void **batch = deferred;
+    size_t count = deferredCount;
+    deferred = NULL; deferredCount = deferredCapacity = 0;
+    pthread_mutex_unlock(&deferredLock);
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    for (size_t i = 0; i < count; i++) {
+        @try { PEObjectRelease(batch[i]); }
+        @catch (id e) { NSLog(@"PatchEngine: -dealloc raised %@", e); }
+    }
+    [pool drain];
+    free(batch);
+}
+
 void *PEObjectRetain(void *obj) {
     if (!obj) return obj;
     if (PEIsBlock(obj)) return PEBlockCopy(obj);

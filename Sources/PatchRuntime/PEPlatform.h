@@ -63,21 +63,40 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
    Apple's class_replaceMethod does exactly that. GCC's class_replaceMethod searches the whole
    hierarchy and replaces the superclass's method when `cls` has none of its own (verified), which
    would patch the parent and every sibling: so on GCC the class's own method list is searched here. */
-static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
-#if PE_GNU_RUNTIME
+/* The method `cls` itself defines for `sel` (not an inherited one), or NULL. */
+static inline Method PEClassOwnMethod(Class cls, SEL sel) {
     unsigned count = 0;
     Method *methods = class_copyMethodList(cls, &count);
     Method own = NULL;
     const char *name = sel_getName(sel);
-    for (unsigned i = 0; i < count && !own; i++)
-        if (strcmp(sel_getName(method_getName(methods[i])), name) == 0) own = methods[i];
+    for (unsigned i = 0; i < count && !own; i++) {
+        /* GCC's runtime can list methods whose selector has no name yet: skip them. */
+        const char *candidate = methods[i] ? sel_getName(method_getName(methods[i])) : NULL;
+        if (candidate && name && strcmp(candidate, name) == 0) own = methods[i];
+    }
     free(methods);
+    return own;
+}
+
+static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
+#if PE_GNU_RUNTIME
+    Method own = PEClassOwnMethod(cls, sel);
     if (own) return method_setImplementation(own, imp);
     class_addMethod(cls, sel, imp, types);
     return NULL;
 #else
     return class_replaceMethod(cls, sel, imp, types);
 #endif
+}
+
+/* Makes the runtime initialise a class (dispatch tables, +initialize) before its methods change.
+   GCC's runtime crashes building the dispatch table of a class whose metaclass got a method
+   added before the class's first message (verified); Apple's runtime needs nothing, and the
+   message is harmless there. Must not be called with dispatcher locks held (+initialize may run
+   patched code). */
+static inline void PEEnsureClassInitialized(Class cls) {
+    Class c = class_isMetaClass(cls) ? objc_lookUpClass(class_getName(cls)) : cls;
+    if (c) (void)[(id)c self];
 }
 
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to

@@ -260,11 +260,12 @@ static const PESignature *buildSignature(const char *types, const char **error) 
     size_t enc = 0, frame = 0;
     for (unsigned i = 0; i < count; i++) enc += strlen(parts[i]->encoding);
     sig->encoding = calloc(enc + 1, 1);
-    sig->runtimeEncoding = calloc(enc + 1, 1);
+    sig->runtimeEncoding = calloc(enc * 2 + 1, 1);
     bool ffiOK = parts[0]->ffi != NULL;
     for (unsigned i = 0; i < count; i++) {
         strcat(sig->encoding, parts[i]->encoding);
-        strcat(sig->runtimeEncoding, parts[i]->kind == PETypeKindBlock ? "@" : parts[i]->encoding);
+        /* NSInvocation would retain an "@" value, but blocks are not objects on GCC's runtime. */
+        strcat(sig->runtimeEncoding, parts[i]->kind == PETypeKindBlock ? "^v" : parts[i]->encoding);
         if (i > 0) {
             sig->arguments[i - 1] = parts[i];
             if (parts[i]->kind == PETypeKindVoid) { *error = "void argument"; return NULL; }

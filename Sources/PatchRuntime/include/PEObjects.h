@@ -18,6 +18,11 @@ void *PEPoolPush(void);
 void PEPoolPop(void *pool);
 void PEThreadRegister(void);
 
+/* For JS finalizers: queues the release (objects and blocks), since releasing can run -dealloc or a
+   block's dispose, which may call back into JavaScript, and JavaScriptCore must not be re-entered
+   while it collects. PEDrainDeferredReleases performs them; the engine calls it at safe points. */
+void PEDeferRelease(void *obj);
+void PEDrainDeferredReleases(void);
 void *PEObjectRetain(void *obj);
 void PEObjectRelease(void *obj);
 void *PEObjectAutorelease(void *obj);

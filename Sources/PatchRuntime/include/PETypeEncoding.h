@@ -56,7 +56,8 @@ unsigned PESignatureGetArgumentCount(const PESignature *sig);
 const PEType *PESignatureGetArgument(const PESignature *sig, unsigned index);
 /* The normalised encoding without offsets or qualifiers ("i@:i"). */
 const char *PESignatureGetEncoding(const PESignature *sig);
-/* The same with every "@?" written as "@": what GCC's runtime and NSMethodSignature can parse. */
+/* The same with every "@?" written as "^v": what NSMethodSignature can parse (GNUstep rejects "@?"),
+   and a block is moved as a pointer, never retained as an object (blocks are not objects on GCC's runtime). */
 const char *PESignatureGetRuntimeEncoding(const PESignature *sig);
 /* Total size of the argument storage (each argument aligned), for frame allocation. */
 size_t PESignatureGetFrameSize(const PESignature *sig);
