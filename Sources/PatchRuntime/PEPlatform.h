@@ -62,7 +62,14 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
 /* Sets `cls`'s own implementation of `sel`, adding the method to `cls` when it only inherits it.
    Apple's class_replaceMethod does exactly that. GCC's class_replaceMethod searches the whole
    hierarchy and replaces the superclass's method when `cls` has none of its own (verified), which
-   would patch the parent and every sibling: so on GCC the class's own method list is searched here. */
+   would patch the parent and every sibling: so on GCC the class's own method list is searched here.
+   GCC's method_setImplementation updates the dispatch table of the class that owns the method
+   only: a subclass whose table was already built (any subclass instance messaged before) keeps
+   calling the old IMP (verified). Rebuilding the class's table also rebuilds its subclasses'
+   (what class_addMethod does); the function is exported by libobjc and takes the runtime lock. */
+#if PE_GNU_RUNTIME
+void __objc_update_dispatch_table_for_class(Class cls);
+#endif
 static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
 #if PE_GNU_RUNTIME
     unsigned count = 0;
@@ -72,7 +79,11 @@ static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types
     for (unsigned i = 0; i < count && !own; i++)
         if (strcmp(sel_getName(method_getName(methods[i])), name) == 0) own = methods[i];
     free(methods);
-    if (own) return method_setImplementation(own, imp);
+    if (own) {
+        IMP previous = method_setImplementation(own, imp);
+        __objc_update_dispatch_table_for_class(cls);
+        return previous;
+    }
     class_addMethod(cls, sel, imp, types);
     return NULL;
 #else
