@@ -455,3 +455,22 @@ static id<AspectToken> hook(Class cls, id object, SEL selector, AspectOptions op
     return hook(Nil, self, selector, options, block, error);
 }
 @end
+
+/* Aspects users hook class methods with [object_getClass(cls) aspect_hookSelector:...]: the
+   message goes to a metaclass, which on Apple's runtime inherits NSObject's class methods. On
+   GCC's runtime (clang's output) a metaclass's isa is the metaclass of libobjc's own root class
+   `Object`, so the category above is never found there (verified: "Class 'Object'(class) does not
+   respond to ..."). That class gets the same class method. */
+@interface PEAspectsMetaclassSupport : NSObject
+@end
+
+@implementation PEAspectsMetaclassSupport
++ (void)load {
+    SEL sel = @selector(aspect_hookSelector:withOptions:usingBlock:error:);
+    Class nsobjectMeta = object_getClass((id)objc_getClass("NSObject"));
+    Class metaclassIsa = object_getClass((id)nsobjectMeta);
+    Method method = class_getClassMethod(objc_getClass("NSObject"), sel);
+    if (metaclassIsa && method && !class_respondsToSelector(metaclassIsa, sel))
+        class_addMethod(metaclassIsa, sel, method_getImplementation(method), method_getTypeEncoding(method));
+}
+@end
