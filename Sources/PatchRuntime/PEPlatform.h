@@ -69,15 +69,33 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
    (what class_addMethod does); the function is exported by libobjc and takes the runtime lock. */
 #if PE_GNU_RUNTIME
 void __objc_update_dispatch_table_for_class(Class cls);
+
+/* clang's GCC-ABI metaclasses carry bit 0x10 in their info field, which GCC's libobjc reads as
+   _CLS_IN_CONSTRUCTION (a class pair not registered yet). On such a live metaclass (verified):
+   class_getSuperclass returns Nil (it reads the superclass field as a class *name*), and
+   class_addMethod only links the method with its name still a C string, never registering it
+   nor updating dispatch tables. The flag is cleared on classes that are live (resolved, 0x08),
+   never on a pair still being built. Layout of the GCC ABI's class header (module-abi-8.h). */
+static inline void PEGNUClearStrayConstructionFlag(Class cls) {
+    struct GNUClassHeader { void *isa, *superclass; const char *name; long version; unsigned long info; };
+    struct GNUClassHeader *header = (struct GNUClassHeader *)(void *)cls;
+    if (header && (header->info & 0x10UL) && (header->info & 0x08UL)) header->info &= ~0x10UL;
+}
+/* Clears the stray flag on every loaded class and metaclass (again only when classes were loaded
+   since the last call), so metaclass hierarchies can be walked. PEDispatcher.m. */
+void PEGNUNormalizeClasses(void);
 #endif
 static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
 #if PE_GNU_RUNTIME
+    PEGNUClearStrayConstructionFlag(cls);
     unsigned count = 0;
     Method *methods = class_copyMethodList(cls, &count);
     Method own = NULL;
     const char *name = sel_getName(sel);
-    for (unsigned i = 0; i < count && !own; i++)
-        if (strcmp(sel_getName(method_getName(methods[i])), name) == 0) own = methods[i];
+    for (unsigned i = 0; i < count && !own; i++) {
+        const char *candidate = sel_getName(method_getName(methods[i]));
+        if (candidate && strcmp(candidate, name) == 0) own = methods[i];
+    }
     free(methods);
     if (own) {
         IMP previous = method_setImplementation(own, imp);
@@ -103,7 +121,7 @@ static inline void PEEnsureThreadRegistered(void) {
 #if PE_GNU_RUNTIME
     extern BOOL GSRegisterCurrentThread(void);
     static __thread BOOL registered = NO;
-    if (!registered) { PEGNUInitializeProcess(); GSRegisterCurrentThread(); registered = YES; }
+    if (!registered) { PEGNUInitializeProcess(); PEGNUNormalizeClasses(); GSRegisterCurrentThread(); registered = YES; }
 #endif
 }
 
