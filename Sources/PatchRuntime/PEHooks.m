@@ -286,7 +286,8 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
                         [NSString stringWithFormat:@"Selector %s is blacklisted.", selector], errorCode, error);
     if (!cls || !class_respondsToSelector(cls, sel_registerName(selector)))
         return fail(PEHookErrorDoesNotRespondToSelector,
-                    [NSString stringWithFormat:@"Unable to find selector -[%s %s].", cls ? class_getName(cls) : "nil", selector],
+                    [NSString stringWithFormat:@"Unable to find selector %c[%s %s].", cls && class_isMetaClass(cls) ? '+' : '-',
+                     cls ? class_getName(cls) : "nil", selector],
                     errorCode, error);
     if (strcmp(selector, "dealloc") == 0 && position != PEHookPositionBefore)
         return fail(PEHookErrorSelectorDeallocPosition,
