@@ -20,5 +20,7 @@
 #include "PFErrorsFixture.h"
 #include "PFConcurrencyFixture.h"
 #include "PFSelectorsFixture.h"
+#include "PFToolkitFixture.h"
+#include "PFAspectsFixture.h"
 
 #endif
