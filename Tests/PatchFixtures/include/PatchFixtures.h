@@ -22,5 +22,6 @@
 #include "PFSelectorsFixture.h"
 #include "PFToolkitFixture.h"
 #include "PFAspectsFixture.h"
+#include "PFSwizzleFixture.h"
 
 #endif
