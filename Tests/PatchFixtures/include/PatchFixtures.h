@@ -23,5 +23,6 @@
 #include "PFToolkitFixture.h"
 #include "PFAspectsFixture.h"
 #include "PFSwizzleFixture.h"
+#include "PFSeed004Fixture.h"
 
 #endif
