@@ -98,6 +98,12 @@ static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types
     }
     free(methods);
     if (own) {
+        /* GCC's method_setImplementation writes the new IMP into the class's dispatch table even
+           when that table is not installed yet, i.e. into the one table every class shares until
+           its first message: every such class then answers `sel` with `imp` (verified: a subclass
+           that overrides the class method ran the parent's patch instead). Installing the table
+           first (which runs +initialize, as the first message would) keeps the write local. */
+        class_respondsToSelector(cls, sel);
         IMP previous = method_setImplementation(own, imp);
         __objc_update_dispatch_table_for_class(cls);
         return previous;
