@@ -108,7 +108,8 @@ int pf_tk_add(void *object, int a, int b)
         @try {
             return [(id)object add:a to:b];
         } @catch (NSException *e) {
-            PFTkLogFormat(@"!%@", [e reason]);
+            PFTkLog([[NSString stringWithFormat:@"!%@:%@", [e name], [e reason]]
+                     stringByReplacingOccurrencesOfString:@" " withString:@"_"]);
             return INT32_MIN;
         }
     PFTK_END
