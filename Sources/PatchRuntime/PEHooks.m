@@ -210,12 +210,21 @@ static void runPosition(LocalHook *hooks, unsigned n, int position, bool instanc
 
 void PEHooksRun(PESlot *slot, PEFrame *frame) {
     id receiver = *(id *)frame->arguments[0];
-    LocalHook local[64];
-    unsigned n = 0;
+    /* The hooks of this call, copied out of the lock; on the stack unless there are many. */
+    LocalHook onStack[64];
+    LocalHook *local = onStack;
+    unsigned n = 0, capacity = sizeof onStack / sizeof onStack[0];
     bool hasInstead = false;
     pthread_rwlock_rdlock(&PELayerLock);
-    for (struct PEHook *h = slot->hooks; h && n < 64; h = h->next) {
+    for (struct PEHook *h = slot->hooks; h; h = h->next) {
         if (h->object && h->object != (void *)receiver) continue;
+        if (n == capacity) {
+            LocalHook *bigger = malloc(sizeof(LocalHook) * capacity * 2);
+            memcpy(bigger, local, sizeof(LocalHook) * n);
+            if (local != onStack) free(local);
+            local = bigger;
+            capacity *= 2;
+        }
         local[n] = (LocalHook){ h->identifier, h->position, h->automaticRemoval, h->object != NULL,
                                 PEBlockCopy(h->block), h->blockSignature };
         hasInstead |= h->position == PEHookPositionInstead;
@@ -243,6 +252,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
             if (local[i].automaticRemoval) PEHookRemove(local[i].identifier);
             PEBlockRelease(local[i].block);
         }
+        if (local != onStack) free(local);
     }
 }
 
