@@ -281,6 +281,67 @@ final class AspectsTests: ToolkitTestCase {
         }
     }
 
+    func testBlockReceivesArgumentsOfMixedTypes() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            hook(f.base, "describe:number:ratio:flag:", HookOption.after, "all", PFHookLogAllArguments)
+            let text = pf_make_sample("string")
+            defer { pf_release(text) }
+            let quoted = take(pf_describe(text)) ?? "?"
+            XCTAssertEqual(take(pf_tk_describe(object, text, -7, 0.125, 1)), "[\(quoted), -7, 0.125, 1]")
+            XCTAssertEqual(take(pf_tk_describe(object, nil, 3, -2.5, 0)), "[null, 3, -2.5, 0]")
+            XCTAssertEqual(log(), "describe all(\(quoted) -7 0.125 1) describe all(nil 3 -2.5 0)", "\(route)")
+        }
+    }
+
+    func testInsteadSetsAStructReturnValue() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let hooked = make(f.base), other = make(f.base)
+            let token = hook(hooked, "rect", HookOption.instead, "rect", PFHookSetRect)
+            XCTAssertEqual(take(pf_tk_rect(hooked)), "1 2 3 4", "\(route)")
+            XCTAssertEqual(take(pf_tk_rect(other)), "100 100 100 100", "\(route)")
+            XCTAssertEqual(pf_tk_remove(token), 1)
+            XCTAssertEqual(take(pf_tk_rect(hooked)), "100 100 100 100", "\(route)")
+        }
+    }
+
+    /// An exception raised by a hook reaches the caller; the hooks and the original work
+    /// normally on the next call, on the same thread.
+    func testExceptionInAHookReachesTheCallerAndLeavesHooksWorking() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.leaf)
+            hook(f.base, "add:to:", HookOption.before, "before")
+            hook(f.mid, "add:to:", HookOption.after, "after")
+            let raising = hook(object, "add:to:", HookOption.before, "boom", PFHookRaise)
+            XCTAssertEqual(pf_tk_add(object, 1, 2), Int32.min, "\(route): the exception reached the caller")
+            XCTAssertEqual(log(), "!PFHookFailure:boom", "\(route): nothing after the raising hook ran")
+            XCTAssertEqual(pf_tk_remove(raising), 1)
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 3, "\(route)")
+            XCTAssertEqual(log(), "before add after", "\(route)")
+            hook(f.base, "step", HookOption.instead, "step-boom", PFHookRaise)
+            XCTAssertEqual(step(object), "!PFHookFailure: step-boom", "\(route)")
+            XCTAssertEqual(log(), "Mid", "\(route): Mid's -step ran up to its [super step]")
+            XCTAssertEqual(pf_tk_add(object, 2, 2), 4, "\(route)")
+            XCTAssertEqual(log(), "before add after", "\(route)")
+        }
+    }
+
+    /// More hooks on one selector than a call can hold on its stack: every one runs, in order.
+    func testManyHooksOnOneSelectorAllRun() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            for n in 0..<100 { hook(f.base, "ping", n % 2 == 0 ? HookOption.before : HookOption.after, "h\(n)") }
+            pf_tk_ping(object)
+            let before = stride(from: 0, to: 100, by: 2).map { "h\($0)" }
+            let after = stride(from: 1, to: 100, by: 2).map { "h\($0)" }
+            XCTAssertEqual(log(), (before + ["ping"] + after).joined(separator: " "), "\(route)")
+        }
+    }
+
     // MARK: - Refused hooks
 
     func testBlacklistedSelectorsAreRefused() throws {

@@ -25,7 +25,7 @@ static struct PFUnsignedBlock unsignedBlock = {
 
 /* A stack block must not outlive the function that made it: each is copied to the heap where
    it is made (HEAP), and released with dropBlock once the hook has taken its own copy. */
-#define HEAP(block) ((id)Block_copy((const void *)(block)))
+#define HEAP(...) ((id)Block_copy((const void *)(__VA_ARGS__)))
 
 static void dropBlock(int kind, id block)
 {
@@ -101,6 +101,19 @@ static id makeBlock(int kind, const char *label, id sample)
             return HEAP(^(id<AspectInfo> info, void (^block)(void)) {
                 PFTkLog([NSString stringWithUTF8String:label]);
                 block();
+            });
+        case PFHookLogAllArguments:
+            return HEAP(^(id<AspectInfo> info, id object, int number, double ratio, BOOL flag) {
+                PFTkLogFormat(@"%s(%@ %d %g %d)", label, PFDescribe(object), number, ratio, (int)flag);
+            });
+        case PFHookRaise:
+            return HEAP(^(id<AspectInfo> info) {
+                [NSException raise:@"PFHookFailure" format:@"%s", label];
+            });
+        case PFHookSetRect:
+            return HEAP(^(id<AspectInfo> info) {
+                struct { double x, y, w, h; } rect = { 1, 2, 3, 4 };
+                [[info originalInvocation] setReturnValue:&rect];
             });
         case PFHookNotABlock: return sample;
         case PFHookNil: return nil;

@@ -31,6 +31,13 @@ typedef enum PFHookKind {
     PFHookCountInvoke = 10,
     /* For -runBlock:: ^(id info, void (^block)(void)) logging the label and calling the block. */
     PFHookCallBlockArgument = 11,
+    /* For -describe:number:ratio:flag:: ^(id info, id o, int n, double r, BOOL f) logging
+       "label(<o> <n> <r> <f>)". */
+    PFHookLogAllArguments = 12,
+    /* Raises an NSException named "PFHookFailure" with the label as its reason. */
+    PFHookRaise = 13,
+    /* Instead, for -rect: sets the return value to {1, 2, 3, 4}. */
+    PFHookSetRect = 14,
     /* Refused kinds: something that isn't a block (an NSObject), nil, a hand-made block without
        a signature, ^(id info, NSString *a) for an int argument, ^(id info, int a, int b, int c)
        (more arguments than -add:to:), ^double(id info) as an Instead of an int method,
