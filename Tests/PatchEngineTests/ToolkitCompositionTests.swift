@@ -173,6 +173,54 @@ final class ToolkitCompositionTests: ToolkitTestCase {
         }
     }
 
+    /// Code outside the toolkit exchanging implementations (a naive swizzle, Aspects' "other AOP
+    /// framework" test) before a hook: the hook wraps the exchanged method, and after exchanging
+    /// back and removing the hook everything is as it was.
+    func testNaiveExchangeBeforeAHook() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.mid)
+            pf_tk_naive_exchange_step(f.mid)
+            XCTAssertEqual(step(object), "\"base>mid\"", "\(route)")
+            XCTAssertEqual(log(), "naive Mid Base", "\(route)")
+            let token = hook(f.mid, "step", HookOption.before, "hook")
+            XCTAssertEqual(step(object), "\"base>mid\"", "\(route)")
+            XCTAssertEqual(log(), "hook naive Mid Base", "\(route)")
+            XCTAssertEqual(pf_tk_remove(token), 1)
+            pf_tk_naive_exchange_step(f.mid)
+            XCTAssertEqual(step(object), "\"base>mid\"", "\(route)")
+            XCTAssertEqual(log(), "Mid Base", "\(route)")
+        }
+    }
+
+    /// The same exchange after the hook, on the closure route: the exchanged-in selector now
+    /// points at the slot's closure, which still knows its slot, so the hook and the original
+    /// both run once. (On the forwarding route the exchanged selector reaches -forwardInvocation:
+    /// under a name no slot has, and the call raises, as with Aspects.)
+    func testNaiveExchangeAfterAHookOnTheClosureRoute() throws {
+        let f = try family(PERouteClosure)
+        let object = make(f.mid)
+        hook(f.mid, "step", HookOption.before, "hook")
+        pf_tk_naive_exchange_step(f.mid)
+        XCTAssertEqual(step(object), "\"base>mid\"")
+        XCTAssertEqual(log(), "naive hook Mid Base")
+        pf_tk_naive_exchange_step(f.mid)
+        XCTAssertEqual(step(object), "\"base>mid\"")
+        XCTAssertEqual(log(), "hook Mid Base")
+    }
+
+    /// Hooks on an instance of a Foundation class (GNUstep's mutable string): only that instance.
+    func testInstanceHookOnAFoundationObject() throws {
+        let hooked = pf_make_sample("mutableString"), other = pf_make_sample("mutableString")
+        defer { release(hooked); release(other) }
+        hook(hooked, "appendString:", HookOption.before, "append", PFHookLogArguments)
+        XCTAssertNil(take(pf_send_void_str(hooked, "appendString:", "!")))
+        XCTAssertNil(take(pf_send_void_str(other, "appendString:", "?")))
+        XCTAssertEqual(log(), "append([\"!\"])")
+        XCTAssertEqual(take(pf_describe(hooked))?.hasSuffix("!\""), true)
+        XCTAssertEqual(take(pf_describe(other))?.hasSuffix("?\""), true)
+    }
+
     /// Class methods: a JS patch of +kind on the parent, a hook on the child's class method.
     func testClassMethodPatchAndHook() throws {
         for route in Self.routes {

@@ -203,3 +203,20 @@ char *pf_tk_class_report(void *object)
             class_getName([(id)object class]), class_getName(object_getClass((id)object))]);
     PFTK_END
 }
+
+static id naiveStep(id self, SEL _cmd)
+{
+    PFTkLog(@"naive");
+    SEL next = sel_registerName("naive_step");
+    return ((id (*)(id, SEL))objc_msg_lookup(self, next))(self, next);
+}
+
+void pf_tk_naive_exchange_step(const char *className)
+{
+    PFTK_BEGIN
+        Class cls = objc_getClass(className);
+        SEL naive = sel_registerName("naive_step");
+        class_addMethod(cls, naive, (IMP)naiveStep, "@@:");
+        method_exchangeImplementations(class_getInstanceMethod(cls, @selector(step)), class_getInstanceMethod(cls, naive));
+    PFTK_END
+}

@@ -52,6 +52,11 @@ char *pf_tk_send_void(void *object, const char *selector);
 /* "class=<-class> isa=<object_getClass>". */
 char *pf_tk_class_report(void *object);
 
+/* What other swizzling code does (method_exchangeImplementations, as in Aspects' "other AOP
+   framework" test): adds -naive_step to className (logs "naive", calls [self naive_step]) and
+   exchanges it with -step; calling it again exchanges them back. */
+void pf_tk_naive_exchange_step(const char *className);
+
 /* KVO: an observer of `keyPath` on `object` that logs "kvo:<keyPath>" on every change.
    Returns a handle for pf_tk_unobserve. */
 int pf_tk_observe(void *object, const char *keyPath);
