@@ -47,6 +47,7 @@ final class SwizzleTests: ToolkitTestCase {
         return handle
     }
 
+    @discardableResult
     func swizzleCalc(_ className: String, _ op: Character, _ operand: Int32,
                      file: StaticString = #filePath, line: UInt = #line) -> Int32 {
         var error: UnsafeMutablePointer<CChar>?
@@ -54,6 +55,7 @@ final class SwizzleTests: ToolkitTestCase {
         return accepted(handle, error, "calc: of \(className)", file: file, line: line)
     }
 
+    @discardableResult
     func swizzleStep(_ className: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) -> Int32 {
         var error: UnsafeMutablePointer<CChar>?
         let handle = pf_swizzle_step(className, label, &error)

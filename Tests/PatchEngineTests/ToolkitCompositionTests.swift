@@ -23,6 +23,7 @@ final class ToolkitCompositionTests: ToolkitTestCase {
         """
     }
 
+    @discardableResult
     private func swizzleStep(_ className: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) -> Int32 {
         var error: UnsafeMutablePointer<CChar>?
         let handle = pf_swizzle_step(className, label, &error)
