@@ -257,6 +257,11 @@ void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
         Class sup = class_getSuperclass(k);
         if (!class_respondsToSelector(k, sel)) break;
         IMP imp = class_getMethodImplementation(k, sel);
+        /* A slot being installed again on another thread: the class may already point at its entry
+           while `installed` is still false. Calling the entry natively would lose the slot (on
+           the forwarding route, -forwardInvocation: would take this class for the caller of a
+           super call and look above it). */
+        if (slot && imp == slot->entryIMP) { PESlotInvoke(slot, frame); return; }
         if (!sup || !class_respondsToSelector(sup, sel) || imp != class_getMethodImplementation(sup, sel)) {
             callNative(imp, k, frame);
             return;
