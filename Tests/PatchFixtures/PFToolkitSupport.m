@@ -42,18 +42,6 @@ void pf_tk_log_clear(void)
     pthread_mutex_unlock(&logLock);
 }
 
-int pf_tk_log_count(const char *entry)
-{
-    PFTK_BEGIN
-        NSString *wanted = [NSString stringWithUTF8String:entry];
-        int n = 0;
-        pthread_mutex_lock(&logLock);
-        for (NSString *e in logEntries) if ([e isEqualToString:wanted]) n++;
-        pthread_mutex_unlock(&logLock);
-        return n;
-    PFTK_END
-}
-
 /* Scripts log through this class: require('PFToolkitLog').append('js'). */
 @interface PFToolkitLog : NSObject
 + (void)append:(NSString *)entry;

@@ -30,8 +30,6 @@
 /* The log so far ("" when empty), cleared. */
 char *pf_tk_log_take(void);
 void pf_tk_log_clear(void);
-/* Number of entries equal to `entry` in the log (the log is kept). */
-int pf_tk_log_count(const char *entry);
 
 /* Sends -remove to a kept hook or swizzle token: 1 (YES), 0 (NO), -1 for an unknown handle. */
 int pf_tk_remove(int handle);
