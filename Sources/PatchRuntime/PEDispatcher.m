@@ -54,10 +54,32 @@ static char *errorString(NSString *format, ...) {
 
 static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error);
 
+#if PE_GNU_RUNTIME
+void PEGNUNormalizeClasses(void) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int normalized;
+    int count = objc_getClassList(NULL, 0);
+    if (count == __atomic_load_n(&normalized, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&lock);
+    Class *classes = malloc(sizeof(Class) * (size_t)(count + 16));
+    count = objc_getClassList(classes, count + 16);
+    for (int i = 0; i < count; i++) {
+        PEGNUClearStrayConstructionFlag(classes[i]);
+        PEGNUClearStrayConstructionFlag(object_getClass((id)classes[i]));
+    }
+    free(classes);
+    __atomic_store_n(&normalized, count, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+}
+#endif
+
 PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, char **error) {
     Class cls = (Class)clsPtr;
     if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }
     PEEnsureThreadRegistered();
+#if PE_GNU_RUNTIME
+    PEGNUNormalizeClasses();    /* classes loaded since the last slot */
+#endif
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     PEEnsureClassInitialized(cls);
     PESlot *result = installLocked(cls, selector, types, error);
@@ -228,6 +250,11 @@ void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
         Class sup = class_getSuperclass(k);
         if (!class_respondsToSelector(k, sel)) break;
         IMP imp = class_getMethodImplementation(k, sel);
+        /* A slot being installed again on another thread: the class may already point at its entry
+           while `installed` is still false. Calling the entry natively would lose the slot (on
+           the forwarding route, -forwardInvocation: would take this class for the caller of a
+           super call and look above it). */
+        if (slot && imp == slot->entryIMP) { PESlotInvoke(slot, frame); return; }
         if (!sup || !class_respondsToSelector(sup, sel) || imp != class_getMethodImplementation(sup, sel)) {
             callNative(imp, k, frame);
             return;

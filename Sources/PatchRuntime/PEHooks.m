@@ -210,12 +210,21 @@ static void runPosition(LocalHook *hooks, unsigned n, int position, bool instanc
 
 void PEHooksRun(PESlot *slot, PEFrame *frame) {
     id receiver = *(id *)frame->arguments[0];
-    LocalHook local[64];
-    unsigned n = 0;
+    /* The hooks of this call, copied out of the lock; on the stack unless there are many. */
+    LocalHook onStack[64];
+    LocalHook *local = onStack;
+    unsigned n = 0, capacity = sizeof onStack / sizeof onStack[0];
     bool hasInstead = false;
     pthread_rwlock_rdlock(&PELayerLock);
-    for (struct PEHook *h = slot->hooks; h && n < 64; h = h->next) {
+    for (struct PEHook *h = slot->hooks; h; h = h->next) {
         if (h->object && h->object != (void *)receiver) continue;
+        if (n == capacity) {
+            LocalHook *bigger = malloc(sizeof(LocalHook) * capacity * 2);
+            memcpy(bigger, local, sizeof(LocalHook) * n);
+            if (local != onStack) free(local);
+            local = bigger;
+            capacity *= 2;
+        }
         local[n] = (LocalHook){ h->identifier, h->position, h->automaticRemoval, h->object != NULL,
                                 PEBlockCopy(h->block), h->blockSignature };
         hasInstead |= h->position == PEHookPositionInstead;
@@ -243,6 +252,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
             if (local[i].automaticRemoval) PEHookRemove(local[i].identifier);
             PEBlockRelease(local[i].block);
         }
+        if (local != onStack) free(local);
     }
 }
 
@@ -286,7 +296,8 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
                         [NSString stringWithFormat:@"Selector %s is blacklisted.", selector], errorCode, error);
     if (!cls || !class_respondsToSelector(cls, sel_registerName(selector)))
         return fail(PEHookErrorDoesNotRespondToSelector,
-                    [NSString stringWithFormat:@"Unable to find selector -[%s %s].", cls ? class_getName(cls) : "nil", selector],
+                    [NSString stringWithFormat:@"Unable to find selector %c[%s %s].", cls && class_isMetaClass(cls) ? '+' : '-',
+                     cls ? class_getName(cls) : "nil", selector],
                     errorCode, error);
     if (strcmp(selector, "dealloc") == 0 && position != PEHookPositionBefore)
         return fail(PEHookErrorSelectorDeallocPosition,
@@ -453,5 +464,24 @@ static id<AspectToken> hook(Class cls, id object, SEL selector, AspectOptions op
 - (id<AspectToken>)aspect_hookSelector:(SEL)selector withOptions:(AspectOptions)options
                             usingBlock:(id)block error:(NSError **)error {
     return hook(Nil, self, selector, options, block, error);
+}
+@end
+
+/* Aspects users hook class methods with [object_getClass(cls) aspect_hookSelector:...]: the
+   message goes to a metaclass, which on Apple's runtime inherits NSObject's class methods. On
+   GCC's runtime (clang's output) a metaclass's isa is the metaclass of libobjc's own root class
+   `Object`, so the category above is never found there (verified: "Class 'Object'(class) does not
+   respond to ..."). That class gets the same class method. */
+@interface PEAspectsMetaclassSupport : NSObject
+@end
+
+@implementation PEAspectsMetaclassSupport
++ (void)load {
+    SEL sel = @selector(aspect_hookSelector:withOptions:usingBlock:error:);
+    Class nsobjectMeta = object_getClass((id)objc_getClass("NSObject"));
+    Class metaclassIsa = object_getClass((id)nsobjectMeta);
+    Method method = class_getClassMethod(objc_getClass("NSObject"), sel);
+    if (metaclassIsa && method && !class_respondsToSelector(metaclassIsa, sel))
+        class_addMethod(metaclassIsa, sel, method_getImplementation(method), method_getTypeEncoding(method));
 }
 @end

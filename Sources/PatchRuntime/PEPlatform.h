@@ -62,7 +62,30 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
 /* Sets `cls`'s own implementation of `sel`, adding the method to `cls` when it only inherits it.
    Apple's class_replaceMethod does exactly that. GCC's class_replaceMethod searches the whole
    hierarchy and replaces the superclass's method when `cls` has none of its own (verified), which
-   would patch the parent and every sibling: so on GCC the class's own method list is searched here. */
+   would patch the parent and every sibling: so on GCC the class's own method list is searched here.
+   GCC's method_setImplementation updates the dispatch table of the class that owns the method
+   only: a subclass whose table was already built (any subclass instance messaged before) keeps
+   calling the old IMP (verified). Rebuilding the class's table also rebuilds its subclasses'
+   (what class_addMethod does); the function is exported by libobjc and takes the runtime lock. */
+#if PE_GNU_RUNTIME
+void __objc_update_dispatch_table_for_class(Class cls);
+
+/* clang's GCC-ABI metaclasses carry bit 0x10 in their info field, which GCC's libobjc reads as
+   _CLS_IN_CONSTRUCTION (a class pair not registered yet). On such a live metaclass (verified):
+   class_getSuperclass returns Nil (it reads the superclass field as a class *name*), and
+   class_addMethod only links the method with its name still a C string, never registering it
+   nor updating dispatch tables. The flag is cleared on classes that are live (resolved, 0x08),
+   never on a pair still being built. Layout of the GCC ABI's class header (module-abi-8.h). */
+static inline void PEGNUClearStrayConstructionFlag(Class cls) {
+    struct GNUClassHeader { void *isa, *superclass; const char *name; long version; unsigned long info; };
+    struct GNUClassHeader *header = (struct GNUClassHeader *)(void *)cls;
+    if (header && (header->info & 0x10UL) && (header->info & 0x08UL)) header->info &= ~0x10UL;
+}
+/* Clears the stray flag on every loaded class and metaclass (again only when classes were loaded
+   since the last call), so metaclass hierarchies can be walked. PEDispatcher.m. */
+void PEGNUNormalizeClasses(void);
+#endif
+
 /* The method `cls` itself defines for `sel` (not an inherited one), or NULL. */
 static inline Method PEClassOwnMethod(Class cls, SEL sel) {
     unsigned count = 0;
@@ -80,8 +103,19 @@ static inline Method PEClassOwnMethod(Class cls, SEL sel) {
 
 static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
 #if PE_GNU_RUNTIME
+    PEGNUClearStrayConstructionFlag(cls);
     Method own = PEClassOwnMethod(cls, sel);
-    if (own) return method_setImplementation(own, imp);
+    if (own) {
+        /* GCC's method_setImplementation writes the new IMP into the class's dispatch table even
+           when that table is not installed yet, i.e. into the one table every class shares until
+           its first message: every such class then answers `sel` with `imp` (verified: a subclass
+           that overrides the class method ran the parent's patch instead). Installing the table
+           first (which runs +initialize, as the first message would) keeps the write local. */
+        class_respondsToSelector(cls, sel);
+        IMP previous = method_setImplementation(own, imp);
+        __objc_update_dispatch_table_for_class(cls);
+        return previous;
+    }
     class_addMethod(cls, sel, imp, types);
     return NULL;
 #else
@@ -111,7 +145,7 @@ static inline void PEEnsureThreadRegistered(void) {
 #if PE_GNU_RUNTIME
     extern BOOL GSRegisterCurrentThread(void);
     static __thread BOOL registered = NO;
-    if (!registered) { PEGNUInitializeProcess(); GSRegisterCurrentThread(); registered = YES; }
+    if (!registered) { PEGNUInitializeProcess(); PEGNUNormalizeClasses(); GSRegisterCurrentThread(); registered = YES; }
 #endif
 }
 

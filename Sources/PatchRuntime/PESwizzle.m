@@ -63,10 +63,23 @@ static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
 - (SEL)selector { return _layer->slot->sel; }
 @end
 
-@interface PESwizzleLayerToken : NSObject <PESwizzleToken> { @public uint64_t _identifier; }
+/* key (NSValue of the pointer) -> names of the classes swizzled for it, for the Once modes. */
+static NSMutableDictionary *swizzledForKey;
+
+@interface PESwizzleLayerToken : NSObject <PESwizzleToken> {
+@public
+    uint64_t _identifier;
+    NSValue *_key;                  /* set for the Once modes: the record to drop on removal */
+    NSString *_className;
+}
 @end
 
 @implementation PESwizzleLayerToken
+- (void)dealloc {
+    [_key release];
+    [_className release];
+    [super dealloc];
+}
 - (BOOL)remove {
     struct PESwizzleLayer *removed = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
@@ -82,6 +95,12 @@ static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
     }
     pthread_rwlock_unlock(&PELayerLock);
     if (!removed) return NO;
+    if (_key) {
+        /* The class is no longer swizzled for the key: a Once mode may apply it again. */
+        @synchronized ([PESwizzle class]) {
+            [[swizzledForKey objectForKey:_key] removeObject:_className];
+        }
+    }
     PESlotUninstallIfUnused(removed->slot);
     /* The layer's continuation closure may still be running on another thread: it is kept; the
        block is released (calls in flight hold their own reference). */
@@ -109,7 +128,6 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
 + (id<PESwizzleToken>)swizzleInstanceMethod:(SEL)selector inClass:(Class)cls
                                        mode:(PESwizzleMode)mode key:(const void *)key
                                       error:(NSError **)error usingBlock:(id)block {
-    static NSMutableDictionary *done;      /* key -> set of class names already swizzled for it */
     PEEnsureThreadRegistered();
     if (!cls || !selector || !block) {
         if (error) *error = swizzleError(@"swizzle needs a class, a selector and a block");
@@ -123,8 +141,8 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     NSValue *keyValue = [NSValue valueWithPointer:key];
     if (mode != PESwizzleModeAlways) {
         @synchronized ([PESwizzle class]) {
-            if (!done) done = [NSMutableDictionary new];
-            NSMutableSet *classes = [done objectForKey:keyValue];
+            if (!swizzledForKey) swizzledForKey = [NSMutableDictionary new];
+            NSMutableSet *classes = [swizzledForKey objectForKey:keyValue];
             for (Class k = cls; k; k = class_getSuperclass(k)) {
                 if ([classes containsObject:[NSString stringWithUTF8String:class_getName(k)]]) return nil;
                 if (mode == PESwizzleModeOncePerClass) break;
@@ -173,15 +191,18 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
     pthread_rwlock_unlock(&PELayerLock);
     PESlotEnsureInstalled(slot);
-    if (mode != PESwizzleModeAlways) {
-        @synchronized ([PESwizzle class]) {
-            NSMutableSet *classes = [done objectForKey:keyValue];
-            if (!classes) { classes = [NSMutableSet set]; [done setObject:classes forKey:keyValue]; }
-            [classes addObject:[NSString stringWithUTF8String:class_getName(cls)]];
-        }
-    }
     PESwizzleLayerToken *token = [[PESwizzleLayerToken new] autorelease];
     token->_identifier = layer->identifier;
+    if (mode != PESwizzleModeAlways) {
+        NSString *className = [NSString stringWithUTF8String:class_getName(cls)];
+        @synchronized ([PESwizzle class]) {
+            NSMutableSet *classes = [swizzledForKey objectForKey:keyValue];
+            if (!classes) { classes = [NSMutableSet set]; [swizzledForKey setObject:classes forKey:keyValue]; }
+            [classes addObject:className];
+        }
+        token->_key = [keyValue retain];
+        token->_className = [className retain];
+    }
     return token;
 }
 

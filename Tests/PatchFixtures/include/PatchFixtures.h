@@ -20,5 +20,9 @@
 #include "PFErrorsFixture.h"
 #include "PFConcurrencyFixture.h"
 #include "PFSelectorsFixture.h"
+#include "PFToolkitFixture.h"
+#include "PFAspectsFixture.h"
+#include "PFSwizzleFixture.h"
+#include "PFSeed004Fixture.h"
 
 #endif
