@@ -22,3 +22,4 @@
 #include "PFSelectorsFixture.h"
 
 #endif
+#include "PFModulesFixture.h"
