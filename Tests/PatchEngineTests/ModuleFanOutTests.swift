@@ -343,6 +343,12 @@ final class ModuleFanOutTests: PatchTestCase {
         XCTAssertNil(pf_modules_attach_on_setter("PFFakeApplication", "setIdleTimerDisabled:", nil, &error))
         let message = take(error) ?? ""
         XCTAssertTrue(message.hasPrefix("2: cannot hook -[PFFakeApplication setIdleTimerDisabled:]: Block signature"), message)
+        // The refused setter is left as it was: calls don't go through the dispatcher.
+        let app = pf_app_new()!
+        objects.append(app)
+        let forwarded = PEDispatchForwardedCallCount()
+        XCTAssertNil(take(pf_send_void_obj(app, "setIdleTimerDisabled:", nil)))
+        XCTAssertEqual(PEDispatchForwardedCallCount(), forwarded)
         error = nil
         XCTAssertNil(pf_modules_attach_on_setter("NoSuchHost", "setDelegate:", nil, &error))
         XCTAssertEqual(take(error), "1: attaching on a setter needs a host class and a setter")
