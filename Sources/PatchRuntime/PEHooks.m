@@ -325,11 +325,13 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     const PEType *blockReturn = PESignatureGetReturnType(blockSig);
     if (compatible && PETypeGetKind(blockReturn) != PETypeKindVoid && position == PEHookPositionInstead)
         compatible = typesCompatible(blockReturn, PESignatureGetReturnType(methodSig));
-    if (!compatible)
+    if (!compatible) {
+        PESlotUninstallIfUnused(slot);      /* a refused hook leaves the method as it was */
         return fail(PEHookErrorIncompatibleBlockSignature,
                     [NSString stringWithFormat:@"Block signature %s doesn't match -[%s %s] (%s).",
                      PESignatureGetEncoding(blockSig), class_getName(cls), selector, PESignatureGetEncoding(methodSig)],
                     errorCode, error);
+    }
     if (object && !PESlotEnableObjectStateCleanup(cls, &installError)) {
         uint64_t r = fail(PEHookErrorDoesNotRespondToSelector,
                           [NSString stringWithFormat:@"%s", installError ?: "cannot track the object"], errorCode, error);

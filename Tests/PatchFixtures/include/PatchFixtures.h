@@ -26,3 +26,4 @@
 #include "PFSeed004Fixture.h"
 
 #endif
+#include "PFModulesFixture.h"
