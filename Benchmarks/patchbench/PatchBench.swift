@@ -48,14 +48,17 @@ struct PatchBench: ParsableCommand {
         if BenchReport.buildConfiguration != "release" {
             FileHandle.standardError.write(Data("patchbench: warning: debug build; run `make bench` (release) for real numbers\n".utf8))
         }
+        // Progress on one rewritten line in a terminal, one line per step in a log.
+        let terminal = isatty(STDERR_FILENO) != 0
         let report: BenchReport
         do {
             report = try runBenchmarks(Catalog.standard(settings: settings), settings: settings, filter: filter) { message in
-                FileHandle.standardError.write(Data("\(message)\n".utf8))
+                FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + message : message + "\n").utf8))
             }
         } catch let error as BenchError {
             throw ValidationError("benchmark failed: \(error)")
         }
+        if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         print("")
         print(report.table(), terminator: "")
         let url = URL(fileURLWithPath: json)

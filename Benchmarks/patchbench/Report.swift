@@ -26,31 +26,24 @@ struct BenchReport {
     }
 }
 
-/// Measures what the selected rows need (each probe once) and pairs the results.
+/// Measures what the selected rows need (each probe once, samples interleaved) and pairs the results.
 func runBenchmarks(_ catalog: Catalog, settings: BenchSettings, filter: String? = nil,
                    progress: (String) -> Void = { _ in }) throws -> BenchReport {
     let rows = catalog.rows(matching: filter)
     if rows.isEmpty { throw BenchError("no row matches \"\(filter ?? "")\"") }
-    let sampler = Sampler(settings: settings)
-    var done: [String: Measurement] = [:]
-    var order: [Measurement] = []
-    func measurement(_ id: String) throws -> Measurement {
-        if let m = done[id] { return m }
+    var ids: [String] = []
+    for row in rows { for id in [row.subject, row.floor] where !ids.contains(id) { ids.append(id) } }
+    let probes = try ids.map { id -> Probe in
         guard let probe = catalog.probes[id] else { throw BenchError("unknown probe \(id)") }
-        progress("measuring \(id)")
-        let m = try sampler.measure(probe)
-        guard m.samples.allSatisfy({ $0.isFinite && $0 > 0 }) else {
-            throw BenchError("probe \(id) gave samples that are not positive and finite: \(m.samples)")
-        }
-        done[id] = m
-        order.append(m)
-        return m
+        return probe
     }
-    var results: [RowResult] = []
-    for row in rows {
-        results.append(RowResult(row: row, subject: try measurement(row.subject), floor: try measurement(row.floor)))
+    let measurements = try Sampler(settings: settings).measure(probes, progress: progress)
+    for m in measurements where !m.samples.allSatisfy({ $0.isFinite && $0 > 0 }) {
+        throw BenchError("probe \(m.probe.id) gave samples that are not positive and finite: \(m.samples)")
     }
-    return BenchReport(settings: settings, measurements: order, rows: results, date: Date())
+    let byID = Dictionary(uniqueKeysWithValues: measurements.map { ($0.probe.id, $0) })
+    let results = rows.map { RowResult(row: $0, subject: byID[$0.subject]!, floor: byID[$0.floor]!) }
+    return BenchReport(settings: settings, measurements: measurements, rows: results, date: Date())
 }
 
 // MARK: - Table

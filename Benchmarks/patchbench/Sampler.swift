@@ -79,29 +79,88 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Calibrates, warms up and repeats probes.
+/// A probe ready to be sampled: prepared, calibrated and warmed up.
+struct PreparedProbe {
+    let probe: Probe
+    /// Operations per timed run.
+    let operations: UInt64
+    /// How many samples the probe takes in all.
+    let sampleCount: Int
+    let bytesPerOperation: Int?
+    private(set) var samples: [Double] = []
+
+    init(probe: Probe, operations: UInt64, sampleCount: Int, bytesPerOperation: Int?) {
+        self.probe = probe; self.operations = operations; self.sampleCount = sampleCount
+        self.bytesPerOperation = bytesPerOperation
+    }
+
+    var isComplete: Bool { samples.count >= sampleCount }
+
+    /// Takes one timed sample.
+    mutating func sample() throws {
+        switch probe.kind {
+        case .loop(let run): samples.append(Double(max(1, try run(operations))) / Double(operations))
+        case .single(let run): samples.append(Double(max(1, try run())))
+        }
+    }
+
+    var measurement: Measurement {
+        Measurement(probe: probe, operationsPerRun: operations, samples: samples, bytesPerOperation: bytesPerOperation)
+    }
+}
+
+/// Calibrates, warms up and samples probes.
 struct Sampler {
     let settings: BenchSettings
 
-    func measure(_ probe: Probe) throws -> Measurement {
+    /// Runs the probe's `prepare`, then (loop probes) finds the operation count of a run of about
+    /// the target duration and runs it once untimed as a warm-up.
+    func prepare(_ probe: Probe) throws -> PreparedProbe {
         try probe.prepare()
         var bytes: Int?
         if case .throughput(let bytesPerOperation) = probe.display { bytes = bytesPerOperation() }
         switch probe.kind {
         case .loop(let run):
-            let operations = try settings.fixedIterations ?? calibrate(run)
-            _ = try run(operations)   // warm-up at the final count (caches, JIT tiers, lazy tables)
-            var samples: [Double] = []
-            for _ in 0..<max(1, settings.runs) {
-                samples.append(Double(max(1, try run(operations))) / Double(operations))
+            var operations = try settings.fixedIterations ?? calibrate(run)
+            let warmUp = Double(max(1, try run(operations)))   // caches, JIT tiers, lazy tables
+            if settings.fixedIterations == nil {
+                // Calibration runs on a cold path can be far off; rescale once from the warm run.
+                let target = Double(settings.targetRunNanoseconds)
+                if warmUp < target / 2 || warmUp > target * 2 {
+                    operations = max(1, UInt64(Double(operations) * target / warmUp))
+                    _ = try run(operations)
+                }
             }
-            return Measurement(probe: probe, operationsPerRun: operations, samples: samples, bytesPerOperation: bytes)
-        case .single(let run):
+            return PreparedProbe(probe: probe, operations: operations, sampleCount: max(1, settings.runs),
+                                 bytesPerOperation: bytes)
+        case .single:
             let count = settings.fixedIterations == nil ? max(1, settings.startRuns) : 1
-            var samples: [Double] = []
-            for _ in 0..<count { samples.append(Double(max(1, try run()))) }
-            return Measurement(probe: probe, operationsPerRun: 1, samples: samples, bytesPerOperation: bytes)
+            return PreparedProbe(probe: probe, operations: 1, sampleCount: count, bytesPerOperation: bytes)
         }
+    }
+
+    /// Prepares the probe and takes all its samples in a row.
+    func measure(_ probe: Probe) throws -> Measurement {
+        var prepared = try prepare(probe)
+        while !prepared.isComplete { try prepared.sample() }
+        return prepared.measurement
+    }
+
+    /// Measures several probes with their samples interleaved round-robin, so that a burst of load
+    /// from elsewhere on the machine falls on every probe alike instead of on one.
+    func measure(_ probes: [Probe], progress: (String) -> Void = { _ in }) throws -> [Measurement] {
+        var prepared: [PreparedProbe] = []
+        for (i, probe) in probes.enumerated() {
+            progress("preparing \(i + 1)/\(probes.count): \(probe.id)")
+            prepared.append(try prepare(probe))
+        }
+        var round = 0
+        while prepared.contains(where: { !$0.isComplete }) {
+            round += 1
+            progress("sampling round \(round)")
+            for i in prepared.indices where !prepared[i].isComplete { try prepared[i].sample() }
+        }
+        return prepared.map(\.measurement)
     }
 
     /// Grows the operation count until a run takes a quarter of the target, then scales it to the

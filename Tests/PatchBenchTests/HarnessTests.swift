@@ -74,6 +74,22 @@ final class HarnessTests: XCTestCase {
         XCTAssertEqual(Array(counts.suffix(4)), [4_000, 4_000, 4_000, 4_000], "one warm-up run, then the timed runs")
     }
 
+    func testSamplesOfSeveralProbesAreInterleaved() throws {
+        var settings = BenchSettings()
+        settings.runs = 3
+        settings.startRuns = 2
+        settings.fixedIterations = 10
+        var log: [String] = []
+        let loop = Probe(id: "loop", summary: "", kind: .loop { n in log.append("loop"); return n * 5 })
+        let single = Probe(id: "single", summary: "", display: .duration, kind: .single { log.append("single"); return 7 })
+        let measurements = try Sampler(settings: settings).measure([loop, single])
+        // The loop probe warms up once when prepared; a single-shot probe takes one sample under
+        // fixed iterations (as in the tests); then the rounds alternate.
+        XCTAssertEqual(log, ["loop", "loop", "single", "loop", "loop"])
+        XCTAssertEqual(measurements.map(\.samples), [[5, 5, 5], [7]])
+        XCTAssertEqual(measurements.map(\.operationsPerRun), [10, 1])
+    }
+
     func testFilterSelectsRowsAndUnknownFilterIsAnError() throws {
         let catalog = Catalog.standard(settings: BenchSettings())
         let rows = catalog.rows(matching: "preprocessor")
