@@ -14,7 +14,7 @@ struct BenchSettings {
     /// Fresh processes per start-up measurement.
     var startRuns = 7
     /// The patchbench executable to spawn for start-up measurements.
-    var childExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var childExecutable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
 }
 
 /// What a probe measures, and how.
