@@ -23,8 +23,11 @@ build: deps
 test: deps
 	$(SWIFT) test
 
+# Prints the benchmark table and writes bench-results/latest.json (see Benchmarks/README.md).
+# Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"
+BENCH_ARGS ?=
 bench: deps
-	$(SWIFT) run -c release patchbench
+	$(SWIFT) run -c release patchbench $(BENCH_ARGS)
 
 demo: deps
 	./Samples/demo.sh

@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
         .executable(name: "patchctl", targets: ["patchctl"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
+        .executable(name: "patchbench", targets: ["patchbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -100,5 +101,26 @@ let package = Package(
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
         .target(name: "PatchRouter"),
         .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
+        // `make bench`: Objective-C subjects and native timing loops, and the harness that
+        // prints the ratios (Benchmarks/README.md).
+        .target(
+            name: "BenchFixtures",
+            path: "Benchmarks/BenchFixtures",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        .executableTarget(
+            name: "patchbench",
+            dependencies: [
+                "PatchEngine", "PatchRuntime", "CJavaScriptCore", "BenchFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/patchbench"
+        ),
+        // Runs the harness with tiny iteration counts: it executes and gives sane numbers (no timing asserted).
+        .testTarget(
+            name: "PatchBenchTests",
+            dependencies: ["patchbench", "BenchFixtures", "PatchEngine"]
+        ),
     ]
 )

@@ -1,0 +1,15 @@
+/* The subject classes, one per benchmark row that changes its class. */
+#import "PBSubject.h"
+
+id volatile pbObjectSink;
+
+/* Never patched: the floor of every native row. */
+PB_SUBJECT_CLASS(PBDirect)
+/* Patched by a JS script through the default (forwarding) route. */
+PB_SUBJECT_CLASS(PBPatchedForwarding)
+/* Patched by a JS script through the closure route. */
+PB_SUBJECT_CLASS(PBPatchedClosure)
+/* Taken over by a dispatcher slot with no patch (forwarding route): the route's floor. */
+PB_SUBJECT_CLASS(PBSlotForwarding)
+/* Taken over by a dispatcher slot with no patch (closure route): the route's floor. */
+PB_SUBJECT_CLASS(PBSlotClosure)

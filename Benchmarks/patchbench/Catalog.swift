@@ -1,0 +1,204 @@
+import Foundation
+import PatchEngine
+import PatchRuntime
+import BenchFixtures
+
+/// One line of the table: a subject probe compared with a floor probe measured in the same run.
+struct Row {
+    let section: String
+    let label: String
+    let subject: String
+    let floor: String
+}
+
+/// Every probe and row of `make bench`.
+///
+/// Adding a row: add a probe (usually `nativeCallProbe` on a new `Subject` with its own prepare
+/// step, or a `.loop` closure of your own) and a `Row` naming it and its floor. Probes are measured
+/// once per run even when several rows use them.
+struct Catalog {
+    private(set) var probes: [String: Probe] = [:]
+    private(set) var rows: [Row] = []
+
+    mutating func add(_ probe: Probe) {
+        precondition(probes[probe.id] == nil, "probe \(probe.id) defined twice")
+        probes[probe.id] = probe
+    }
+
+    mutating func row(_ section: String, _ label: String, subject: String, floor: String) {
+        precondition(probes[subject] != nil && probes[floor] != nil, "row \(label) names an unknown probe")
+        rows.append(Row(section: section, label: label, subject: subject, floor: floor))
+    }
+
+    /// The rows whose section or label contains `filter` (case-insensitive); all when nil.
+    func rows(matching filter: String?) -> [Row] {
+        guard let filter, !filter.isEmpty else { return rows }
+        return rows.filter { $0.section.localizedCaseInsensitiveContains(filter) || $0.label.localizedCaseInsensitiveContains(filter) }
+    }
+
+    // MARK: The standard catalog
+
+    static let allCalls: [PBCall] = [PBCallEmpty, PBCallConstant, PBCallObjectArgument, PBCallObjectReturn]
+
+    static func standard(settings: BenchSettings) -> Catalog {
+        var catalog = Catalog()
+        let environment = SubjectEnvironment.shared
+
+        // Native calls: the floor (never patched) and each treatment.
+        let treatments: [(Subject, () throws -> Void)] = [
+            (.direct, {}),
+            (.patchedForwarding, { try environment.patch(.patchedForwarding, route: PERouteForwarding) }),
+            (.patchedClosure, { try environment.patch(.patchedClosure, route: PERouteClosure) }),
+            (.slotForwarding, { try environment.installSlots(.slotForwarding, route: PERouteForwarding) }),
+            (.slotClosure, { try environment.installSlots(.slotClosure, route: PERouteClosure) }),
+        ]
+        for (subject, prepare) in treatments {
+            for call in allCalls { catalog.add(nativeCallProbe(subject, call, prepare: prepare)) }
+        }
+
+        let patchedForwarding = "Objective-C calls a patched method (JS implementation), forwarding route (default)"
+        let patchedClosure = "Objective-C calls a patched method (JS implementation), closure route"
+        let slotFloor = "Dispatcher floor: slot with no patch, no JS (the route's own cost)"
+        for call in allCalls {
+            catalog.row(patchedForwarding, call.label + " vs unpatched",
+                        subject: probeID(.patchedForwarding, call), floor: probeID(.direct, call))
+        }
+        for call in allCalls {
+            catalog.row(patchedClosure, call.label + " vs unpatched",
+                        subject: probeID(.patchedClosure, call), floor: probeID(.direct, call))
+        }
+        for call in allCalls {
+            catalog.row(slotFloor, "forwarding " + call.label + " vs direct",
+                        subject: probeID(.slotForwarding, call), floor: probeID(.direct, call))
+        }
+        for call in allCalls {
+            catalog.row(slotFloor, "closure " + call.label + " vs direct",
+                        subject: probeID(.slotClosure, call), floor: probeID(.direct, call))
+        }
+        let split = "Where a patched -empty call spends its time"
+        catalog.row(split, "JS part, forwarding: patched vs empty slot",
+                    subject: probeID(.patchedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
+        catalog.row(split, "JS part, closure: patched vs empty slot",
+                    subject: probeID(.patchedClosure, PBCallEmpty), floor: probeID(.slotClosure, PBCallEmpty))
+        catalog.row(split, "route: closure slot vs forwarding slot",
+                    subject: probeID(.slotClosure, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
+
+        // JS → Objective-C.
+        let jsSection = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
+        let jsLoops: [(JSDriver.Loop, PBCall)] = [
+            (.empty, PBCallEmpty), (.constant, PBCallConstant), (.takeObject, PBCallObjectArgument), (.object, PBCallObjectReturn),
+        ]
+        for (loop, _) in jsLoops { catalog.add(jsLoopProbe(loop)) }
+        catalog.add(jsLoopProbe(.bare))
+        for (loop, call) in jsLoops {
+            catalog.row(jsSection, call.label + " vs direct native call",
+                        subject: "js.\(loop.rawValue)", floor: probeID(.direct, call))
+        }
+        catalog.row(jsSection, PBCallEmpty.label + " vs an empty JS loop iteration",
+                    subject: "js.\(JSDriver.Loop.empty.rawValue)", floor: "js.\(JSDriver.Loop.bare.rawValue)")
+
+        // Preprocessor.
+        let workload = WorkloadBox(megabytes: settings.preprocessorMegabytes)
+        let size = String(format: "%g", settings.preprocessorMegabytes)
+        catalog.add(Probe(id: "preprocessor.rewrite",
+                          summary: "Preprocessor.rewrite of a \(size) MB JSPatch-style script",
+                          display: .throughput(bytesPerOperation: { workload.script.utf8.count }), prepare: { try workload.prepare() }, kind: .loop { n in
+            let source = workload.script
+            let start = pb_now_ns()
+            for _ in 0..<n { pb_consume(Int64(Preprocessor.rewrite(source).rewriteCount)) }
+            return pb_now_ns() - start
+        }))
+        catalog.add(Probe(id: "preprocessor.floor",
+                          summary: "byte scan + copy into a new String of the same script",
+                          display: .throughput(bytesPerOperation: { workload.script.utf8.count }), prepare: { try workload.prepare() }, kind: .loop { n in
+            let source = workload.script
+            let start = pb_now_ns()
+            for _ in 0..<n { pb_consume(Int64(ByteScanCopy.run(source).utf8.count)) }
+            return pb_now_ns() - start
+        }))
+        catalog.row("Preprocessor throughput (\(size) MB script)",
+                    "Preprocessor.rewrite vs byte scan + copy", subject: "preprocessor.rewrite", floor: "preprocessor.floor")
+
+        // Engine start, in fresh processes.
+        for mode in EngineStart.Mode.allCases {
+            let executable = settings.childExecutable
+            catalog.add(Probe(id: "start.\(mode.rawValue)",
+                              summary: mode == .engine ? "PatchEngine start: context, bindings, runtime.js (fresh process)"
+                                                       : "bare JSGlobalContext + empty script (fresh process)",
+                              display: .duration,
+                              prepare: { _ = try EngineStart.measureInChild(mode, executable: executable) },  // warms the page cache
+                              kind: .single { try EngineStart.measureInChild(mode, executable: executable) }))
+        }
+        catalog.row("Engine start (fresh process each time, median of \(settings.startRuns))",
+                    "PatchEngine start vs bare JSGlobalContext", subject: "start.engine", floor: "start.bare")
+        return catalog
+    }
+
+    static func probeID(_ subject: Subject, _ call: PBCall) -> String {
+        "objc.\(subject.className).\(call.selector)"
+    }
+
+    /// Native calls of one subject method from a native loop.
+    static func nativeCallProbe(_ subject: Subject, _ call: PBCall, prepare: @escaping () throws -> Void) -> Probe {
+        Probe(id: probeID(subject, call), summary: "[\(subject.className) \(call.selector)] from an Objective-C loop",
+              prepare: prepare, kind: .loop { n in
+            let object = try SubjectEnvironment.shared.instance(subject)
+            var error: UnsafeMutablePointer<CChar>?
+            let elapsed = pb_time_calls(object, call, n, &error)
+            if elapsed < 0 {
+                defer { free(error) }
+                throw BenchError("[\(subject.className) \(call.selector)] raised \(error.map { String(cString: $0) } ?? "?")")
+            }
+            return UInt64(elapsed)
+        })
+    }
+
+    static func jsLoopProbe(_ loop: JSDriver.Loop) -> Probe {
+        let summary = loop == .bare ? "one iteration of a JS loop with no call (sum += i)"
+                                    : "o.\(loop.rawValue)() on a PBDirect from a JS loop"
+        return Probe(id: "js.\(loop.rawValue)", summary: summary, prepare: { try JSDriver.prepare() },
+                     kind: .loop { n in try JSDriver.run(loop, n) })
+    }
+}
+
+extension PBCall {
+    var selector: String {
+        switch self {
+        case PBCallEmpty: return "empty"
+        case PBCallConstant: return "constant"
+        case PBCallObjectArgument: return "takeObject:"
+        default: return "object"
+        }
+    }
+
+    /// The row label: the method and what it exercises.
+    var label: String {
+        switch self {
+        case PBCallEmpty: return "-empty"
+        case PBCallConstant: return "-constant (int return)"
+        case PBCallObjectArgument: return "-takeObject: (object arg)"
+        default: return "-object (object return)"
+        }
+    }
+}
+
+/// The preprocessor workload, built once and checked: the rewrite does the work it should.
+final class WorkloadBox: @unchecked Sendable {
+    let megabytes: Double
+    private(set) var script = ""
+
+    init(megabytes: Double) { self.megabytes = megabytes }
+
+    func prepare() throws {
+        if !script.isEmpty { return }
+        let source = PreprocessorWorkload.script(megabytes: megabytes)
+        let rewritten = Preprocessor.rewrite(source)
+        let expected = PreprocessorWorkload.expectedRewrites(in: source)
+        guard expected > 0, rewritten.rewriteCount == expected,
+              rewritten.code.utf8.count == source.utf8.count + 7 * expected else {
+            throw BenchError("the preprocessor rewrote \(rewritten.rewriteCount) calls of the workload, expected \(expected)")
+        }
+        guard ByteScanCopy.run(source) == source else { throw BenchError("the byte scan + copy floor changed the script") }
+        script = source
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import PatchEngine
+import BenchFixtures
+
+/// JS → Objective-C loops. Each loop runs entirely inside one `evaluate` (the loop is JS, the
+/// calls cross the bridge); the script defining them goes through the preprocessor like any
+/// patch, so `o.empty()` is the `o.__c("empty")()` a real patch executes.
+enum JSDriver {
+    /// A loop of the driver: its key in `PBBench` and the value it returns for `n` iterations
+    /// (checked after every run, so a loop that silently stopped calling would be noticed).
+    enum Loop: String {
+        case empty, constant, takeObject, object
+        /// The same loop with no call in it: the floor of the JS rows.
+        case bare
+
+        func expectedResult(_ n: UInt64) -> Double {
+            self == .constant ? Double(n) * Double(PB_NATIVE_CONSTANT) : Double(n)
+        }
+    }
+
+    static let scriptName = "patchbench-driver.js"
+
+    /// The loops, defined once as a global of the engine's context. The target is an unpatched
+    /// PBDirect, so the native floor is the very same method.
+    static let setUpScript = """
+        var PBBench = (function () {
+          var target = require('\(Subject.direct.className)').alloc().init();
+          return {
+            empty: function (n) {
+              var o = target;
+              for (var i = 0; i < n; i++) { o.empty(); }
+              return n;
+            },
+            constant: function (n) {
+              var o = target, sum = 0;
+              for (var i = 0; i < n; i++) { sum += o.constant(); }
+              return sum;
+            },
+            takeObject: function (n) {
+              var o = target;
+              for (var i = 0; i < n; i++) { o.takeObject(o); }
+              return n;
+            },
+            object: function (n) {
+              var o = target, last = null;
+              for (var i = 0; i < n; i++) { last = o.object(); }
+              return last ? n : -1;
+            },
+            bare: function (n) {
+              var sum = 0;
+              for (var i = 0; i < n; i++) { sum += i; }
+              return sum >= 0 ? n : -1;
+            }
+          };
+        })();
+        'ready';
+        """
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var ready = false
+
+    /// Defines the loops once per process.
+    static func prepare() throws {
+        lock.lock(); defer { lock.unlock() }
+        if ready { return }
+        let result = try PatchEngine.evaluate(setUpScript, name: scriptName)
+        guard result as? String == "ready" else {
+            throw BenchError("the JS driver did not load (completion value \(String(describing: result)))")
+        }
+        ready = true
+    }
+
+    /// Runs one loop of `n` iterations and returns the elapsed nanoseconds of the evaluation.
+    static func run(_ loop: Loop, _ n: UInt64) throws -> UInt64 {
+        let call = "PBBench['\(loop.rawValue)'](\(n));"
+        let start = pb_now_ns()
+        let result = try PatchEngine.evaluate(call, name: scriptName)
+        let elapsed = pb_now_ns() - start
+        guard let value = result as? Double, value == loop.expectedResult(n) else {
+            throw BenchError("JS loop \(loop.rawValue)(\(n)) returned \(String(describing: result)), expected \(loop.expectedResult(n))")
+        }
+        return elapsed
+    }
+}

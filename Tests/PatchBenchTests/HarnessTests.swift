@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+@testable import patchbench
+import PatchEngine
+
+/// Runs the whole benchmark catalog with tiny iteration counts: every probe executes, checks
+/// what it measures (patched calls run JS, empty slots run the original through the claimed
+/// route, the preprocessor rewrites the workload) and gives positive, finite numbers. Nothing
+/// about speed is asserted.
+final class HarnessTests: XCTestCase {
+    /// The patchbench executable SwiftPM built next to the test bundle.
+    private func patchbenchExecutable() throws -> URL {
+        var directory = Bundle.main.bundleURL.deletingLastPathComponent()
+        if Bundle.main.bundleURL.pathExtension != "xctest" {
+            directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        }
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("patchbench")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw BenchError("no patchbench executable next to \(directory.path); build it with `swift build`")
+    }
+
+    private func tinySettings() throws -> BenchSettings {
+        var settings = BenchSettings()
+        settings.runs = 2
+        settings.fixedIterations = 3
+        settings.startRuns = 1
+        settings.preprocessorMegabytes = 0.02
+        settings.childExecutable = try patchbenchExecutable()
+        return settings
+    }
+
+    func testEveryRowProducesPositiveFiniteNumbers() throws {
+        let settings = try tinySettings()
+        let catalog = Catalog.standard(settings: settings)
+        let report = try runBenchmarks(catalog, settings: settings)
+
+        XCTAssertEqual(report.rows.map(\.row.label), catalog.rows.map(\.label))
+        XCTAssertEqual(Set(report.measurements.map(\.probe.id)), Set(catalog.rows.flatMap { [$0.subject, $0.floor] }))
+        for measurement in report.measurements {
+            XCTAssertEqual(measurement.samples.count, measurement.operationsPerRun == 1 ? 1 : 2, measurement.probe.id)
+            XCTAssertTrue(measurement.median.isFinite && measurement.median > 0, "\(measurement.probe.id): \(measurement.median)")
+        }
+        for result in report.rows {
+            XCTAssertTrue(result.ratio.isFinite && result.ratio > 0, "\(result.row.label): \(result.ratio)")
+        }
+        let throughput = report.measurements.compactMap(\.megabytesPerSecond)
+        XCTAssertEqual(throughput.count, 2, "the preprocessor row and its floor report MB/s")
+        XCTAssertTrue(throughput.allSatisfy { $0.isFinite && $0 > 0 })
+
+        // The table has a line per row; the JSON has every row and measurement.
+        let table = report.table()
+        for result in report.rows { XCTAssertTrue(table.contains(result.row.label), result.row.label) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("patchbench-\(getpid())/latest.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        try report.writeJSON(to: url)
+        let decoded = try JSONDecoder().decode(BenchJSON.self, from: Data(contentsOf: url))
+        XCTAssertEqual(decoded.rows.count, report.rows.count)
+        XCTAssertEqual(decoded.measurements.count, report.measurements.count)
+        XCTAssertEqual(decoded.rows.first?.ratio, report.rows.first?.ratio)
+    }
+
+    func testCalibrationScalesToTheTargetDuration() throws {
+        var settings = BenchSettings()
+        settings.runs = 3
+        settings.targetRunNanoseconds = 4_000_000
+        // A fake clock: every operation "takes" 1 µs, so a run of n operations reports n µs.
+        var counts: [UInt64] = []
+        let probe = Probe(id: "fake", summary: "fake", kind: .loop { n in counts.append(n); return n * 1_000 })
+        let measurement = try Sampler(settings: settings).measure(probe)
+        XCTAssertEqual(measurement.operationsPerRun, 4_000, "4 ms at 1 µs per operation")
+        XCTAssertEqual(measurement.samples, [1_000, 1_000, 1_000])
+        XCTAssertEqual(Array(counts.suffix(4)), [4_000, 4_000, 4_000, 4_000], "one warm-up run, then the timed runs")
+    }
+
+    func testSamplesOfSeveralProbesAreInterleaved() throws {
+        var settings = BenchSettings()
+        settings.runs = 3
+        settings.startRuns = 2
+        settings.fixedIterations = 10
+        var log: [String] = []
+        let loop = Probe(id: "loop", summary: "", kind: .loop { n in log.append("loop"); return n * 5 })
+        let single = Probe(id: "single", summary: "", display: .duration, kind: .single { log.append("single"); return 7 })
+        let measurements = try Sampler(settings: settings).measure([loop, single])
+        // The loop probe warms up once when prepared; a single-shot probe takes one sample under
+        // fixed iterations (as in the tests); then the rounds alternate.
+        XCTAssertEqual(log, ["loop", "loop", "single", "loop", "loop"])
+        XCTAssertEqual(measurements.map(\.samples), [[5, 5, 5], [7]])
+        XCTAssertEqual(measurements.map(\.operationsPerRun), [10, 1])
+    }
+
+    func testFilterSelectsRowsAndUnknownFilterIsAnError() throws {
+        let catalog = Catalog.standard(settings: BenchSettings())
+        let rows = catalog.rows(matching: "preprocessor")
+        XCTAssertEqual(rows.map(\.subject), ["preprocessor.rewrite"])
+        XCTAssertThrowsError(try runBenchmarks(catalog, settings: BenchSettings(), filter: "no such row")) { error in
+            XCTAssertEqual("\(error)", "no row matches \"no such row\"")
+        }
+    }
+
+    func testWorkloadIsValidJavaScriptTheEngineAccepts() throws {
+        let script = PreprocessorWorkload.script(megabytes: 0.01)
+        XCTAssertGreaterThanOrEqual(script.utf8.count, 10_000)
+        XCTAssertNoThrow(try PatchEngine.checkSyntax(script, name: "workload.js"))
+    }
+}
