@@ -50,7 +50,7 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
         case .malformed(let why):
             return "malformed patch: \(why)"
         case .unknownKey(let id):
-            return "signed with unknown key '\(id)': the app doesn't trust it"
+            return "signed with unknown key '\(id)': it is not among the trusted keys"
         case .retiredKey(let id):
             return "signed with retired key '\(id)': the key is no longer trusted"
         case .badSignature(let id):
