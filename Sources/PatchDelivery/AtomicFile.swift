@@ -16,7 +16,9 @@ public enum AtomicFile {
     /// The file gets mode 0600: caches and state are the app's private business.
     public static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
+            throw AtomicFileError(description: "cannot create directory \(directory.path): \((error as NSError).localizedDescription)")
+        }
         let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw error("create", temp) }

@@ -55,12 +55,12 @@ enum KeyFile {
         let r: JSONObjectReader
         do {
             r = try JSONObjectReader(try JSONValue.parse(data, what: "key file"), context: "key file")
+            guard (try? r.string("type")) == type else {
+                throw KeyFileError("not a \(type) file (its 'type' is \((try? r.string("type")).map { "'\($0)'" } ?? "missing"))")
+            }
             try r.rejectUnknown(["type", "keyID", keyField])
         } catch let refusal as PatchRefusal {
             throw KeyFileError(refusal.description.replacingOccurrences(of: "malformed patch: ", with: ""))
-        }
-        guard (try? r.string("type")) == type else {
-            throw KeyFileError("not a \(type) file (its 'type' is \((try? r.string("type")).map { "'\($0)'" } ?? "missing"))")
         }
         guard let id = try? r.string("keyID"), !id.isEmpty else { throw KeyFileError("key file has no 'keyID'") }
         guard let text = try? r.string(keyField), let key = Data(base64Encoded: text) else {

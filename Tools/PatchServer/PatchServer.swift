@@ -104,8 +104,9 @@ public final class PatchServer: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and closes connections; blocks until done. Safe to call twice.
-    public func stop() {
+    /// Stops listening, lets requests in progress finish for up to `gracePeriod` seconds, then
+    /// closes every connection; blocks until done. Safe to call twice.
+    public func stop(gracePeriod: TimeInterval = 1) {
         let (server, runTask) = lock.withLock { () -> (HTTPServer?, Task<Void, Error>?) in
             defer { self.server = nil; self.runTask = nil; self.boundPort = nil }
             return (self.server, self.runTask)
@@ -113,7 +114,7 @@ public final class PatchServer: @unchecked Sendable {
         guard let server, let runTask else { return }
         let done = DispatchSemaphore(value: 0)
         Task {
-            await server.stop(timeout: 1)
+            await server.stop(timeout: gracePeriod)
             runTask.cancel()
             _ = try? await runTask.value
             done.signal()
