@@ -29,7 +29,6 @@ extension PatchCtl {
         var appVersion: String?
 
         func validate() throws {
-            guard !publicKeys.isEmpty else { throw ValidationError("give at least one --public-key") }
             guard (appID == nil) == (appVersion == nil) else { throw ValidationError("--app-id and --app-version go together") }
         }
 
