@@ -22,6 +22,8 @@ import Logging
 ///
 /// The loader is not thread-safe: call it from the thread that owns the engine. `update()`
 /// blocks that thread while downloading (bounded by `timeout` and the retry policy).
+/// Expiry is checked whenever a patch is loaded (downloaded or read from the cache); a running
+/// patch is not reverted at its expiry time, it is dropped at the next launch.
 public final class PatchLoader {
     public struct Configuration {
         /// Where patch files and the revocation list are downloaded from.

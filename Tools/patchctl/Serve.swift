@@ -32,6 +32,19 @@ extension PatchCtl {
         var portFile: String?
 
         func run() throws {
+            // Signals are routed to a dispatch source before anything else, so an interrupt that
+            // arrives as soon as the port is announced still stops the server cleanly.
+            let stopRequested = DispatchSemaphore(value: 0)
+            var sources: [DispatchSourceSignal] = []
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler { stopRequested.signal() }
+                source.resume()
+                sources.append(source)
+            }
+            defer { sources.forEach { $0.cancel() } }
+
             let server = PatchServer(directory: URL(fileURLWithPath: directory), host: host, port: port)
             let bound: UInt16
             do { bound = try server.start() } catch {
@@ -45,21 +58,10 @@ extension PatchCtl {
                     throw CommandFailure("cannot write --port-file \(portFile): \(error)")
                 }
             }
-            // Wait for SIGINT/SIGTERM on a dispatch queue, then stop the server and exit 0.
-            let stopped = DispatchSemaphore(value: 0)
-            var sources: [DispatchSourceSignal] = []
-            for sig in [SIGINT, SIGTERM] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler { stopped.signal() }
-                source.resume()
-                sources.append(source)
-            }
-            stopped.wait()
+            stopRequested.wait()
             server.stop()
             print("stopped")
             fflush(stdout)
-            sources.forEach { $0.cancel() }
         }
     }
 }
