@@ -107,14 +107,14 @@ public final class PatchLoader {
 
     /// - Parameters:
     ///   - applier: where verified scripts are evaluated; `PatchEngine` by default.
+    ///   - onEvent: called with every event as it happens (on the caller's thread).
     ///   - now: the clock for expiry checks.
     ///   - sleep: waits between retries.
-    ///   - onEvent: called with every event as it happens (on the caller's thread).
     public init(configuration: Configuration,
                 applier: PatchApplying = EnginePatchApplier(),
+                onEvent: ((PatchEvent) -> Void)? = nil,
                 now: @escaping () -> Date = { Date() },
-                sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) },
-                onEvent: ((PatchEvent) -> Void)? = nil) throws {
+                sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }) throws {
         let scheme = configuration.baseURL.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
             throw ConfigurationError.insecureURL(configuration.baseURL.absoluteString)

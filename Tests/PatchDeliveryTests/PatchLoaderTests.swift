@@ -9,7 +9,7 @@ final class PatchLoaderTests: XCTestCase {
         try f.serve(try f.patch(version: 1))
         let applier = RecordingApplier()
         var seen: [PatchEvent] = []
-        let loader = try PatchLoader(configuration: f.configuration(), applier: applier, sleep: { _ in }) { seen.append($0) }
+        let loader = try PatchLoader(configuration: f.configuration(), applier: applier) { seen.append($0) }
         XCTAssertEqual(loader.applyCachedPatches(), [], "nothing cached on first launch")
         let events = loader.update()
         XCTAssertEqual(events, [.applied(patchID: "shop-fixes", version: 1, source: .network),
