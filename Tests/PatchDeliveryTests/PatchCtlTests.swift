@@ -44,8 +44,16 @@ final class PatchCtlTests: XCTestCase {
 
     var dir: URL!
 
+    struct MissingExecutable: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "patchctl is not at \(path)" }
+    }
+
     override func setUpWithError() throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.patchctl.path), "patchctl not built at \(Self.patchctl.path)")
+        // The test target depends on patchctl, so it is always built next to the tests.
+        guard FileManager.default.isExecutableFile(atPath: Self.patchctl.path) else {
+            throw MissingExecutable(path: Self.patchctl.path)
+        }
         dir = try makeTemporaryDirectory(self)
     }
 
@@ -175,6 +183,10 @@ final class PatchCtlTests: XCTestCase {
         run = try sign(["--expires", "next tuesday"])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.err.contains("--expires 'next tuesday' is not an ISO 8601 date"), run.err)
+
+        run = try sign(["--expires", "2001-02-03"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.err.contains("--expires 2001-02-03T00:00:00Z is in the past"), run.err)
 
         run = try patchctl(["sign", path("a.js"), "--key", path("a.js"), "--id", "p", "--version", "1", "--out", path("out.json")])
         XCTAssertEqual(run.status, 1)

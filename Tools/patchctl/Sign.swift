@@ -52,6 +52,9 @@ extension PatchCtl {
                 throw CommandFailure("--app-version: \(error)")
             }
             let expiry = try expires.map(Self.parseDate)
+            if let expiry, expiry <= Date() {
+                throw CommandFailure("--expires \(Self.format(expiry)) is in the past: devices would refuse the patch")
+            }
             var sources: [(name: String, source: String)] = []
             for path in scripts {
                 let name = URL(fileURLWithPath: path).lastPathComponent
@@ -67,9 +70,6 @@ extension PatchCtl {
             } catch let refusal as PatchRefusal {
                 if case .malformed(let why) = refusal { throw CommandFailure(why) }
                 throw CommandFailure(refusal.description)
-            }
-            if let expiry, expiry <= Date() {
-                CommandSupport.printError("warning: the patch has already expired (\(Self.format(expiry))); devices will refuse it")
             }
             do { try AtomicFile.write(patch.fileData(), to: URL(fileURLWithPath: out)) } catch {
                 throw CommandFailure("cannot write \(out): \(error)")
