@@ -50,9 +50,15 @@ let package = Package(
         .executable(name: "patchctl", targets: ["patchctl"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
         .executable(name: "patchbench", targets: ["patchbench"]),
+        .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
+        .library(name: "PatchServer", targets: ["PatchServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Patch delivery: Ed25519 signatures (CryptoKit's API on Linux), logging, the QA HTTP server.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // JavaScriptCore's C API.
@@ -82,9 +88,30 @@ let package = Package(
             name: "patchctl",
             dependencies: [
                 "PatchEngine",
+                "PatchDelivery",
+                "PatchServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
+        ),
+        // Signed, versioned, revocable patches: format, trust, loader, cache, crash-loop guard.
+        // Kept apart from PatchEngine so the engine itself depends on no Swift package.
+        .target(
+            name: "PatchDelivery",
+            dependencies: [
+                "PatchEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A small HTTP server for QA: serves a directory of patches on loopback with ETags.
+        .target(
+            name: "PatchServer",
+            dependencies: [
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tools/PatchServer"
         ),
         // Objective-C classes the tests patch, plus C entry points that call them natively.
         .target(
@@ -121,6 +148,13 @@ let package = Package(
         .testTarget(
             name: "PatchBenchTests",
             dependencies: ["patchbench", "BenchFixtures", "PatchEngine"]
+        ),
+        .testTarget(
+            name: "PatchDeliveryTests",
+            dependencies: [
+                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ]
 )

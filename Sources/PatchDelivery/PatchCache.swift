@@ -1,0 +1,53 @@
+import Foundation
+
+/// The last verified copy of each patch file, on disk, so patches
+/// apply at launch before (or without) the network.
+///
+/// Writes are atomic (`AtomicFile`: temporary file, fsync, rename). Reads verify the copy again
+/// in full (signature and script hashes): a corrupt or tampered file is detected, deleted, and
+/// reported with the reason.
+public final class PatchCache {
+    /// What reading a cached patch found.
+    public enum Lookup {
+        case missing
+        case valid(SignedPatch)
+        /// The file failed verification and has been deleted.
+        case discarded(PatchRefusal)
+    }
+
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Where the copy of patch file `file` (a path relative to the loader's base URL) lives.
+    /// The name keeps the file's last component for people and a hash of the whole path for uniqueness.
+    public func url(forPatchFile file: String) -> URL {
+        let readable = (file as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber || "._-".contains($0) }
+        return directory.appendingPathComponent("\(file.sha256Hex.prefix(12))-\(readable).patch")
+    }
+
+    public func store(patch data: Data, forFile file: String) throws {
+        try AtomicFile.write(data, to: url(forPatchFile: file))
+    }
+
+    /// Reads and re-verifies the cached copy of `file`.
+    public func patch(forFile file: String, verifier: PatchVerifier) -> Lookup {
+        let url = url(forPatchFile: file)
+        guard let data = try? Data(contentsOf: url) else { return .missing }
+        do {
+            return .valid(try verifier.verify(patchFile: data))
+        } catch let refusal as PatchRefusal {
+            AtomicFile.remove(url)
+            return .discarded(refusal)
+        } catch {
+            AtomicFile.remove(url)
+            return .discarded(.malformed("\(error)"))
+        }
+    }
+
+    public func removePatch(forFile file: String) {
+        AtomicFile.remove(url(forPatchFile: file))
+    }
+}

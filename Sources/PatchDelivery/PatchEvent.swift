@@ -1,0 +1,83 @@
+import Foundation
+
+/// What the loader did, reported to the app (through the `onEvent` handler and returned from
+/// each call), so it can log, show or count patch activity.
+public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
+    /// Where an applied patch came from.
+    public enum Source: String, Sendable {
+        /// The verified copy stored on disk by an earlier run.
+        case cache
+        /// Just downloaded and verified.
+        case network
+    }
+
+    /// Why a running patch was reverted.
+    public enum RevertReason: Equatable, Sendable {
+        /// The revocation list names it.
+        case revoked
+        /// A newer version of the same patch replaces it.
+        case superseded(byVersion: Int)
+    }
+
+    /// The patch's scripts were evaluated and are live.
+    case applied(patchID: String, version: Int, source: Source)
+    /// The server has nothing newer for `file` (a 304, or the same signed patch again).
+    case upToDate(file: String, patchID: String?, version: Int?)
+    /// The patch in `file` was refused; none of it was evaluated.
+    case refused(file: String, reason: PatchRefusal)
+    /// A script threw while being evaluated: the patch was rolled back (`message` is the engine's error).
+    case failed(patchID: String, version: Int, message: String)
+    /// A running patch was undone at run time.
+    case reverted(patchID: String, version: Int, reason: RevertReason)
+    /// A verified patch was stored on disk for the next launch.
+    case cached(file: String, patchID: String, version: Int)
+    /// The cached copy of `file` failed verification (corrupt, tampered, or no longer acceptable) and was deleted.
+    case cacheDiscarded(file: String, reason: PatchRefusal)
+    /// The crash-loop guard disabled this patch version: `launches` launches applied it and never succeeded.
+    case disabledByCrashLoop(patchID: String, version: Int, launches: Int)
+    /// A verified revocation list was taken in (`revokedCount` entries).
+    case revocationListUpdated(sequence: Int, revokedCount: Int)
+    /// The revocation list was refused (bad signature, unknown key…); the last good one stays in force.
+    case revocationListRefused(reason: PatchRefusal)
+    /// Downloading `file` failed after every retry; what was cached stays in use.
+    case fetchFailed(file: String, message: String)
+    /// A state file on disk was unreadable and was started afresh.
+    case stateReset(file: String, message: String)
+    /// Writing the cache or state failed (disk full, permissions); the patch itself is still live.
+    case storageFailed(message: String)
+
+    public var description: String {
+        switch self {
+        case let .applied(id, version, source):
+            return "applied \(id) v\(version) from \(source.rawValue)"
+        case let .upToDate(file, id?, version?):
+            return "up to date: \(file) (\(id) v\(version))"
+        case let .upToDate(file, _, _):
+            return "up to date: \(file)"
+        case let .refused(file, reason):
+            return "refused \(file): \(reason)"
+        case let .failed(id, version, message):
+            return "failed \(id) v\(version), rolled back: \(message)"
+        case let .reverted(id, version, .revoked):
+            return "reverted \(id) v\(version): revoked"
+        case let .reverted(id, version, .superseded(newer)):
+            return "reverted \(id) v\(version): superseded by v\(newer)"
+        case let .cached(file, id, version):
+            return "cached \(id) v\(version) (\(file))"
+        case let .cacheDiscarded(file, reason):
+            return "discarded cached \(file): \(reason)"
+        case let .disabledByCrashLoop(id, version, launches):
+            return "disabled \(id) v\(version): \(launches) launches in a row did not succeed with it"
+        case let .revocationListUpdated(sequence, count):
+            return "revocation list #\(sequence): \(count) revoked"
+        case let .revocationListRefused(reason):
+            return "refused revocation list: \(reason)"
+        case let .fetchFailed(file, message):
+            return "fetch failed for \(file): \(message)"
+        case let .stateReset(file, message):
+            return "state file \(file) was unreadable and was reset: \(message)"
+        case let .storageFailed(message):
+            return "storage failed: \(message)"
+        }
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+
+/// Brings signed patches into a running app: applies the verified cached copies at launch,
+/// downloads newer ones, takes in the revocation list, and keeps the crash-loop guard.
+///
+/// Typical use at app launch:
+///
+///     var config = PatchLoader.Configuration(
+///         baseURL: URL(string: "https://patches.example.com/shop/")!,
+///         appID: "com.example.shop", appVersion: "1.4.0",
+///         trustStore: TrustStore(keys: [try TrustedKey(id: "release-2026", base64: "…")]),
+///         stateDirectory: appSupport.appendingPathComponent("patches"))
+///     let loader = try PatchLoader(configuration: config) { event in print("patch:", event) }
+///     loader.applyCachedPatches()     // before or without the network
+///     loader.update()                 // download, verify, apply; revoke what the list says
+///     // … once the app is up:
+///     loader.markLaunchSucceeded()
+///
+/// The loader is not thread-safe: call it from the thread that owns the engine. `update()`
+/// blocks that thread while downloading (bounded by `timeout` and the retry policy).
+/// Expiry is checked whenever a patch is loaded (downloaded or read from the cache); a running
+/// patch is not reverted at its expiry time, it is dropped at the next launch.
+public final class PatchLoader {
+    public struct Configuration {
+        /// Where patch files and the revocation list are downloaded from.
+        public var baseURL: URL
+        /// Patch files under `baseURL`, each holding one patch (with its own patch id).
+        public var patchFiles: [String]
+        /// The revocation list under `baseURL`; nil for none.
+        public var revocationListFile: String?
+        /// This app's id, matched against each manifest's `appID`.
+        public var appID: String
+        /// This app's version (semantic version), matched against each manifest's range.
+        public var appVersion: String
+        /// The keys patches and revocation lists must be signed with.
+        public var trustStore: TrustStore
+        /// Where the cache and the device state live (created if missing).
+        public var stateDirectory: URL
+        /// Per-request timeout, seconds.
+        public var timeout: TimeInterval = 10
+        public var retryPolicy: RetryPolicy = .standard
+        /// Allow plain `http://` (local QA only). Otherwise only `https://` is used.
+        public var allowsInsecureHTTP = false
+        /// Launches in a row that may apply a patch without reaching `markLaunchSucceeded()`.
+        public var crashLoopThreshold = 2
+        /// Larger downloads are refused.
+        public var maxDownloadBytes = 4 << 20
+
+        public init(baseURL: URL, appID: String, appVersion: String, trustStore: TrustStore, stateDirectory: URL,
+                    patchFiles: [String] = ["patch.json"], revocationListFile: String? = "revocations.json") {
+            self.baseURL = baseURL
+            self.appID = appID
+            self.appVersion = appVersion
+            self.trustStore = trustStore
+            self.stateDirectory = stateDirectory
+            self.patchFiles = patchFiles
+            self.revocationListFile = revocationListFile
+        }
+    }
+
+    /// A configuration the loader can't work with.
+    public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+        /// `http://` without `allowsInsecureHTTP`, or a scheme that is neither HTTP nor HTTPS.
+        case insecureURL(String)
+        case invalidAppVersion(String)
+        case noPatchFiles
+
+        public var description: String {
+            switch self {
+            case .insecureURL(let url):
+                return "refusing to load patches from \(url): HTTPS is required (set allowsInsecureHTTP for local QA over plain HTTP)"
+            case .invalidAppVersion(let why):
+                return "invalid app version: \(why)"
+            case .noPatchFiles:
+                return "no patch files configured"
+            }
+        }
+    }
+
+    /// A patch whose scripts are live in this process.
+    public struct LivePatch: Equatable {
+        public let patchID: String
+        public let version: Int
+        /// The names the scripts were applied under (`<patchID>@<version>/<script>`), in order.
+        public let scriptNames: [String]
+        let file: String
+        let patch: SignedPatch
+    }
+
+    public let configuration: Configuration
+    public let cache: PatchCache
+    public let crashLoopGuard: CrashLoopGuard
+
+    private let verifier: PatchVerifier
+    private let applier: PatchApplying
+    private let fetcher: PatchFetcher
+    private let stateStore: JSONFileStore<DeliveryState>
+    private var state: DeliveryState
+    private var live: [String: LivePatch] = [:]
+    private var startupEvents: [PatchEvent] = []
+    private let onEvent: ((PatchEvent) -> Void)?
+    private let logger = Logger(label: "PatchDelivery")
+
+    /// - Parameters:
+    ///   - applier: where verified scripts are evaluated; `PatchEngine` by default.
+    ///   - onEvent: called with every event as it happens (on the caller's thread).
+    ///   - now: the clock for expiry checks.
+    ///   - sleep: waits between retries.
+    public init(configuration: Configuration,
+                applier: PatchApplying = EnginePatchApplier(),
+                onEvent: ((PatchEvent) -> Void)? = nil,
+                now: @escaping () -> Date = { Date() },
+                sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }) throws {
+        let scheme = configuration.baseURL.scheme?.lowercased()
+        guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
+            throw ConfigurationError.insecureURL(configuration.baseURL.absoluteString)
+        }
+        guard !configuration.patchFiles.isEmpty else { throw ConfigurationError.noPatchFiles }
+        let appVersion: SemanticVersion
+        do { appVersion = try SemanticVersion(parsing: configuration.appVersion) } catch {
+            throw ConfigurationError.invalidAppVersion("\(error)")
+        }
+        self.configuration = configuration
+        self.applier = applier
+        self.onEvent = onEvent
+        self.verifier = PatchVerifier(trustStore: configuration.trustStore,
+                                      target: .init(appID: configuration.appID, appVersion: appVersion), now: now)
+        self.fetcher = PatchFetcher(timeout: configuration.timeout, retryPolicy: configuration.retryPolicy,
+                                    maxBytes: configuration.maxDownloadBytes,
+                                    allowsInsecureHTTP: configuration.allowsInsecureHTTP, sleep: sleep, logger: logger)
+        let directory = configuration.stateDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.cache = PatchCache(directory: directory.appendingPathComponent("cache"))
+        self.crashLoopGuard = CrashLoopGuard(directory: directory, threshold: configuration.crashLoopThreshold)
+        self.stateStore = JSONFileStore(url: directory.appendingPathComponent("state.json"))
+        switch stateStore.load() {
+        case .success(let loaded):
+            state = loaded ?? DeliveryState()
+        case .failure(let error):
+            state = DeliveryState()
+            startupEvents.append(.stateReset(file: "state.json", message: error.message))
+        }
+        if let problem = crashLoopGuard.loadProblem {
+            startupEvents.append(.stateReset(file: "launch-guard.json", message: problem))
+        }
+    }
+
+    /// The patches live in this process, sorted by id.
+    public var livePatches: [LivePatch] { live.values.sorted { $0.patchID < $1.patchID } }
+
+    // MARK: - Launch
+
+    /// Applies the verified cached patches: call it at launch, before or without the network.
+    /// Each cached file is verified again in full; a copy that fails is deleted and reported.
+    @discardableResult
+    public func applyCachedPatches() -> [PatchEvent] {
+        var events = takeStartupEvents()
+        for file in configuration.patchFiles {
+            switch cache.patch(forFile: file, verifier: verifier) {
+            case .missing:
+                continue
+            case .discarded(let reason):
+                state.files[file]?.etag = nil
+                saveState(&events)
+                emit(.cacheDiscarded(file: file, reason: reason), &events)
+            case .valid(let patch):
+                if live[patch.manifest.patchID]?.patch.digest == patch.digest { continue }
+                if let refusal = admissionRefusal(for: patch, &events) {
+                    cache.removePatch(forFile: file)
+                    emit(.refused(file: file, reason: refusal), &events)
+                    continue
+                }
+                apply(patch, file: file, source: .cache, &events)
+            }
+        }
+        return events
+    }
+
+    /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more.
+    @discardableResult
+    public func markLaunchSucceeded() -> [PatchEvent] {
+        var events: [PatchEvent] = []
+        do { try crashLoopGuard.markLaunchSucceeded() } catch {
+            emit(.storageFailed(message: "\(error)"), &events)
+        }
+        return events
+    }
+
+    // MARK: - Network
+
+    /// Downloads the revocation list and every patch file, reverts what is revoked, and applies
+    /// newer verified patches (caching them for the next launch). A file the server reports
+    /// unchanged costs one request answered 304.
+    @discardableResult
+    public func update() -> [PatchEvent] {
+        var events = takeStartupEvents()
+        if let listFile = configuration.revocationListFile {
+            updateRevocationList(listFile, &events)
+        }
+        for file in configuration.patchFiles {
+            updatePatch(file, &events)
+        }
+        return events
+    }
+
+    private func url(for file: String) -> URL {
+        configuration.baseURL.appendingPathComponent(file)
+    }
+
+    private func updateRevocationList(_ file: String, _ events: inout [PatchEvent]) {
+        switch fetcher.fetch(url(for: file), ifNoneMatch: state.revocationETag) {
+        case .notModified:
+            break
+        case .failed(let message):
+            emit(.fetchFailed(file: file, message: message), &events)
+        case let .fetched(data, etag):
+            let signed: SignedRevocationList
+            do { signed = try verifier.verify(revocationListFile: data) } catch {
+                emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
+                return
+            }
+            state.merge(signed.list)
+            state.revocationETag = etag
+            saveState(&events)
+            emit(.revocationListUpdated(sequence: signed.list.sequence, revokedCount: signed.list.entries.count), &events)
+            for patch in livePatches where state.isRevoked(patch.patchID, version: patch.version) {
+                revert(patch, reason: .revoked, &events)
+                cache.removePatch(forFile: patch.file)
+                state.files[patch.file] = nil
+                saveState(&events)
+            }
+        }
+    }
+
+    private func updatePatch(_ file: String, _ events: inout [PatchEvent]) {
+        // Only a copy we still hold may be revalidated with its ETag.
+        let haveCopy = FileManager.default.fileExists(atPath: cache.url(forPatchFile: file).path)
+        let etag = haveCopy ? state.files[file]?.etag : nil
+        switch fetcher.fetch(url(for: file), ifNoneMatch: etag) {
+        case .notModified:
+            let id = state.files[file]?.patchID
+            emit(.upToDate(file: file, patchID: id, version: id.flatMap { live[$0]?.version ?? state.applied[$0]?.version }), &events)
+        case .failed(let message):
+            emit(.fetchFailed(file: file, message: message), &events)
+        case let .fetched(data, etag):
+            let patch: SignedPatch
+            do { patch = try verifier.verify(patchFile: data) } catch {
+                emit(.refused(file: file, reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
+                return
+            }
+            let id = patch.manifest.patchID
+            if live[id]?.patch.digest == patch.digest {
+                // The same signed patch again (a server without ETags, or a lost cache): nothing to do but remember it.
+                store(data, patch: patch, file: file, etag: etag, &events)
+                emit(.upToDate(file: file, patchID: id, version: patch.manifest.version), &events)
+                return
+            }
+            if let refusal = admissionRefusal(for: patch, &events) {
+                emit(.refused(file: file, reason: refusal), &events)
+                return
+            }
+            if apply(patch, file: file, source: .network, &events) {
+                store(data, patch: patch, file: file, etag: etag, &events)
+            }
+        }
+    }
+
+    private func store(_ data: Data, patch: SignedPatch, file: String, etag: String?, _ events: inout [PatchEvent]) {
+        let hadCopy = state.files[file]?.etag == etag && FileManager.default.fileExists(atPath: cache.url(forPatchFile: file).path)
+        do {
+            try cache.store(patch: data, forFile: file)
+            state.files[file] = DeliveryState.File(patchID: patch.manifest.patchID, etag: etag)
+            saveState(&events)
+            if !hadCopy { emit(.cached(file: file, patchID: patch.manifest.patchID, version: patch.manifest.version), &events) }
+        } catch {
+            emit(.storageFailed(message: "\(error)"), &events)
+        }
+    }
+
+    // MARK: - Applying
+
+    /// The device-state checks a verified patch must also pass: not revoked, not disabled by the
+    /// crash-loop guard, and not older than (or a different patch with the same version as) the applied one.
+    private func admissionRefusal(for patch: SignedPatch, _ events: inout [PatchEvent]) -> PatchRefusal? {
+        let id = patch.manifest.patchID, version = patch.manifest.version
+        if state.isRevoked(id, version: version) {
+            return .revoked(patchID: id, version: version)
+        }
+        if crashLoopGuard.isDisabled(patchID: id, version: version) {
+            return .disabledByCrashLoop(patchID: id, version: version)
+        }
+        let launches = crashLoopGuard.unconfirmedLaunches(patchID: id, version: version)
+        do {
+            if try crashLoopGuard.disableIfLooping(patchID: id, version: version) {
+                emit(.disabledByCrashLoop(patchID: id, version: version, launches: launches), &events)
+                return .disabledByCrashLoop(patchID: id, version: version)
+            }
+        } catch {
+            emit(.storageFailed(message: "\(error)"), &events)
+        }
+        if let applied = state.applied[id] {
+            let samePatch = version == applied.version && patch.digest == applied.digest
+            if version < applied.version || (version == applied.version && !samePatch) {
+                return .versionNotNewer(patchID: id, version: version, applied: applied.version)
+            }
+        }
+        return nil
+    }
+
+    /// Evaluates the patch's scripts in order; on a throwing script, undoes the ones before it and
+    /// brings back the version it was replacing. Returns whether the patch is live.
+    @discardableResult
+    private func apply(_ patch: SignedPatch, file: String, source: PatchEvent.Source, _ events: inout [PatchEvent]) -> Bool {
+        let m = patch.manifest
+        let previous = live[m.patchID]
+        if let previous {
+            revert(previous, reason: .superseded(byVersion: m.version), &events)
+        }
+        do {
+            // Marked before evaluation: a script that crashes the process must still count.
+            try crashLoopGuard.willApply(patchID: m.patchID, version: m.version)
+        } catch {
+            emit(.storageFailed(message: "\(error)"), &events)
+        }
+        var names: [String] = []
+        for (script, source) in patch.orderedScripts {
+            let name = "\(m.patchID)@\(m.version)/\(script)"
+            do {
+                try applier.apply(script: source, name: name)
+                names.append(name)
+            } catch {
+                for done in names.reversed() { try? applier.revert(name: done) }
+                emit(.failed(patchID: m.patchID, version: m.version, message: "\(error)"), &events)
+                if let previous {
+                    apply(previous.patch, file: previous.file, source: .cache, &events)
+                } else {
+                    try? crashLoopGuard.forget(patchID: m.patchID)
+                }
+                return false
+            }
+        }
+        live[m.patchID] = LivePatch(patchID: m.patchID, version: m.version, scriptNames: names, file: file, patch: patch)
+        state.applied[m.patchID] = DeliveryState.Applied(version: m.version, digest: patch.digest)
+        state.files[file, default: DeliveryState.File()].patchID = m.patchID
+        saveState(&events)
+        emit(.applied(patchID: m.patchID, version: m.version, source: source), &events)
+        return true
+    }
+
+    private func revert(_ patch: LivePatch, reason: PatchEvent.RevertReason, _ events: inout [PatchEvent]) {
+        var failures: [String] = []
+        for name in patch.scriptNames.reversed() {
+            do { try applier.revert(name: name) } catch { failures.append("\(error)") }
+        }
+        live[patch.patchID] = nil
+        try? crashLoopGuard.forget(patchID: patch.patchID)
+        if failures.isEmpty {
+            emit(.reverted(patchID: patch.patchID, version: patch.version, reason: reason), &events)
+        } else {
+            emit(.failed(patchID: patch.patchID, version: patch.version, message: "revert failed: " + failures.joined(separator: "; ")), &events)
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func saveState(_ events: inout [PatchEvent]) {
+        do { try stateStore.save(state) } catch {
+            emit(.storageFailed(message: "\(error)"), &events)
+        }
+    }
+
+    private func takeStartupEvents() -> [PatchEvent] {
+        var events: [PatchEvent] = []
+        for event in startupEvents { emit(event, &events) }
+        startupEvents = []
+        return events
+    }
+
+    private func emit(_ event: PatchEvent, _ events: inout [PatchEvent]) {
+        switch event {
+        case .refused, .failed, .cacheDiscarded, .disabledByCrashLoop, .revocationListRefused, .stateReset, .storageFailed:
+            logger.warning("\(event.description)")
+        case .fetchFailed:
+            logger.notice("\(event.description)")
+        default:
+            logger.info("\(event.description)")
+        }
+        events.append(event)
+        onEvent?(event)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Decides whether a patch file may be evaluated. Checks, in this order, and throws the first
+/// failure as a `PatchRefusal`: the file parses; the signing key is known and not retired; the
+/// signature matches the canonical manifest bytes; every script matches its SHA-256 and nothing
+/// unsigned is carried; the app id and app version fit; the patch hasn't expired.
+/// (Revocation, replay and the crash-loop guard depend on device state: `PatchLoader` checks them.)
+public struct PatchVerifier {
+    /// The app a patch must fit; nil skips the app checks (as `patchctl verify` does).
+    public struct Target: Sendable {
+        public var appID: String
+        public var appVersion: SemanticVersion
+        public init(appID: String, appVersion: SemanticVersion) {
+            self.appID = appID
+            self.appVersion = appVersion
+        }
+    }
+
+    public var trustStore: TrustStore
+    public var target: Target?
+    /// The clock expiry is checked against.
+    public var now: () -> Date
+
+    public init(trustStore: TrustStore, target: Target? = nil, now: @escaping () -> Date = { Date() }) {
+        self.trustStore = trustStore
+        self.target = target
+        self.now = now
+    }
+
+    /// Parses and verifies a patch file; returns the patch only when every check passes.
+    public func verify(patchFile data: Data) throws -> SignedPatch {
+        let patch = try SignedPatch(fileData: data)
+        try verify(patch)
+        return patch
+    }
+
+    /// Verifies an already parsed patch.
+    public func verify(_ patch: SignedPatch) throws {
+        let m = patch.manifest
+        try trustStore.verify(signature: patch.signature, of: m.canonicalBytes, keyID: m.keyID)
+        for script in m.scripts {
+            guard let text = patch.scripts[script.name] else {
+                throw PatchRefusal.scriptHashMismatch(script: script.name, expected: script.sha256, actual: nil)
+            }
+            let actual = text.sha256Hex
+            guard actual == script.sha256 else {
+                throw PatchRefusal.scriptHashMismatch(script: script.name, expected: script.sha256, actual: actual)
+            }
+        }
+        let listed = Set(m.scripts.map(\.name))
+        if let extra = patch.scripts.keys.sorted().first(where: { !listed.contains($0) }) {
+            throw PatchRefusal.unsignedScript(extra)
+        }
+        if let target {
+            guard m.appID == "*" || m.appID == target.appID else {
+                throw PatchRefusal.wrongApp(expected: target.appID, patchAppID: m.appID)
+            }
+            guard m.appVersions.contains(target.appVersion) else {
+                throw PatchRefusal.appVersionOutOfRange(appVersion: target.appVersion.description, range: m.appVersions.description)
+            }
+        }
+        if let expires = m.expires, now() >= expires {
+            throw PatchRefusal.expired(patchID: m.patchID, at: expires)
+        }
+    }
+
+    /// Parses and verifies a revocation list file (format, key, signature).
+    public func verify(revocationListFile data: Data) throws -> SignedRevocationList {
+        let signed = try SignedRevocationList(fileData: data)
+        try trustStore.verify(signature: signed.signature, of: signed.list.canonicalBytes, keyID: signed.list.keyID)
+        return signed
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PatchDelivery
+import XCTest
+
+final class CrashLoopGuardTests: XCTestCase {
+    func testPatchThatNeverReachesLaunchSuccessIsDisabledAfterTwoLaunches() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        // Launch 1: downloads and applies v1, then "crashes" (never calls markLaunchSucceeded).
+        try f.launch(RecordingApplier()).update()
+        // Launch 2: applies v1 from cache, crashes again.
+        let second = RecordingApplier()
+        try f.launch(second).applyCachedPatches()
+        XCTAssertEqual(second.live, ["shop-fixes@1/fix.js"])
+        // Launch 3: v1 was pending through 2 launches: disabled, not applied, reported.
+        let third = RecordingApplier()
+        let loader = try f.launch(third)
+        XCTAssertEqual(loader.applyCachedPatches(), [
+            .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2),
+            .refused(file: "patch.json", reason: .disabledByCrashLoop(patchID: "shop-fixes", version: 1)),
+        ])
+        XCTAssertEqual(third.calls, [])
+        XCTAssertTrue(loader.crashLoopGuard.isDisabled(patchID: "shop-fixes", version: 1))
+        // Still served: downloaded again but refused.
+        XCTAssertEqual(loader.update().refusals, [.disabledByCrashLoop(patchID: "shop-fixes", version: 1)])
+        XCTAssertEqual(third.calls, [])
+        // A fixed version is a fresh start.
+        try f.serve(try f.patch(version: 2))
+        XCTAssertEqual(loader.update().first, .applied(patchID: "shop-fixes", version: 2, source: .network))
+        XCTAssertEqual(PatchEvent.disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2).description,
+                       "disabled shop-fixes v1: 2 launches in a row did not succeed with it")
+    }
+
+    func testLaunchSuccessKeepsThePatch() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        let first = try f.launch(RecordingApplier())
+        first.update()
+        first.markLaunchSucceeded()
+        for _ in 0..<3 {
+            let applier = RecordingApplier()
+            let loader = try f.launch(applier)
+            XCTAssertEqual(loader.applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
+            XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 1)
+            loader.markLaunchSucceeded()
+            XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 0)
+        }
+    }
+
+    func testThresholdIsConfigurable() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        var config = f.configuration()
+        config.crashLoopThreshold = 3
+        try f.launch(RecordingApplier(), configuration: config).update()
+        try f.launch(RecordingApplier(), configuration: config).applyCachedPatches()
+        let third = RecordingApplier()
+        try f.launch(third, configuration: config).applyCachedPatches()
+        XCTAssertEqual(third.live, ["shop-fixes@1/fix.js"], "3 launches allowed")
+        XCTAssertEqual(try f.launch(RecordingApplier(), configuration: config).applyCachedPatches().first,
+                       .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 3))
+    }
+
+    func testGuardFileOnItsOwn() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let launch1 = CrashLoopGuard(directory: dir, threshold: 2)
+        XCTAssertNil(launch1.loadProblem)
+        XCTAssertEqual(launch1.unconfirmedLaunches(patchID: "p", version: 1), 0)
+        // A corrupt file is reported and starts afresh.
+        try Data("garbage".utf8).write(to: dir.appendingPathComponent("launch-guard.json"))
+        let launch2 = CrashLoopGuard(directory: dir)
+        XCTAssertNotNil(launch2.loadProblem)
+        XCTAssertFalse(launch2.isDisabled(patchID: "p", version: 1))
+        XCTAssertEqual(launch2.threshold, 2, "default")
+    }
+}
