@@ -743,15 +743,3 @@ final class ModuleFanOutTests: PatchTestCase {
         XCTAssertEqual(pf_modules_init_count("PFStateModule"), made + 1)
     }
 }
-
-/// Every ordering of `items`.
-private func permutations<T>(_ items: [T]) -> [[T]] {
-    if items.count <= 1 { return [items] }
-    var result: [[T]] = []
-    for (i, item) in items.enumerated() {
-        var rest = items
-        rest.remove(at: i)
-        for tail in permutations(rest) { result.append([item] + tail) }
-    }
-    return result
-}
