@@ -20,8 +20,11 @@ extension Engine {
         evaluationLock.lock()
         defer { evaluationLock.unlock() }
         let mark = transactions.mark(name)
-        evaluationStack.append(Evaluation(name: name, baseDirectory: baseDirectory, thread: pthread_self()))
-        defer { evaluationStack.removeLast(); drainReleases() }
+        // A script named by an absolute path resolves include()/resourcePath() from its folder.
+        let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)
+        evaluationStack.append(Evaluation(name: name, baseDirectory: base, thread: pthread_self()))
+        let pool = PEPoolPush()
+        defer { evaluationStack.removeLast(); PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
             return toSwift(value)
@@ -102,8 +105,13 @@ extension Engine {
             return PatchError(kind: .evaluation, message: "\(error)", scriptName: script)
         }
         let scriptName = js.sourceURL ?? script
-        let position = sourcePosition(script: scriptName, line: js.line, column: js.column)
         let kind: PatchError.Kind = js.message.hasPrefix("SyntaxError") ? .syntax : .evaluation
+        var column = js.column
+        if kind == .syntax, column == nil, let line = js.line {
+            lock.lock(); let code = sourceMaps[scriptName]?.code; lock.unlock()
+            column = code.map { SyntaxErrorColumn.locate(message: js.message, line: line, in: $0) }
+        }
+        let position = sourcePosition(script: scriptName, line: js.line, column: column)
         return PatchError(kind: kind, message: js.message, scriptName: scriptName,
                           line: position.line, column: position.column)
     }

@@ -23,6 +23,10 @@ extension Engine {
         let args = argumentValues(argsValue)
         let selector = raw ? name : SelectorName.selector(jsName: name, argumentCount: args.count)
         let signature = try methodSignature(receiver, selector)
+        // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
+        if args.count > signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
+            return try invokeVariadic(receiver, selector, signature, args)
+        }
         return try invoke(receiver, selector, signature, args, kind: .send)
     }
 
@@ -123,6 +127,7 @@ extension Engine {
                 free(error)
                 throw BridgeError("\(methodDescription(receiver, selector)) raised \(message)")
             }
+            keepOutParameters(frame, signature)
             let returnType = signature.returnType
             guard returnType.kind != .void, let ret = frame.pointee.returnValue else { return JSValueMakeUndefined(ctx) }
             let result = try toJS(ret, returnType)
@@ -131,5 +136,64 @@ extension Engine {
             }
             return result
         }
+    }
+
+    /// Objects a callee wrote through `id *` out-parameters (`NSError **`) are autoreleased in the
+    /// call's pool; they are kept until the current JS entry returns, so `pval()` can read them.
+    func keepOutParameters(_ frame: UnsafeMutablePointer<PEFrame>, _ signature: ObjCSignature) {
+        for i in 2..<signature.argumentCount {
+            let type = signature.argument(i)
+            guard type.kind == .pointer, let pointee = type.pointee, pointee.kind == .object,
+                  let slot = frame.argument(i).load(as: UnsafeMutablePointer<UnsafeMutableRawPointer?>?.self),
+                  let object = slot.pointee else { continue }
+            PEDeferRelease(PEObjectRetain(object))
+        }
+    }
+
+    /// A variadic method (`stringWithFormat:`, `arrayWithObjects:`): the extra arguments are passed
+    /// as objects, as in JSPatch (use %@ in formats); object lists get their nil terminator.
+    func invokeVariadic(_ receiver: UnsafeMutableRawPointer, _ selector: String, _ fixed: ObjCSignature,
+                        _ args: [JSValueRef]) throws -> JSValueRef {
+        let fixedCount = fixed.argumentCount - 2
+        var extra = args.count - fixedCount
+        let terminated = VariadicMethods.isNilTerminated(selector)
+        if terminated { extra += 1 }
+        let types = fixed.encoding + String(repeating: "@", count: extra)
+        let signature = try ObjCSignature(types: types)
+        let pool = PEPoolPush()
+        defer { PEPoolPop(pool) }
+        return try withCallFrame(signature) { frame in
+            frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
+            frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)
+            for i in 0..<args.count {
+                try fromJS(args[i], signature.argument(i + 2), into: frame.argument(i + 2),
+                           what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+            }
+            var error: UnsafeMutablePointer<CChar>?
+            guard PEMessageSendVariadic(frame, UInt32(fixed.argumentCount), &error) else {
+                defer { free(error) }
+                throw BridgeError("\(methodDescription(receiver, selector)) raised \(error.map { String(cString: $0) } ?? "an exception")")
+            }
+            guard signature.returnType.kind != .void, let ret = frame.pointee.returnValue else { return JSValueMakeUndefined(ctx) }
+            let result = try toJS(ret, signature.returnType)
+            if OwnershipFamily(selector: selector).returnsRetained, signature.returnType.kind == .object {
+                PEObjectRelease(ret.load(as: UnsafeMutableRawPointer?.self))
+            }
+            return result
+        }
+    }
+}
+
+/// Foundation's variadic methods, which type encodings don't mark.
+enum VariadicMethods {
+    private static let nilTerminated: Set<String> = [
+        "arrayWithObjects:", "initWithObjects:", "setWithObjects:", "dictionaryWithObjectsAndKeys:",
+        "initWithObjectsAndKeys:", "orderedSetWithObjects:",
+    ]
+
+    static func isNilTerminated(_ selector: String) -> Bool { nilTerminated.contains(selector) }
+
+    static func isVariadic(_ selector: String) -> Bool {
+        nilTerminated.contains(selector) || selector.hasSuffix("Format:") || selector.hasSuffix("format:")
     }
 }

@@ -61,6 +61,7 @@ extension Engine {
             }
         } catch {
             PEPoolPop(pool)
+            PEFlushDeferredAutoreleases()
             report(patchError(error, script: method.script, context: describeMethod(method, receiver)))
             var nativeError: UnsafeMutablePointer<CChar>?
             if !PESlotInvokeOriginalCatching(slot, frame, &nativeError) {
@@ -70,6 +71,7 @@ extension Engine {
             return
         }
         PEPoolPop(pool)
+        PEFlushDeferredAutoreleases()
         drainReleases()
         if let returnedObject {
             switch OwnershipFamily(selector: method.selector) {

@@ -118,13 +118,24 @@ extension Engine {
             guard let p = pointerValue(arg(a, 0)) else { throw BridgeError("pval() expects a pointer") }
             return objectToJS(p.load(as: UnsafeMutableRawPointer?.self))
         }
+        addFunction(n, "assignPointer") { [unowned self] _, _, a in
+            // `*error = obj` from JS, for a patched method's NSError ** (JSPatch's memory extension).
+            guard let p = pointerValue(arg(a, 0)) else { throw BridgeError("assignPointer() expects a pointer") }
+            let object = try jsToObject(arg(a, 1), what: "assignPointer value")
+            PEDeferAutorelease(object)
+            p.storeBytes(of: object, as: UnsafeMutableRawPointer?.self)
+            return nil
+        }
         addFunction(n, "sizeof") { [unowned self] _, _, a in
             let name = string(a, 0)
             var error: UnsafePointer<CChar>?
-            guard let sig = PESignatureFromTypeList(name, false, &error) else {
-                throw BridgeError("sizeof(\"\(name)\"): unknown type")
+            if let sig = PESignatureFromTypeList(name, false, &error) {
+                return JSValueMakeNumber(ctx, Double(ObjCSignature(raw: sig).returnType.size))
             }
-            return JSValueMakeNumber(ctx, Double(ObjCSignature(raw: sig).returnType.size))
+            if let encoding = structs.encoding(named: name), let type = PETypeParse(encoding, &error) {
+                return JSValueMakeNumber(ctx, Double(ObjCType(raw: type).size))
+            }
+            throw BridgeError("sizeof(\"\(name)\"): unknown type (declare structs with defineStruct)")
         }
 
         // Helpers.
@@ -206,6 +217,22 @@ extension Engine {
         }
         let previous = protocols.define(name, methods: methods)
         transactions.record(.protocolDefined(name: name, previous: previous), script: currentScript())
+        // Also a runtime protocol (conformsToProtocol:, protocol_getMethodDescription), unless one
+        // with that name exists already: runtime protocols cannot be changed or removed.
+        if PEProtocolLookup(name) == nil {
+            let entries = methods.sorted { $0.key < $1.key }
+            var error: UnsafeMutablePointer<CChar>?
+            let created = withCStrings(entries.map(\.key)) { selectors in
+                withCStrings(entries.map(\.value.types)) { types in
+                    PEProtocolCreate(name, UInt32(entries.count), selectors, types,
+                                     entries.map { $0.value.isInstance }, &error)
+                }
+            }
+            if created == nil {
+                defer { free(error) }
+                throw BridgeError("defineProtocol \(name): \(error.map { String(cString: $0) } ?? "could not create the protocol")")
+            }
+        }
     }
 
     private func dispatch(kind: Int, after seconds: Double, _ fn: JSObjectRef) throws {
@@ -225,4 +252,12 @@ extension Engine {
         default: DispatchQueue.global().async(execute: run)
         }
     }
+}
+
+/// Runs `body` with the strings as a C array of C strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { UnsafePointer(strdup($0)) }
+    defer { copies.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+    var array = copies + [nil]
+    return array.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
 }

@@ -64,6 +64,9 @@ public enum PatchEngine {
         let preprocessed = Preprocessor.rewrite(script)
         do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
             var line = error.line, column = error.column
+            if column == nil, let l = line {
+                column = SyntaxErrorColumn.locate(message: error.message, line: l, in: preprocessed.code)
+            }
             if let l = line, let c = column {
                 (line, column) = preprocessed.originalPosition(line: l, column: c)
             }

@@ -38,6 +38,12 @@ final class StructRegistry: @unchecked Sendable {
         return previous
     }
 
+    /// The full encoding of a struct declared with defineStruct ("{PFPadded=cds}"), for sizeof().
+    func encoding(named name: String) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        return typesByName[name].map { "{\(name)=\($0)}" }
+    }
+
     func restore(name: String, to definition: Definition) {
         lock.lock(); defer { lock.unlock() }
         keysByName[name] = definition.keys

@@ -43,6 +43,8 @@ struct ObjCType {
     var fieldCount: Int { Int(PETypeGetFieldCount(raw)) }
     func field(_ i: Int) -> ObjCType { ObjCType(raw: PETypeGetField(raw, UInt32(i))!) }
     func fieldOffset(_ i: Int) -> Int { PETypeGetFieldOffset(raw, UInt32(i)) }
+    /// What a `^` type points at (nil for `^v` and function pointers).
+    var pointee: ObjCType? { PETypeGetPointee(raw).map { ObjCType(raw: $0) } }
 
     /// A readable name for messages ("int", "id", "struct _NSRect").
     var displayName: String {

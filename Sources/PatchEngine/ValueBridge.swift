@@ -94,8 +94,8 @@ extension Engine {
             }
             return JSC.makeString(ctx, String(cString: name))
         case .cString:
-            guard let s = p.load(as: UnsafePointer<CChar>?.self) else { return JSValueMakeNull(ctx) }
-            return JSC.makeString(ctx, String(cString: s))
+            // A pointer box, as JSPatch does: the same buffer comes back when JS passes it on.
+            return makePointer(p.load(as: UnsafeMutableRawPointer?.self))
         case .pointer:
             return makePointer(p.load(as: UnsafeMutableRawPointer?.self))
         case .structure:

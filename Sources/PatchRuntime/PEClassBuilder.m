@@ -34,3 +34,55 @@ const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool ins
 bool PEClassEnablePropertyCleanup(void *cls, char **error) {
     return PESlotEnableObjectStateCleanup((Class)cls, error);
 }
+
+#if PE_GNU_RUNTIME
+/* GCC's runtime has no objc_allocateProtocol: a protocol is built in the GCC ABI's layout
+   (module-abi-8.h: class pointer, name, inherited list, instance and class method description
+   lists, with registered selectors, as the runtime leaves them after loading a module) and
+   registered with the exported __objc_protocols_add_protocol, which objc_getProtocol reads. */
+struct GNUMethodDescriptionList { int count; struct objc_method_description list[]; };
+struct GNUProtocol {
+    Class class_pointer;
+    char *protocol_name;
+    void *protocol_list;
+    struct GNUMethodDescriptionList *instance_methods, *class_methods;
+};
+extern void __objc_protocols_add_protocol(const char *name, struct GNUProtocol *object);
+
+static struct GNUMethodDescriptionList *descriptionList(unsigned count, const char *const *selectors,
+                                                         const char *const *types, const bool *instance, bool wanted) {
+    struct GNUMethodDescriptionList *list = calloc(1, sizeof *list + sizeof(struct objc_method_description) * (count + 1));
+    for (unsigned i = 0; i < count; i++) {
+        if (instance[i] != wanted) continue;
+        char *t = strdup(types[i]);
+        list->list[list->count].name = sel_registerTypedName(selectors[i], t);
+        list->list[list->count].types = t;
+        list->count++;
+    }
+    return list;
+}
+
+void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
+                       const char *const *types, const bool *instance, char **error) {
+    if (objc_getProtocol(name)) { if (error) *error = strdup("a protocol with that name exists"); return NULL; }
+    Class protocolClass = objc_lookUpClass("Protocol");
+    if (!protocolClass) { if (error) *error = strdup("the runtime has no Protocol class"); return NULL; }
+    struct GNUProtocol *proto = calloc(1, sizeof *proto);
+    proto->class_pointer = protocolClass;
+    proto->protocol_name = strdup(name);
+    proto->instance_methods = descriptionList(count, selectors, types, instance, true);
+    proto->class_methods = descriptionList(count, selectors, types, instance, false);
+    __objc_protocols_add_protocol(proto->protocol_name, proto);
+    return proto;
+}
+#else
+void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
+                       const char *const *types, const bool *instance, char **error) {
+    Protocol *proto = objc_allocateProtocol(name);
+    if (!proto) { if (error) *error = strdup("a protocol with that name exists"); return NULL; }
+    for (unsigned i = 0; i < count; i++)
+        protocol_addMethodDescription(proto, sel_registerName(selectors[i]), types[i], YES, instance[i]);
+    objc_registerProtocol(proto);
+    return proto;
+}
+#endif

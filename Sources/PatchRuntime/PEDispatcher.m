@@ -337,6 +337,29 @@ bool PEMessageSend(PEFrame *frame, char **error) {
     return ok;
 }
 
+bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **error) {
+    PEEnsureThreadRegistered();
+    id receiver = *(id *)frame->arguments[0];
+    if (!receiver) { PEZeroReturn(frame); return true; }
+    const PESignature *sig = frame->signature;
+    unsigned total = PESignatureGetArgumentCount(sig);
+    ffi_type **types = alloca(sizeof(ffi_type *) * total);
+    for (unsigned i = 0; i < total; i++) types[i] = PESignatureGetArgument(sig, i)->ffi;
+    ffi_cif cif;
+    if (!PESignatureIsFFICompatible(sig) ||
+        ffi_prep_cif_var(&cif, FFI_DEFAULT_ABI, fixedArgumentCount, total, PESignatureGetReturnType(sig)->ffi, types) != FFI_OK) {
+        if (error) *error = strdup("cannot prepare a variadic call");
+        return false;
+    }
+    bool ok = false;
+    PE_TRY(error, {
+        IMP imp = PELookupIMP(receiver, *(SEL *)frame->arguments[1]);
+        ffi_call(&cif, (void (*)(void))imp, frame->returnValue, frame->arguments);
+        ok = true;
+    });
+    return ok;
+}
+
 bool PESuperSend(void *startClass, PEFrame *frame, char **error) {
     PEEnsureThreadRegistered();
     bool ok = false;

@@ -68,6 +68,20 @@ void PEDrainDeferredReleases(void) {
     free(batch);
 }
 
+static __thread void *deferredAutoreleases[32];
+static __thread unsigned deferredAutoreleaseCount;
+
+void PEDeferAutorelease(void *obj) {
+    if (!obj) return;
+    PEObjectRetain(obj);
+    if (deferredAutoreleaseCount < 32) deferredAutoreleases[deferredAutoreleaseCount++] = obj;
+    else PEDeferRelease(obj);   /* rare overflow: kept until the next safe point instead */
+}
+
+void PEFlushDeferredAutoreleases(void) {
+    while (deferredAutoreleaseCount) PEObjectAutorelease(deferredAutoreleases[--deferredAutoreleaseCount]);
+}
+
 void *PEObjectRetain(void *obj) {
     if (!obj) return obj;
     if (PEIsBlock(obj)) return PEBlockCopy(obj);

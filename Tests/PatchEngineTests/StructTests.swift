@@ -111,7 +111,7 @@ final class StructTests: PatchTestCase {
           describePadded: function(p) { return 'js c=' + p.c + ' d=' + p.d + ' s=' + p.s }
         })
         """)
-        XCTAssertEqual(take(pf_geometry_describe_padded(PFPaddedC(c: 9, d: 0.5, s: 1234))), "\"js c=9 d=0.5 s=1234\"")
+        XCTAssertEqual(take(pf_geometry_describe_padded(PFPaddedC(c: 9, d: 0.5, s: 1234))), "js c=9 d=0.5 s=1234")
     }
 
     func testSmallCustomStructBothWays() throws {

@@ -147,8 +147,8 @@
       if (!(setter in methods)) methods[setter] = function (value) { N.setProperty(this, property, value); };
     });
     var result = N.defineClass(String(declaration), properties, methods, classMethods || {}, context.script);
-    global[result.cls] = N.getClass(result.cls);
-    return result;
+    // As JSPatch: the class becomes a global and is returned.
+    return (global[result.cls] = N.getClass(result.cls));
   };
 
   // Called back by N.defineClass for every JS method: wraps it with the per-call context.
@@ -195,6 +195,7 @@
   global.malloc = function (size) { return N.malloc(size); };
   global.free = function (ptr) { return N.free(ptr); };
   global.pval = function (ptr) { return N.pval(ptr); };
+  global.assignPointer = function (ptr, value) { return N.assignPointer(ptr, value); };
   global.sizeof = function (type) { return N.sizeof(String(type)); };
 
   // --- helpers -------------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ bool PEClassAddProtocol(void *cls, void *protocol);
 bool PEClassConformsTo(void *cls, void *protocol);
 /* The protocol's encoding for the selector (required or optional, instance or class), or NULL. */
 const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool instanceMethod);
+/* Creates and registers a protocol with the given methods (selector names, encodings, and whether
+   each is an instance method). NULL with *error (malloc'd) when a protocol of that name exists or
+   the runtime refuses. The strings are copied. */
+void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
+                       const char *const *types, const bool *instance, char **error);
 /* Marks a class whose objects carry JS properties, so they are cleared after -dealloc. */
 bool PEClassEnablePropertyCleanup(void *cls, char **error);
 

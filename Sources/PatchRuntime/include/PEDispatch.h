@@ -72,6 +72,9 @@ void PEInvokeFromClass(void *start, const char *selector, PEFrame *frame);
 bool PEInvokeIMP(void *imp, PEFrame *frame, char **error);
 /* A message send of frame's selector (arguments[1]) to frame's receiver (arguments[0]); catches exceptions. */
 bool PEMessageSend(PEFrame *frame, char **error);
+/* A message send of a variadic method: the first `fixedArgumentCount` arguments (self and _cmd
+   included) are the method's own, the rest the variadic part. */
+bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **error);
 /* A super send: implementation resolved from `startClass` (inclusive), slots entered directly. */
 bool PESuperSend(void *startClass, PEFrame *frame, char **error);
 

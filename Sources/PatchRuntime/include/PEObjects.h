@@ -23,6 +23,10 @@ void PEThreadRegister(void);
    while it collects. PEDrainDeferredReleases performs them; the engine calls it at safe points. */
 void PEDeferRelease(void *obj);
 void PEDrainDeferredReleases(void);
+/* Keeps `obj` past the bridge's own autorelease pool: retained now, autoreleased by
+   PEFlushDeferredAutoreleases after that pool is gone (into the native caller's pool). Per thread. */
+void PEDeferAutorelease(void *obj);
+void PEFlushDeferredAutoreleases(void);
 void *PEObjectRetain(void *obj);
 void PEObjectRelease(void *obj);
 void *PEObjectAutorelease(void *obj);
