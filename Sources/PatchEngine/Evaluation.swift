@@ -27,9 +27,10 @@ extension Engine {
         defer { evaluationStack.removeLast(); PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
+            transactions.markApplied(name)
             return toSwift(value)
         } catch {
-            rollBack(name, to: mark)
+            rollBack(name, to: mark, revert: false)
             throw evaluationError(error, script: name)
         }
     }
@@ -69,8 +70,8 @@ extension Engine {
     }
 
     /// Undoes every change `script` recorded after `mark`, newest first.
-    func rollBack(_ script: String, to mark: Int = 0) {
-        for change in transactions.takeChanges(script, after: mark) {
+    func rollBack(_ script: String, to mark: Int = 0, revert: Bool = true) {
+        for change in transactions.takeChanges(script, after: mark, revert: revert) {
             switch change {
             case .method:
                 break   // slot stacks were already restored by takeChanges

@@ -25,12 +25,11 @@ enum PatchChange {
 final class TransactionLog: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var changes: [String: [PatchChange]] = [:]
-    private var order: [String] = []
+    private var order: [String] = []                 // applied scripts, oldest first
     private var slotStacks: [OpaquePointer: [(script: String, token: UInt)]] = [:]
 
     func record(_ change: PatchChange, script: String) {
         lock.lock(); defer { lock.unlock() }
-        if changes[script] == nil { order.append(script) }
         changes[script, default: []].append(change)
     }
 
@@ -40,6 +39,13 @@ final class TransactionLog: @unchecked Sendable {
         slotStacks[slot, default: []].append((script, token))
         PESlotSetPatch(slot, token)
         record(.method(slot: slot, token: token), script: script)
+    }
+
+    /// Marks `script` applied (it evaluated without error), even if it changed nothing.
+    func markApplied(_ script: String) {
+        lock.lock(); defer { lock.unlock() }
+        if !order.contains(script) { order.append(script) }
+        if changes[script] == nil { changes[script] = [] }
     }
 
     /// How many changes `script` has recorded (a mark to roll back to).
@@ -55,18 +61,19 @@ final class TransactionLog: @unchecked Sendable {
 
     func isApplied(_ script: String) -> Bool {
         lock.lock(); defer { lock.unlock() }
-        return changes[script] != nil
+        return order.contains(script)
     }
 
-    /// Removes and returns the changes `script` made after `mark`, newest first, undoing the slot
-    /// stack entries (the part that needs the lock). The caller runs `undo` for the rest outside
-    /// the lock, since some undos call into JavaScript.
-    func takeChanges(_ script: String, after mark: Int = 0) -> [PatchChange] {
+    /// Removes and returns the changes `script` made after `mark`, newest first, restoring the slot
+    /// stacks (the part that needs the lock); the caller undoes the rest outside the lock, since some
+    /// undos call into JavaScript. `revert` also forgets the script; a rollback of a failed
+    /// evaluation keeps what earlier evaluations under the same name applied.
+    func takeChanges(_ script: String, after mark: Int = 0, revert: Bool) -> [PatchChange] {
         lock.lock(); defer { lock.unlock() }
-        guard var list = changes[script] else { return [] }
-        let taken = Array(list[mark...].reversed())
-        list.removeSubrange(mark...)
-        if list.isEmpty {
+        var list = changes[script] ?? []
+        let taken = Array(list[min(mark, list.count)...].reversed())
+        list.removeSubrange(min(mark, list.count)...)
+        if revert || (list.isEmpty && !order.contains(script)) {
             changes[script] = nil
             order.removeAll { $0 == script }
         } else {
