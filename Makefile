@@ -20,8 +20,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
+# route; the default is the closure route).
 test: deps
 	$(SWIFT) test
+	PATCHENGINE_DISPATCH_ROUTE=forwarding $(SWIFT) test --skip-build --filter PatchEngineTests
 
 # Prints the benchmark table and writes bench-results/latest.json (see Benchmarks/README.md).
 # Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"

@@ -64,6 +64,9 @@ final class Engine: @unchecked Sendable {
 
     private func start() {
         PEThreadRegister()
+        if ProcessInfo.processInfo.environment["PATCHENGINE_DISPATCH_ROUTE"] == "forwarding" {
+            PESetDefaultRoute(PERouteForwarding)
+        }
         defineJSClasses()
         let native = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, native)

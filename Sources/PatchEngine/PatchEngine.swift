@@ -79,6 +79,25 @@ public enum PatchEngine {
         Engine.isStarted ? Engine.shared.transactions.appliedScripts : []
     }
 
+    /// How a patched or hooked selector reaches the engine. Applies to methods taken over from
+    /// now on; a method keeps the route it was taken over with.
+    public enum DispatchRoute: Sendable {
+        /// A libffi closure per method, built from its type encoding, that enters the dispatcher
+        /// directly: no NSInvocation, and `-forwardInvocation:` stays the class's own. The default.
+        case closure
+        /// JSPatch's route: the runtime's forwarding IMP, an NSInvocation per call, and the
+        /// engine's `-forwardInvocation:` (installed once per class, keeping the class's own
+        /// for selectors the engine doesn't own).
+        case forwarding
+    }
+
+    /// The route for methods taken over from now on. The environment variable
+    /// `PATCHENGINE_DISPATCH_ROUTE=forwarding` sets it at start-up (the test suite runs both).
+    public static var dispatchRoute: DispatchRoute {
+        get { _ = Engine.shared; return PEGetDefaultRoute() == PERouteForwarding ? .forwarding : .closure }
+        set { _ = Engine.shared; PESetDefaultRoute(newValue == .forwarding ? PERouteForwarding : PERouteClosure) }
+    }
+
     /// Called with errors raised later by JS code running inside a patched method, a block or a
     /// dispatched function (the native call falls back to the original implementation, or
     /// zero/nil for a method the patch added). Default: logs through `logHandler`.

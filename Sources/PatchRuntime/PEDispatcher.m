@@ -9,7 +9,9 @@
 
 
 static PEPatchHandler patchHandler;
-static PERoute defaultRoute = PERouteForwarding;
+/* Closures: no NSInvocation per call and no -forwardInvocation: takeover (which is what made
+   JSPatch and Aspects fight). The forwarding route stays available per the engine setting. */
+static PERoute defaultRoute = PERouteClosure;
 
 void PESetPatchHandler(PEPatchHandler handler) { patchHandler = handler; }
 void PESetDefaultRoute(PERoute route) { defaultRoute = route; }

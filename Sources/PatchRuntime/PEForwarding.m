@@ -66,6 +66,9 @@ IMP PEGNUForwardingIMP(const char *types) {
             entry->closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
             entry->sig = sig;
             entry->methodSignature = [[NSMethodSignature signatureWithObjCTypes:PESignatureGetRuntimeEncoding(sig)] retain];
+            /* GNUstep fills a signature's details in lazily, without a lock: do it now, under ours,
+               since every thread shares this signature. */
+            [entry->methodSignature methodInfo];
             if (entry->closure && ffi_prep_closure_loc(entry->closure, cif, forwardingClosure, entry, code) == FFI_OK) {
                 imp = (IMP)code;
                 [cache setObject:[NSValue valueWithPointer:(const void *)imp] forKey:key];
@@ -119,6 +122,9 @@ static void callPreviousForwardInvocation(id self, SEL _cmd, NSInvocation *inv) 
     [self doesNotRecognizeSelector:[inv selector]];
 }
 
+static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*run)(PESlot *, PEFrame *));
+static void PEFrameFromInvocationAndCall(PESlot *slot, NSInvocation *inv);
+
 static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
     const char *name = sel_getName([inv selector]);
     Class nativeCaller = PENativeCallerClass(self, name);
@@ -128,9 +134,25 @@ static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
         PESlot *s = PESlotFind(k, name);
         if (s && s->installed && s->route == PERouteForwarding) slot = s;
     }
-    if (!slot) { callPreviousForwardInvocation(self, _cmd, inv); return; }
+    if (!slot) {
+        /* A call that fetched the forwarding IMP just before its slot was uninstalled on another
+           thread: the class has its own implementation back, so deliver the call there. */
+        for (Class k = object_getClass(self); k; k = class_getSuperclass(k)) {
+            PESlot *s = PESlotFind(k, name);
+            if (s && !s->installed && s->route == PERouteForwarding && s->ownIMP) {
+                PEFrameFromInvocationAndCall(s, inv);
+                return;
+            }
+        }
+        callPreviousForwardInvocation(self, _cmd, inv);
+        return;
+    }
     __atomic_add_fetch(&forwardedCalls, 1, __ATOMIC_RELAXED);
+    PEFrameFromInvocationAndRun(slot, inv, PESlotInvoke);
+}
 
+/* Runs `run` on a frame made from the invocation's arguments, then sets its return value. */
+static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*run)(PESlot *, PEFrame *)) {
     const PESignature *sig = slot->signature;
     unsigned count = PESignatureGetArgumentCount(sig);
     void **args = alloca(sizeof(void *) * count);
@@ -144,8 +166,12 @@ static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
     void *ret = PETypeGetKind(rt) == PETypeKindVoid ? NULL : alloca(retSize);
     if (ret) memset(ret, 0, retSize);
     PEFrame frame = { sig, args, ret };
-    PESlotInvoke(slot, &frame);
+    run(slot, &frame);
     if (ret) [inv setReturnValue:ret];
+}
+
+static void PEFrameFromInvocationAndCall(PESlot *slot, NSInvocation *inv) {
+    PEFrameFromInvocationAndRun(slot, inv, PESlotInvokeBase);
 }
 
 PERoute PESlotChooseRoute(const PESignature *sig, PERoute preferred) {

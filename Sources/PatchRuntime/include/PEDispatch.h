@@ -30,8 +30,7 @@ typedef enum PERoute {
 typedef void (*PEPatchHandler)(PESlot *slot, PEFrame *frame, uintptr_t token);
 void PESetPatchHandler(PEPatchHandler handler);
 
-/* The route used for slots created from now on (default: forwarding, falling back to a closure for
-   signatures the forwarding machinery can't parse, e.g. block arguments on GNUstep). */
+/* The route used for slots created from now on (default: closure). A slot keeps its route. */
 void PESetDefaultRoute(PERoute route);
 PERoute PEGetDefaultRoute(void);
 
