@@ -37,9 +37,8 @@ final class Engine: @unchecked Sendable {
     var jsOnlyRemover: JSObjectRef!
     var jsOnlyLookup: JSObjectRef!
 
-    /// Native functions callable from runtime.js, indexed by the private data of their JS objects.
+    /// A native function callable from JS; its closure is the private data of its JS object.
     typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
-    private var nativeFunctions: [NativeFunction] = []
 
     var scriptGetter: JSObjectRef?
 
@@ -118,27 +117,36 @@ final class Engine: @unchecked Sendable {
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
-            let engine = Engine.shared
-            let index = Int(bitPattern: JSObjectGetPrivate(function)) - 1
+            let body = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue().body
             var args: [JSValueRef] = []
             args.reserveCapacity(argc)
             for i in 0..<argc { args.append(argv![i]!) }
             do {
-                return try engine.nativeFunctions[index](ctx!, this, args) ?? JSValueMakeUndefined(ctx)
+                return try body(ctx!, this, args) ?? JSValueMakeUndefined(ctx)
             } catch {
                 exception?.pointee = JSC.makeError(ctx!, "\(error)")
                 return JSValueMakeUndefined(ctx)
             }
         }
+        // Releasing the closure runs no JS, so it can happen during collection.
+        fnDef.finalize = { object in Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(object)!).release() }
         nativeFunctionClass = JSClassCreate(&fnDef)
     }
 
-    /// Adds a native function as property `name` of `object`.
+    /// Adds a native function as property `name` of `object`. It inherits Function.prototype, so
+    /// scripts can bind, call and apply it like any function.
     func addFunction(_ object: JSObjectRef, _ name: String, _ body: @escaping NativeFunction) {
-        nativeFunctions.append(body)
-        let fn = JSObjectMake(ctx, nativeFunctionClass, UnsafeMutableRawPointer(bitPattern: nativeFunctions.count))
+        let box = Unmanaged.passRetained(NativeFunctionBox(body)).toOpaque()
+        let fn = JSObjectMake(ctx, nativeFunctionClass, box)
+        if functionPrototype == nil {
+            let function = JSC.get(ctx, JSContextGetGlobalObject(ctx), "Function")
+            functionPrototype = JSC.get(ctx, JSValueToObject(ctx, function, nil)!, "prototype")
+            JSValueProtect(ctx, functionPrototype)
+        }
+        JSObjectSetPrototype(ctx, fn, functionPrototype)
         JSC.set(ctx, object, name, fn)
     }
+    private var functionPrototype: JSValueRef?
 
     // MARK: Evaluation
 
@@ -186,4 +194,10 @@ final class Engine: @unchecked Sendable {
     func report(_ error: PatchError) {
         if let handler = PatchEngine.errorHandler { handler(error) } else { log(error.description) }
     }
+}
+
+/// Holds a native function's closure for its JS object.
+final class NativeFunctionBox {
+    let body: Engine.NativeFunction
+    init(_ body: @escaping Engine.NativeFunction) { self.body = body }
 }

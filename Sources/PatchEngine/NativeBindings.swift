@@ -160,6 +160,10 @@ extension Engine {
             JSC.makeString(ctx, resolvePath(string(a, 0)))
         }
 
+        addFunction(n, "defineCFunction") { [unowned self] _, _, a in
+            try defineCFunction(string(a, 0), types: string(a, 1))
+        }
+
         // Toolkit: hooks and routes.
         addFunction(n, "hook") { [unowned self] _, _, a in
             try addHook(target: arg(a, 0), selector: string(a, 1), position: string(a, 2),

@@ -98,6 +98,9 @@ public enum PatchEngine {
         set { _ = Engine.shared; PESetDefaultRoute(newValue == .forwarding ? PERouteForwarding : PERouteClosure) }
     }
 
+    /// C functions scripts may call through `defineCFunction` (none by default).
+    nonisolated(unsafe) public static var allowedCFunctions: Set<String> = []
+
     /// Called with errors raised later by JS code running inside a patched method, a block or a
     /// dispatched function (the native call falls back to the original implementation, or
     /// zero/nil for a method the patch added). Default: logs through `logHandler`.

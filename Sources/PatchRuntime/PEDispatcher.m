@@ -339,6 +339,18 @@ bool PEMessageSend(PEFrame *frame, char **error) {
     return ok;
 }
 
+#include <dlfcn.h>
+void *PESymbolLookup(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+bool PEInvokeFunction(void *function, PEFrame *frame, char **error) {
+    PEEnsureThreadRegistered();
+    ffi_cif *cif = PESignatureGetCIF(frame->signature);
+    if (!cif) { if (error) *error = strdup("this signature cannot be called through libffi"); return false; }
+    bool ok = false;
+    PE_TRY(error, { ffi_call(cif, (void (*)(void))function, frame->returnValue, frame->arguments); ok = true; });
+    return ok;
+}
+
 bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **error) {
     PEEnsureThreadRegistered();
     id receiver = *(id *)frame->arguments[0];

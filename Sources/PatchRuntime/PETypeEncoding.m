@@ -324,7 +324,17 @@ static const char *encodingForTypeName(const char *name) {
     return NULL;
 }
 
+static const PESignature *signatureFromTypeList(const char *list, const char *implicit, const char **error);
+
 const PESignature *PESignatureFromTypeList(const char *list, bool isBlock, const char **error) {
+    return signatureFromTypeList(list, isBlock ? "@?" : "@:", error);
+}
+
+const PESignature *PEFunctionSignatureFromTypeList(const char *list, const char **error) {
+    return signatureFromTypeList(list, "", error);
+}
+
+static const PESignature *signatureFromTypeList(const char *list, const char *implicit, const char **error) {
     const char *dummy = NULL; if (!error) error = &dummy;
     *error = NULL;
     char buffer[1024]; size_t used = 0; buffer[0] = 0;
@@ -357,8 +367,8 @@ const PESignature *PESignatureFromTypeList(const char *list, bool isBlock, const
         if (used + el + 4 >= sizeof buffer) { *error = "type list too long"; return NULL; }
         memcpy(buffer + used, enc, el); used += el;
         if (index == 0) {
-            const char *implicit = isBlock ? "@?" : "@:";
-            memcpy(buffer + used, implicit, 2); used += 2;
+            size_t il = strlen(implicit);
+            memcpy(buffer + used, implicit, il); used += il;
         }
         buffer[used] = 0;
         index++;

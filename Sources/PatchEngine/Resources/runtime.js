@@ -230,6 +230,11 @@
     route: function (url, parameters) { return N.routeURL(String(url), parameters || null); }
   };
 
+  // defineCFunction('strlen', 'size_t, const char *'): a global calling the C function.
+  global.defineCFunction = function (name, types) {
+    return (global[name] = N.defineCFunction(String(name), String(types)));
+  };
+
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
 })(this);

@@ -77,6 +77,11 @@ bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **e
 /* A super send: implementation resolved from `startClass` (inclusive), slots entered directly. */
 bool PESuperSend(void *startClass, PEFrame *frame, char **error);
 
+/* The address of a C function exported by the process or a loaded library, or NULL. */
+void *PESymbolLookup(const char *name);
+/* Calls a C function with the frame (a signature without implicit arguments). */
+bool PEInvokeFunction(void *function, PEFrame *frame, char **error);
+
 /* Counters for tests and diagnostics. */
 uint64_t PEDispatchForwardedCallCount(void);
 

@@ -51,6 +51,8 @@ const PEType *PETypeParse(const char *encoding, const char **error);
 const PESignature *PESignatureParse(const char *types, const char **error);
 /* Builds "ret@:args" from comma-separated C-ish type names ("void, int, id") as JSPatch's block() takes them. */
 const PESignature *PESignatureFromTypeList(const char *list, bool isBlock, const char **error);
+/* The same for a C function: no implicit arguments. */
+const PESignature *PEFunctionSignatureFromTypeList(const char *list, const char **error);
 const PEType *PESignatureGetReturnType(const PESignature *sig);
 unsigned PESignatureGetArgumentCount(const PESignature *sig);
 const PEType *PESignatureGetArgument(const PESignature *sig, unsigned index);

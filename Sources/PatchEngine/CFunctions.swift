@@ -1,0 +1,45 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// `defineCFunction(name, "returnType, argType, ...")` (JSPatch's C-function extension): makes
+/// the exported C function `name` callable from JS as a global. Only functions the app allows
+/// (`PatchEngine.allowedCFunctions`) can be defined: unrestricted dlsym reach from downloaded code
+/// is what got JSPatch apps rejected in review.
+extension Engine {
+    func defineCFunction(_ name: String, types: String) throws -> JSValueRef {
+        guard PatchEngine.allowedCFunctions.contains(name) else {
+            throw BridgeError("defineCFunction: \(name) is not in PatchEngine.allowedCFunctions")
+        }
+        var parseError: UnsafePointer<CChar>?
+        guard let sig = PEFunctionSignatureFromTypeList(types, &parseError) else {
+            throw BridgeError("defineCFunction \(name): \(parseError.map { String(cString: $0) } ?? "bad types") in \"\(types)\"")
+        }
+        guard let address = PESymbolLookup(name) else {
+            throw BridgeError("defineCFunction: no C function named \(name) in the process")
+        }
+        let signature = ObjCSignature(raw: sig)
+        let function = JSObjectMake(ctx, nil, nil)!
+        addFunction(function, "call") { [unowned self] _, _, args in
+            let count = signature.argumentCount
+            guard args.count <= count else { throw BridgeError("\(name) takes \(count) arguments, got \(args.count)") }
+            let pool = PEPoolPush()
+            defer { PEPoolPop(pool) }
+            return try withCallFrame(signature) { frame in
+                let undefined = JSValueMakeUndefined(ctx)!
+                for i in 0..<count {
+                    try fromJS(i < args.count ? args[i] : undefined, signature.argument(i), into: frame.argument(i),
+                               what: "argument \(i + 1) of \(name)()")
+                }
+                var error: UnsafeMutablePointer<CChar>?
+                guard PEInvokeFunction(address, frame, &error) else {
+                    defer { free(error) }
+                    throw BridgeError("\(name)() raised \(error.map { String(cString: $0) } ?? "an exception")")
+                }
+                guard signature.returnType.kind != .void, let ret = frame.pointee.returnValue else { return JSValueMakeUndefined(ctx) }
+                return try toJS(ret, signature.returnType)
+            }
+        }
+        return JSC.get(ctx, function, "call")
+    }
+}
