@@ -3,18 +3,8 @@ import PatchDelivery
 import PatchEngine
 import XCTest
 
-/// The loader with its default applier, i.e. the real `PatchEngine`. Skipped while the engine is
-/// still the contract stub (its `evaluate` throws "engine not implemented yet").
+/// The loader with its default applier, i.e. the real `PatchEngine`.
 final class EngineIntegrationTests: XCTestCase {
-    override func setUpWithError() throws {
-        do {
-            try PatchEngine.evaluate("1;", name: "delivery-engine-probe.js")
-            try? PatchEngine.revert("delivery-engine-probe.js")
-        } catch let error as PatchError where error.message == "engine not implemented yet" {
-            throw XCTSkip("PatchEngine is not implemented yet; these tests run once it lands")
-        }
-    }
-
     func engineLoader(_ f: DeliveryFixture, revocations: Bool = false) throws -> PatchLoader {
         try PatchLoader(configuration: f.configuration(revocations: revocations), sleep: { _ in })
     }

@@ -265,12 +265,7 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertEqual(plain.err, "")
     }
 
-    /// Needs the engine's real `checkSyntax` (a no-op until the engine lands: skipped then).
     func testLintReportsSyntaxErrorsWithFileLineColumn() throws {
-        do {
-            try PatchEngine.checkSyntax("var = ;", name: "probe.js")
-            throw XCTSkip("PatchEngine.checkSyntax is still a no-op; this test runs once the engine lands")
-        } catch is PatchError {}
         try write("var ok = 1;\nvar broken = ;\n", "broken.js")
         let run = try patchctl(["lint", path("broken.js")])
         XCTAssertEqual(run.status, 1)

@@ -9,35 +9,6 @@ class PatchTestCase: XCTestCase {
     private static let counterLock = NSLock()
     nonisolated(unsafe) private static var counter = 0
 
-    /// The message of the placeholder `PatchEngine.evaluate` that stands in until the
-    /// engine lands. While it is in place the engine tests are skipped (not passed), so
-    /// `swift test` stays green; any other behaviour, including other errors, runs them.
-    private static let placeholderMessage = "engine not implemented yet"
-    nonisolated(unsafe) private static var engineIsPlaceholder: Bool?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if Self.checkForPlaceholder() {
-            throw XCTSkip("PatchEngine.evaluate is still the placeholder (\(Self.placeholderMessage))")
-        }
-    }
-
-    private static func checkForPlaceholder() -> Bool {
-        counterLock.lock()
-        defer { counterLock.unlock() }
-        if let known = engineIsPlaceholder { return known }
-        let name = "placeholder-probe.js"
-        var isPlaceholder = false
-        do {
-            _ = try PatchEngine.evaluate("1", name: name)
-            try? PatchEngine.revert(name)
-        } catch let error as PatchError {
-            isPlaceholder = error.message == placeholderMessage
-        } catch {}
-        engineIsPlaceholder = isPlaceholder
-        return isPlaceholder
-    }
-
     /// A number no other call in this process has returned.
     static func nextNumber() -> Int {
         counterLock.lock()
