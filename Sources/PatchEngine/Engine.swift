@@ -47,6 +47,7 @@ final class Engine: @unchecked Sendable {
     var includedFiles: Set<String> = []
     var deallocOriginalCalled: Set<UInt> = []
     var methods: [JSMethod] = []                          // every JS implementation ever installed
+    var weakBoxes: [UInt: [JSObjectRef]] = [:]            // object address -> its __weak boxes
 
     /// Serialises evaluate() (include() nests on the same thread); the stack tells which script a
     /// definition made at the top level of a script belongs to.
@@ -75,6 +76,9 @@ final class Engine: @unchecked Sendable {
         installBindings(into: native)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
         installRuntimeHandlers()
+        PESetObjectDeallocHandler { object in
+            if let object, Engine.isStarted { Engine.shared.objectDeallocated(object) }
+        }
         do {
             _ = try evaluateRaw(Self.runtimeSource(), sourceURL: "runtime.js")
         } catch {
@@ -100,6 +104,7 @@ final class Engine: @unchecked Sendable {
 
         var weakDef = kJSClassDefinitionEmpty
         weakDef.className = UnsafePointer(strdup("OCWeakObject"))
+        weakDef.finalize = { object in Engine.shared.forgetWeakBox(object!, object: JSObjectGetPrivate(object)) }
         weakObjectClass = JSClassCreate(&weakDef)
 
         var pointerDef = kJSClassDefinitionEmpty
@@ -181,6 +186,20 @@ final class Engine: @unchecked Sendable {
         }
         if let exception { throw JSException(ctx: ctx, value: exception) }
         return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// A full, synchronous collection. JSGarbageCollect only hints one in current JavaScriptCore;
+    /// JSSynchronousGarbageCollectForDebugging (exported by WebKitGTK's and Apple's
+    /// JavaScriptCore, declared in its private header) collects now. Looked up at run time so a
+    /// build without it still links, falling back to the hint.
+    func collectGarbageNow() {
+        typealias Collect = @convention(c) (JSContextRef?) -> Void
+        let process = dlopen(nil, RTLD_NOW)   // the process's global symbol scope, on both platforms
+        if let symbol = dlsym(process, "JSSynchronousGarbageCollectForDebugging") {
+            unsafeBitCast(symbol, to: Collect.self)(ctx)
+        } else {
+            JSGarbageCollect(ctx)
+        }
     }
 
     // MARK: Logging and errors

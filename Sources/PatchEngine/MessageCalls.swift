@@ -15,7 +15,7 @@ extension Engine {
     /// `obj.name(args)` from JS.
     func callMethod(_ receiverValue: JSValueRef, _ name: String, _ argsValue: JSValueRef, raw: Bool) throws -> JSValueRef {
         guard let receiver = unbox(receiverValue) else {
-            if JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue) {
+            if (JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)) || isZeroedWeakBox(receiverValue) {
                 return JSValueMakeBoolean(ctx, false)   // a message to nil
             }
             throw BridgeError("cannot send \(name) to \(jsTypeName(receiverValue)): not an Objective-C object")

@@ -84,7 +84,7 @@ extension Engine {
         }
         addFunction(n, "weak") { [unowned self] _, _, a in
             guard let object = unbox(arg(a, 0)) else { return arg(a, 0) }
-            return box(object, retain: false)
+            return try makeWeak(object)
         }
         addFunction(n, "strong") { [unowned self] _, _, a in
             guard let object = unbox(arg(a, 0)) else { return arg(a, 0) }

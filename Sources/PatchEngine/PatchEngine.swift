@@ -1,3 +1,4 @@
+import CJavaScriptCore
 import Foundation
 import PatchRuntime
 
@@ -56,6 +57,15 @@ public enum PatchEngine {
     public static func revertAll() {
         guard Engine.isStarted else { return }
         for name in Engine.shared.transactions.appliedScripts.reversed() { Engine.shared.rollBack(name) }
+    }
+
+    /// Collects JavaScript garbage now and releases the Objective-C objects only JS values held
+    /// (boxes keep their objects until collected): call it on memory warnings.
+    public static func collectGarbage() {
+        guard Engine.isStarted else { return }
+        let engine = Engine.shared
+        engine.collectGarbageNow()
+        engine.drainReleases()
     }
 
     /// Checks a script's syntax with JavaScriptCore without running it.

@@ -243,6 +243,7 @@ extension Engine {
             return JSC.toString(ctx, value).withCString { PEStringCreate($0, strlen($0)) }
         default:
             if let object = unbox(value) { return object }
+            if isZeroedWeakBox(value) { return nil }
             if pointerValue(value) != nil {
                 throw BridgeError("\(what()) expects an object, got a pointer (use pval() to read it)")
             }

@@ -3,6 +3,7 @@
 #include "PEInternal.h"
 #include "PEDispatch.h"
 #include "PESlot.h"
+#include "PEObjects.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +118,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->selectorName = strdup(selector);
     slot->signature = sig;
     slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
-    slot->route = PESlotChooseRoute(sig, defaultRoute);
+    slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
     IMP entry = PESlotMakeEntry(slot, error);
     if (!entry) {
         pthread_rwlock_unlock(&slotLock);
@@ -166,9 +167,13 @@ out:
 }
 
 void PEPropertyClear(void *obj);
+static PEObjectDeallocHandler deallocHandler;
+void PESetObjectDeallocHandler(PEObjectDeallocHandler handler) { deallocHandler = handler; }
+
 void PEObjectStateClear(void *obj) {
     PEPropertyClear(obj);
     PEHooksClearObject(obj);
+    if (deallocHandler) deallocHandler(obj);
 }
 uintptr_t PESlotGetPatch(const PESlot *slot) { return __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE); }
 void *PESlotGetClass(const PESlot *slot) { return slot->cls; }

@@ -174,8 +174,17 @@ static void PEFrameFromInvocationAndCall(PESlot *slot, NSInvocation *inv) {
     PEFrameFromInvocationAndRun(slot, inv, PESlotInvokeBase);
 }
 
-PERoute PESlotChooseRoute(const PESignature *sig, PERoute preferred) {
-    (void)sig;
+PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred) {
+    /* Forwarding builds an NSInvocation per call: memory management methods and anything on a
+       root class (NSInvocation's own ancestors) would forward the forwarding machinery itself. */
+    static const char *const closureOnly[] = { "dealloc", "retain", "release", "autorelease", "retainCount",
+                                               "methodSignatureForSelector:", "forwardInvocation:", "respondsToSelector:" };
+    if (preferred == PERouteForwarding) {
+        Class base = class_isMetaClass(cls) ? objc_lookUpClass(class_getName(cls)) : cls;
+        if (base && !class_getSuperclass(base)) return PERouteClosure;
+        for (size_t i = 0; i < sizeof closureOnly / sizeof closureOnly[0]; i++)
+            if (strcmp(selector, closureOnly[i]) == 0) return PERouteClosure;
+    }
     return preferred;
 }
 

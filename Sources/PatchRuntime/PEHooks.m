@@ -22,6 +22,7 @@ struct PEHook {
 };
 
 static uint64_t lastHookIdentifier;
+static unsigned instanceHookCount;   /* live instance-level hooks: most deallocs have none to clear */
 void *PEBlockGetInvokeFunction(void *block);
 
 #pragma mark - Info and invocation objects
@@ -351,6 +352,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     while (*tail) tail = &(*tail)->next;
     *tail = hook;
     __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
+    if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
     uint64_t identifier = hook->identifier;
     pthread_rwlock_unlock(&PELayerLock);
     PESlotEnsureInstalled(slot);
@@ -391,6 +393,7 @@ bool PEHookRemove(uint64_t identifier) {
 }
 
 void PEHooksClearObject(void *object) {
+    if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
     struct PEHook *removed = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
     unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed);
@@ -414,6 +417,7 @@ static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **remo
         while (*link) {
             struct PEHook *h = *link;
             if (match(h)) {
+                if (h->object) __atomic_sub_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
                 *link = h->next;
                 h->next = *removed;
                 *removed = h;

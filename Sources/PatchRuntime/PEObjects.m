@@ -238,6 +238,7 @@ void PEPropertySet(void *obj, const char *key, void *value) {
     pthread_mutex_unlock(&propertyLock);
 }
 void PEPropertyClear(void *obj) {
+    if (!__atomic_load_n((void **)&propertyTable, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&propertyLock);
     if (propertyTable) NSMapRemove(propertyTable, obj);
     pthread_mutex_unlock(&propertyLock);

@@ -45,8 +45,8 @@ PESlot *PESlotEnumerate(PESlot *after);
 void PEHooksClearObject(void *object);
 
 bool PESlotHasLayers(const PESlot *slot);
-/* The route a slot with this signature takes, given the preferred one. */
-PERoute PESlotChooseRoute(const PESignature *sig, PERoute preferred);
+/* The route a slot takes, given the preferred one (some methods always take the closure route). */
+PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred);
 /* Builds the IMP the class's method is pointed at (PEForwarding.m / PEClosureEntry.m). */
 IMP PESlotMakeEntry(PESlot *slot, char **error);
 /* The class whose native implementation of `selector` is running on this thread for `receiver`. */

@@ -163,3 +163,39 @@ final class ValueBridgeTests: PatchTestCase {
         XCTAssertEqual(render(result), "[1, 1, \"NSObject\"]")
     }
 }
+
+/// `__weak` references become nil when their object goes away (GCC's runtime has no zeroing weak
+/// references; the engine zeroes them after -dealloc).
+final class WeakReferenceTests: PatchTestCase {
+    func testWeakReferenceBecomesNilWhenTheObjectIsFreed() throws {
+        let name = uniqueScriptName()
+        try apply("""
+        var weakRef;
+        (function () {
+          var o = require('NSMutableArray').alloc().init();
+          weakRef = __weak(o);
+          weakRef.addObject('x');
+        })();
+        weakRef.count()
+        """, name: name)
+        // The strong box made inside the function dies with the next collection; then the array does.
+        var answer: Any?
+        for _ in 0..<20 where !(answer is Bool) {
+            PatchEngine.collectGarbage()
+            answer = try PatchEngine.evaluate("weakRef.count()", name: name)
+        }
+        XCTAssertEqual(answer as? Bool, false, "a message to a freed weak reference answers false, like nil")
+        XCTAssertEqual(try PatchEngine.evaluate("weakRef ? (weakRef.count() === false ? 'nil' : 'alive') : 'falsy'", name: name) as? String, "nil")
+    }
+
+    func testStrongFromWeakKeepsTheObject() throws {
+        let result = try apply("""
+        var o = require('NSMutableArray').alloc().init();
+        var w = __weak(o);
+        var s = __strong(w);
+        s.addObject('kept');
+        w.count()
+        """)
+        XCTAssertEqual(result as? Double, 1)
+    }
+}

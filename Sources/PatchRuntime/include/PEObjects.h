@@ -67,6 +67,11 @@ size_t PEDictionaryCount(void *dict);
 void *PEDictionaryKeys(void *dict);            /* an NSArray of the keys */
 void *PEDictionaryGet(void *dict, void *key);
 
+/* Called after an object whose class has object-state cleanup (PEClassEnablePropertyCleanup) is
+   deallocated, with its former address: how the engine zeroes its weak references. */
+typedef void (*PEObjectDeallocHandler)(void *object);
+void PESetObjectDeallocHandler(PEObjectDeallocHandler handler);
+
 /* Values kept for an object by the engine (JS-defined properties). Linux: a side table cleared when
    the object is deallocated; Apple: associated objects. */
 void *PEPropertyGet(void *obj, const char *key);
