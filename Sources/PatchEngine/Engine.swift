@@ -48,6 +48,7 @@ final class Engine: @unchecked Sendable {
     var deallocOriginalCalled: Set<UInt> = []
     var methods: [JSMethod] = []                          // every JS implementation ever installed
     var weakBoxes: [UInt: [JSObjectRef]] = [:]            // object address -> its __weak boxes
+    var callSites: [CallSiteKey: CallSite] = [:]          // JS -> Objective-C sends, per class and selector
 
     /// Serialises evaluate() (include() nests on the same thread); the stack tells which script a
     /// definition made at the top level of a script belongs to.

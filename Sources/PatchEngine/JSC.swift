@@ -52,8 +52,10 @@ enum JSC {
 
     static func isArray(_ ctx: JSContextRef, _ v: JSValueRef) -> Bool { JSValueIsArray(ctx, v) }
 
+    private static let lengthName = JSStringCreateWithUTF8CString("length")
+
     static func arrayLength(_ ctx: JSContextRef, _ object: JSObjectRef) -> Int {
-        Int(JSValueToNumber(ctx, get(ctx, object, "length"), nil))
+        Int(JSValueToNumber(ctx, JSObjectGetProperty(ctx, object, lengthName, nil), nil))
     }
 
     static func propertyNames(_ ctx: JSContextRef, _ object: JSObjectRef) -> [String] {

@@ -22,12 +22,35 @@ extension Engine {
         }
         let args = argumentValues(argsValue)
         let selector = raw ? name : SelectorName.selector(jsName: name, argumentCount: args.count)
-        let signature = try methodSignature(receiver, selector)
+        let site = try callSite(receiver, selector)
         // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
-        if args.count > signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
-            return try invokeVariadic(receiver, selector, signature, args)
+        if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
+            return try invokeVariadic(receiver, selector, site.signature, args)
         }
-        return try invoke(receiver, selector, signature, args, kind: .send)
+        return try invoke(receiver, selector, site.signature, args, kind: .send, site: site)
+    }
+
+    /// What a message send needs to know about (receiver's class, selector), computed once:
+    /// method types don't change for a class (overrides keep them).
+    struct CallSite {
+        let selector: UnsafeRawPointer
+        let signature: ObjCSignature
+        let family: OwnershipFamily
+    }
+
+    func callSite(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> CallSite {
+        let key = CallSiteKey(cls: UInt(bitPattern: PEObjectGetClass(receiver)), selector: selector)
+        lock.lock()
+        if let site = callSites[key] { lock.unlock(); return site }
+        lock.unlock()
+        let signature = try methodSignature(receiver, selector)
+        let site = CallSite(selector: PESelectorRegister(selector), signature: signature,
+                            family: OwnershipFamily(selector: selector))
+        // Classes answering through -forwardInvocation: may change their answer: not cached.
+        if PEObjectMethodTypes(receiver, selector) != nil {
+            lock.lock(); callSites[key] = site; lock.unlock()
+        }
+        return site
     }
 
     /// `self.super().name(args)`: resolved from the superclass of the class that defined the running method.
@@ -96,17 +119,18 @@ extension Engine {
 
     /// Marshals `args`, performs the call of the given kind, and converts the result.
     func invoke(_ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
-                _ args: [JSValueRef], kind: CallKind) throws -> JSValueRef {
+                _ args: [JSValueRef], kind: CallKind, site: CallSite? = nil) throws -> JSValueRef {
         let expected = signature.argumentCount - 2
         if args.count > expected {
             throw BridgeError("\(methodDescription(receiver, selector)) takes \(expected) argument\(expected == 1 ? "" : "s"), got \(args.count)")
         }
-        let family = OwnershipFamily(selector: selector)
+        let family = site?.family ?? OwnershipFamily(selector: selector)
+        let selectorPointer = site?.selector ?? PESelectorRegister(selector)
         let pool = PEPoolPush()
         defer { PEPoolPop(pool) }
         return try withCallFrame(signature) { frame in
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
-            frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)
+            frame.argument(1).storeBytes(of: selectorPointer, as: UnsafeRawPointer?.self)
             let undefined = JSValueMakeUndefined(ctx)!
             for i in 0..<expected {
                 let type = signature.argument(i + 2)
@@ -196,4 +220,9 @@ enum VariadicMethods {
     static func isVariadic(_ selector: String) -> Bool {
         nilTerminated.contains(selector) || selector.hasSuffix("Format:") || selector.hasSuffix("format:")
     }
+}
+
+struct CallSiteKey: Hashable {
+    let cls: UInt
+    let selector: String
 }

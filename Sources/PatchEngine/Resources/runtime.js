@@ -55,6 +55,22 @@
     return typeof value;
   }
 
+  // JSPatch's naming rule, cached: `__` is a literal `_`, other `_` are `:`, and a trailing `:` is
+  // added when there are more arguments than colons.
+  var selectorCache = Object.create(null);
+  function selectorFor(name, argc) {
+    var entry = selectorCache[name];
+    if (entry === undefined) entry = selectorCache[name] = [];
+    var selector = entry[argc];
+    if (selector === undefined) {
+      selector = name.replace(/__/g, '\u0001').replace(/_/g, ':').replace(/\u0001/g, '_');
+      var colons = selector.split(':').length - 1;
+      if (argc > colons) selector += ':';
+      entry[argc] = selector;
+    }
+    return selector;
+  }
+
   var jsOnlyMethods = {};   // className -> { name: wrapped function }, for `_`-prefixed JS-only methods
 
   function findJSOnly(obj, name) {
@@ -96,7 +112,7 @@
         var ctx = context;
         return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
       }
-      return function () { return N.callI(obj, name, arguments, false); };
+      return function () { return N.callI(obj, selectorFor(name, arguments.length), arguments, true); };
     }
   });
 
