@@ -29,16 +29,22 @@ extension Engine {
         guard let sig = PESignatureFromTypeList(types, true, &error) else {
             throw BridgeError("block(\"\(types)\"): \(error.map { String(cString: $0) } ?? "invalid type list")")
         }
-        let record = JSBlock(ctx: ctx, function: function, signature: ObjCSignature(raw: sig), script: nil)
-        let token = UInt(bitPattern: Unmanaged.passRetained(record).toOpaque())
-        var blockError: UnsafeMutablePointer<CChar>?
-        guard let block = PEBlockCreate(sig, token, &blockError) else {
-            Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
-            defer { free(blockError) }
-            throw BridgeError("block(\"\(types)\"): \(blockError.map { String(cString: $0) } ?? "failed")")
-        }
+        let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: nil, what: "block(\"\(types)\")")
         // Callable from JS too; the wrapper owns the creation reference.
         return JSObjectMake(ctx, blockFunctionClass, block)
+    }
+
+    /// A heap block (+1) of `signature` whose body is `function`; the JS function lives as long as the block.
+    func engineBlock(_ signature: ObjCSignature, function: JSObjectRef, script: String?, what: String) throws -> UnsafeMutableRawPointer {
+        let record = JSBlock(ctx: ctx, function: function, signature: signature, script: script)
+        let token = UInt(bitPattern: Unmanaged.passRetained(record).toOpaque())
+        var error: UnsafeMutablePointer<CChar>?
+        guard let block = PEBlockCreate(signature.raw, token, &error) else {
+            Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
+            defer { free(error) }
+            throw BridgeError("\(what): \(error.map { String(cString: $0) } ?? "cannot make the block")")
+        }
+        return block
     }
 
     /// Objective-C calling a block made from JS.

@@ -29,14 +29,7 @@ extension Engine {
         }
         let signature = try ObjCSignature(types: String(cString: encoding))
         let script = currentScript()
-        let record = JSBlock(ctx: ctx, function: function, signature: signature, script: script)
-        let token = UInt(bitPattern: Unmanaged.passRetained(record).toOpaque())
-        var blockError: UnsafeMutablePointer<CChar>?
-        guard let block = PEBlockCreate(signature.raw, token, &blockError) else {
-            Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
-            defer { free(blockError) }
-            throw BridgeError("hook: \(blockError.map { String(cString: $0) } ?? "cannot make the hook block")")
-        }
+        let block = try engineBlock(signature, function: function, script: script, what: "hook")
         defer { PEBlockRelease(block) }          // the hook keeps its own copy
         var code: Int32 = 0
         var error: UnsafeMutablePointer<CChar>?

@@ -599,18 +599,21 @@ static id<PEModulesToken> attachOnSetter(Class host, SEL setter, NSArray *specs,
 
 @implementation PEModules
 
-+ (BOOL)registerModuleClass:(Class)moduleClass {
-    if (!moduleClass) return NO;
+/* Adds an entry for a module class (module nil) or a module object (class Nil) unless it is
+   registered already, then hooks methods that only modules implement. */
+static BOOL registerEntry(Class moduleClass, id module) {
     PEEnsureThreadRegistered();
     NSMutableArray *failures = [NSMutableArray new];
     BOOL registered = NO;
     lockState();
     @try {
         BOOL known = NO;
-        for (PEModuleEntry *e in entries) known = known || e->moduleClass == moduleClass;
+        for (PEModuleEntry *e in entries)
+            known = known || (moduleClass ? e->moduleClass == moduleClass : (!e->moduleClass && e->module == module));
         if (!known) {
             PEModuleEntry *e = [PEModuleEntry new];
             e->moduleClass = moduleClass;
+            e->module = [module retain];
             [entries addObject:e];
             [e release];
             registered = YES;
@@ -624,29 +627,14 @@ static id<PEModulesToken> attachOnSetter(Class host, SEL setter, NSArray *specs,
     return registered;
 }
 
++ (BOOL)registerModuleClass:(Class)moduleClass {
+    if (!moduleClass) return NO;
+    return registerEntry(moduleClass, nil);
+}
+
 + (BOOL)registerModuleObject:(id)module {
     if (!module) return NO;
-    PEEnsureThreadRegistered();
-    NSMutableArray *failures = [NSMutableArray new];
-    BOOL registered = NO;
-    lockState();
-    @try {
-        BOOL known = NO;
-        for (PEModuleEntry *e in entries) known = known || (!e->moduleClass && e->module == module);
-        if (!known) {
-            PEModuleEntry *e = [PEModuleEntry new];
-            e->module = [module retain];
-            [entries addObject:e];
-            [e release];
-            registered = YES;
-            hookPendingMethods(failures);
-        }
-    } @finally {
-        unlockState();
-    }
-    for (NSString *failure in failures) report(failure);
-    [failures release];
-    return registered;
+    return registerEntry(Nil, module);
 }
 
 /* Removes the entry matching; its module is released after the lock is dropped (its -dealloc
