@@ -337,6 +337,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
         uint64_t r = fail(PEHookErrorDoesNotRespondToSelector,
                           [NSString stringWithFormat:@"%s", installError ?: "cannot track the object"], errorCode, error);
         free(installError);
+        PESlotUninstallIfUnused(slot);
         return r;
     }
     struct PEHook *hook = calloc(1, sizeof *hook);

@@ -175,7 +175,9 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     for (unsigned i = 3; ok && i < PESignatureGetArgumentCount(blockSig); i++)
         ok = kindsCompatible(PESignatureGetArgument(blockSig, i), PESignatureGetArgument(methodSig, i - 1));
     if (!ok) {
+        ffi_closure_free(closure);
         free(layer);
+        PESlotUninstallIfUnused(slot);
         if (error) *error = swizzleError([NSString stringWithFormat:@"the replacement block %s does not match -[%s %s] %s (it takes the info, self, then the method's arguments)",
             blockSig ? PESignatureGetEncoding(blockSig) : "(no signature)", class_getName(cls), name, PESignatureGetEncoding(methodSig)]);
         return nil;
