@@ -106,9 +106,9 @@ struct Catalog {
                         subject: probeID(forwarding, PBCallEmpty), floor: probeID(fast, PBCallEmpty))
         }
         let hookSplit = "Where a hooked -empty call spends its time"
-        catalog.row(hookSplit, "hooks, fast path: class-hooked vs empty closure slot",
+        catalog.row(hookSplit, "fast path: hooked vs empty closure slot",
                     subject: probeID(.hookedClosure, PBCallEmpty), floor: probeID(.slotClosure, PBCallEmpty))
-        catalog.row(hookSplit, "hooks, forwarding: class-hooked vs empty forwarding slot",
+        catalog.row(hookSplit, "forwarding: hooked vs empty forwarding slot",
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
         // JS → Objective-C.
