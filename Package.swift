@@ -132,6 +132,7 @@ let package = Package(
         // prints the ratios (Benchmarks/README.md).
         .target(
             name: "BenchFixtures",
+            dependencies: ["PatchRuntime"],
             path: "Benchmarks/BenchFixtures",
             cSettings: objcCSettings,
             linkerSettings: objcLinkerSettings
@@ -147,7 +148,7 @@ let package = Package(
         // Runs the harness with tiny iteration counts: it executes and gives sane numbers (no timing asserted).
         .testTarget(
             name: "PatchBenchTests",
-            dependencies: ["patchbench", "BenchFixtures", "PatchEngine"]
+            dependencies: ["patchbench", "BenchFixtures", "PatchEngine", "PatchRuntime"]
         ),
         .testTarget(
             name: "PatchDeliveryTests",

@@ -13,3 +13,11 @@ PB_SUBJECT_CLASS(PBPatchedClosure)
 PB_SUBJECT_CLASS(PBSlotForwarding)
 /* Taken over by a dispatcher slot with no patch (closure route): the route's floor. */
 PB_SUBJECT_CLASS(PBSlotClosure)
+/* -empty hooked (empty Before + After blocks, Aspects API) on the class, closure route. */
+PB_SUBJECT_CLASS(PBHookedClosure)
+/* The same, forwarding route. */
+PB_SUBJECT_CLASS(PBHookedForwarding)
+/* -empty hooked on one instance only, closure route. */
+PB_SUBJECT_CLASS(PBInstanceHookedClosure)
+/* The same, forwarding route. */
+PB_SUBJECT_CLASS(PBInstanceHookedForwarding)

@@ -83,6 +83,34 @@ struct Catalog {
         catalog.row(split, "route: closure slot vs forwarding slot",
                     subject: probeID(.slotClosure, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
+        // Hooked -empty (issue 4): an empty Before and an empty After hook through the Aspects API,
+        // on the class and on one instance, through the fast path (closure route) and the
+        // forwarding path. Only -empty is hooked, so only its probe exists.
+        let hookTreatments: [(Subject, PERoute, Bool)] = [
+            (.hookedClosure, PERouteClosure, false), (.hookedForwarding, PERouteForwarding, false),
+            (.instanceHookedClosure, PERouteClosure, true), (.instanceHookedForwarding, PERouteForwarding, true),
+        ]
+        for (subject, route, perInstance) in hookTreatments {
+            catalog.add(nativeCallProbe(subject, PBCallEmpty) {
+                try environment.hookEmpty(subject, route: route, perInstance: perInstance)
+            })
+        }
+        for (level, fast, forwarding) in [("class", Subject.hookedClosure, Subject.hookedForwarding),
+                                          ("one instance", .instanceHookedClosure, .instanceHookedForwarding)] {
+            let section = "Objective-C calls -empty hooked on \(level) (empty before + after hook, Aspects API)"
+            catalog.row(section, "fast path (closure route) vs unhooked",
+                        subject: probeID(fast, PBCallEmpty), floor: probeID(.direct, PBCallEmpty))
+            catalog.row(section, "forwarding path vs unhooked",
+                        subject: probeID(forwarding, PBCallEmpty), floor: probeID(.direct, PBCallEmpty))
+            catalog.row(section, "gap: forwarding path vs fast path",
+                        subject: probeID(forwarding, PBCallEmpty), floor: probeID(fast, PBCallEmpty))
+        }
+        let hookSplit = "Where a hooked -empty call spends its time"
+        catalog.row(hookSplit, "fast path: hooked vs empty closure slot",
+                    subject: probeID(.hookedClosure, PBCallEmpty), floor: probeID(.slotClosure, PBCallEmpty))
+        catalog.row(hookSplit, "forwarding: hooked vs empty forwarding slot",
+                    subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
+
         // JS → Objective-C.
         let jsSection = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
         let jsLoops: [(JSDriver.Loop, PBCall)] = [

@@ -4,7 +4,7 @@ import PatchRuntime
 import BenchFixtures
 
 /// The subject classes of BenchFixtures (one per kind of treatment, so no row disturbs another's
-/// floor) and the treatments: a JS patch or a bare dispatcher slot, through either route.
+/// floor) and the treatments: a JS patch, a bare dispatcher slot or Aspects hooks, through either route.
 enum Subject: String, CaseIterable {
     /// Never patched: the floor of the native rows.
     case direct = "PBDirect"
@@ -12,6 +12,12 @@ enum Subject: String, CaseIterable {
     case patchedClosure = "PBPatchedClosure"
     case slotForwarding = "PBSlotForwarding"
     case slotClosure = "PBSlotClosure"
+    /// -empty hooked with an empty Before and an empty After block (Aspects API) on the class.
+    case hookedClosure = "PBHookedClosure"
+    case hookedForwarding = "PBHookedForwarding"
+    /// The same hooks on the subject's shared instance only.
+    case instanceHookedClosure = "PBInstanceHookedClosure"
+    case instanceHookedForwarding = "PBInstanceHookedForwarding"
 
     var className: String { rawValue }
 }
@@ -29,6 +35,7 @@ final class SubjectEnvironment: @unchecked Sendable {
 
     private let lock = NSLock()
     private var instances: [Subject: UnsafeMutableRawPointer] = [:]
+    private var hooked: Set<Subject> = []
 
     /// The subject's shared instance.
     func instance(_ subject: Subject) throws -> UnsafeMutableRawPointer {
@@ -97,6 +104,73 @@ final class SubjectEnvironment: @unchecked Sendable {
         guard forwarded == expected else {
             throw BenchError("\(subject.className) -constant went through -forwardInvocation: \(forwarded) times, expected \(expected)")
         }
+    }
+
+    /// Hooks -empty of the subject's class (or, `perInstance`, of its shared instance only) with an
+    /// empty Before and an empty After block through `route` (unless hooked), then checks a pass of
+    /// calls: each call ran Before once then After once, with the receiver as the info's instance,
+    /// through -forwardInvocation: exactly when `route` is forwarding; per instance, another object
+    /// of the class runs no hook.
+    func hookEmpty(_ subject: Subject, route: PERoute, perInstance: Bool) throws {
+        let object = try instance(subject)
+        lock.lock()
+        let alreadyHooked = hooked.contains(subject)
+        lock.unlock()
+        if !alreadyHooked {
+            var error: UnsafeMutablePointer<CChar>?
+            let ok = withDefaultRoute(route) {
+                perInstance ? pb_hook_empty(nil, object, &error) : pb_hook_empty(subject.className, nil, &error)
+            }
+            if !ok {
+                defer { free(error) }
+                throw BenchError("hooking \(subject.className) -empty failed: \(error.map { String(cString: $0) } ?? "?")")
+            }
+            lock.lock(); hooked.insert(subject); lock.unlock()
+        }
+        guard let cls = PEClassLookup(subject.className), let slot = PESlotFind(cls, "empty") else {
+            throw BenchError("\(subject.className) -empty has no dispatcher slot after hooking")
+        }
+        guard PESlotGetRoute(slot) == route else {
+            throw BenchError("\(subject.className) -empty uses route \(PESlotGetRoute(slot).rawValue), expected \(route.rawValue)")
+        }
+        let calls: UInt64 = 100
+        let forwardedPerCall: UInt64 = route == PERouteForwarding ? 1 : 0
+        let (counts, forwarded) = try countHooks(object, calls: calls, expectedInstance: object)
+        guard counts.before == calls, counts.after == calls, counts.outOfOrder == 0, counts.wrongInstance == 0 else {
+            throw BenchError("\(calls) calls of hooked \(subject.className) -empty ran Before \(counts.before)×, After \(counts.after)× "
+                             + "(\(counts.outOfOrder) out of order, \(counts.wrongInstance) with another instance); expected each once per call, in order")
+        }
+        guard forwarded == calls * forwardedPerCall else {
+            throw BenchError("\(calls) calls of hooked \(subject.className) -empty went through -forwardInvocation: \(forwarded) times, expected \(calls * forwardedPerCall)")
+        }
+        if perInstance {
+            guard let other = pb_new(subject.className) else { throw BenchError("cannot create a second \(subject.className)") }
+            defer { pb_release(other) }
+            let (otherCounts, otherForwarded) = try countHooks(other, calls: calls, expectedInstance: other)
+            guard otherCounts.before == 0, otherCounts.after == 0 else {
+                throw BenchError("hooks of one \(subject.className) ran \(otherCounts.before + otherCounts.after) times for another instance")
+            }
+            guard otherForwarded == calls * forwardedPerCall else {
+                throw BenchError("another \(subject.className) went through -forwardInvocation: \(otherForwarded) times in \(calls) calls")
+            }
+        }
+    }
+
+    /// Calls -empty `calls` times while the hook blocks count; also returns how many calls went
+    /// through -forwardInvocation:.
+    private func countHooks(_ object: UnsafeMutableRawPointer, calls: UInt64,
+                            expectedInstance: UnsafeMutableRawPointer) throws -> (PBHookCounts, UInt64) {
+        var error: UnsafeMutablePointer<CChar>?
+        let forwardedBefore = PEDispatchForwardedCallCount()
+        pb_hook_counting_begin(expectedInstance)
+        let elapsed = pb_time_calls(object, PBCallEmpty, calls, &error)
+        let counts = pb_hook_counting_end()
+        let forwarded = PEDispatchForwardedCallCount() - forwardedBefore
+        if elapsed < 0 {
+            defer { free(error) }
+            throw BenchError("hooked -empty raised \(error.map { String(cString: $0) } ?? "?")")
+        }
+        return (counts, forwarded)
     }
 
     private func isPatched(_ subject: Subject) -> Bool {

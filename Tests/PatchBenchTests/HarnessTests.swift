@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 @testable import patchbench
 import PatchEngine
+import PatchRuntime
+import BenchFixtures
 
 /// Runs the whole benchmark catalog with tiny iteration counts: every probe executes, checks
 /// what it measures (patched calls run JS, empty slots run the original through the claimed
@@ -97,6 +99,41 @@ final class HarnessTests: XCTestCase {
         XCTAssertThrowsError(try runBenchmarks(catalog, settings: BenchSettings(), filter: "no such row")) { error in
             XCTAssertEqual("\(error)", "no row matches \"no such row\"")
         }
+    }
+
+    func testHookedSubjectsCountEachHookOncePerCallOnlyDuringAPass() throws {
+        let environment = SubjectEnvironment.shared
+        try environment.hookEmpty(.instanceHookedClosure, route: PERouteClosure, perInstance: true)
+        try environment.hookEmpty(.instanceHookedClosure, route: PERouteClosure, perInstance: true)  // idempotent
+        let object = try environment.instance(.instanceHookedClosure)
+        pb_hook_counting_begin(object)
+        XCTAssertEqual(pb_time_calls(object, PBCallEmpty, 5, nil) >= 0, true)
+        var counts = pb_hook_counting_end()
+        XCTAssertEqual([counts.before, counts.after, counts.outOfOrder, counts.wrongInstance], [5, 5, 0, 0])
+        // Outside a pass the blocks record nothing: the counts stay those of the last pass.
+        XCTAssertEqual(pb_time_calls(object, PBCallEmpty, 5, nil) >= 0, true)
+        counts = pb_hook_counting_end()
+        XCTAssertEqual([counts.before, counts.after], [5, 5])
+        // A pass with the wrong expected instance is reported as such.
+        let direct = try environment.instance(.direct)
+        pb_hook_counting_begin(direct)
+        XCTAssertEqual(pb_time_calls(object, PBCallEmpty, 2, nil) >= 0, true)
+        XCTAssertEqual(pb_hook_counting_end().wrongInstance, 4)
+        // The check notices a subject whose route is not the one claimed.
+        XCTAssertThrowsError(try environment.hookEmpty(.instanceHookedClosure, route: PERouteForwarding, perInstance: true)) { error in
+            XCTAssertEqual("\(error)", "PBInstanceHookedClosure -empty uses route 1, expected 0")
+        }
+    }
+
+    func testRefusedHooksReportAspectsErrors() {
+        var error: UnsafeMutablePointer<CChar>?
+        XCTAssertFalse(pb_hook_empty("PBNoSuchClass", nil, &error))
+        XCTAssertEqual(error.map { String(cString: $0) }, "no class or object to hook")
+        free(error); error = nil
+        XCTAssertFalse(pb_hook_empty("NSObject", nil, &error))
+        XCTAssertEqual(error.map { String(cString: $0) },
+                       "Before hook refused: AspectErrorDomain 1: Unable to find selector -[NSObject empty].")
+        free(error)
     }
 
     func testWorkloadIsValidJavaScriptTheEngineAccepts() throws {

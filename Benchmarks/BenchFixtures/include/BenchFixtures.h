@@ -4,6 +4,7 @@
 #ifndef BENCH_FIXTURES_H
 #define BENCH_FIXTURES_H
 #include <stdint.h>
+#include <stdbool.h>
 
 /* The methods every subject class implements identically (see PBSubject.h):
    -empty, -(int)constant (42), -takeObject:(id), -(id)object (returns self). */
@@ -42,5 +43,26 @@ int64_t pb_time_calls(void *object, PBCall call, uint64_t iterations, char **err
    (not retained). -1 / NULL with *error when it raised. */
 int pb_call_constant(void *object, char **error);
 void *pb_call_object(void *object, char **error);
+
+/* Hooks -empty of every instance of the class named `className` (object NULL), or of `object` only,
+   through the Aspects API: an empty Before block and an empty After block. The hooks stay for the
+   life of the process. Route: whatever PESetDefaultRoute says when the method is first hooked.
+   false with *error (malloc'd: the refusal's domain, code and message) when a hook is refused. */
+bool pb_hook_empty(const char *className, void *object, char **error);
+
+/* What the hook blocks saw during a verification pass. */
+typedef struct PBHookCounts {
+    uint64_t before, after;
+    /* Runs where Before and After did not alternate (Before, After, Before, After, ...). */
+    uint64_t outOfOrder;
+    /* Runs whose info object's -instance was not `expectedInstance`. */
+    uint64_t wrongInstance;
+    void *expectedInstance;
+} PBHookCounts;
+
+/* Starts a verification pass: the hook blocks count their runs from zero until
+   pb_hook_counting_end, which returns the counts. Outside a pass the blocks do nothing. */
+void pb_hook_counting_begin(void *expectedInstance);
+PBHookCounts pb_hook_counting_end(void);
 
 #endif
