@@ -114,7 +114,7 @@ bool PEBlockInvoke(void *ptr, PEFrame *frame, char **error) {
     ffi_cif *cif = PESignatureGetCIF(frame->signature);
     if (!cif) { if (error) *error = strdup("block signature cannot be called through libffi"); return false; }
     bool ok = false;
-    PE_TRY(error, { ffi_call(cif, block->invoke, frame->returnValue, frame->arguments); ok = true; });
+    PE_TRY(error, { PECallFunction((void *)block->invoke, frame->signature, frame->arguments, frame->returnValue); ok = true; });
     return ok;
 }
 

@@ -242,7 +242,7 @@ static void callNative(IMP imp, Class owner, PEFrame *frame) {
         nativeDepth++;
     }
     @try {
-        ffi_call(cif, (void (*)(void))imp, frame->returnValue, frame->arguments);
+        PECallFunction((void *)imp, frame->signature, frame->arguments, frame->returnValue);
     } @finally {
         if (tracked) nativeDepth--;
     }

@@ -193,13 +193,13 @@ static void invokeHook(const LocalHook *hook, PEAspectInfo *info, PEFrame *frame
     for (unsigned i = 2; i < count; i++) args[i] = frame->arguments[i];
     const PEType *rt = PESignatureGetReturnType(sig);
     void *ret = NULL;
-    char scratch[64];
+    char scratch[64] __attribute__((aligned(16)));
     if (PETypeGetKind(rt) != PETypeKindVoid) {
         /* An Instead block that returns the method's type provides the method's result. */
         ret = (hook->position == PEHookPositionInstead && frame->returnValue) ? frame->returnValue
             : (PETypeGetSize(rt) <= sizeof scratch ? scratch : alloca(PETypeGetSize(rt)));
     }
-    ffi_call(PESignatureGetCIF(sig), (void (*)(void))PEBlockGetInvokeFunction(block), ret, args);
+    PECallFunction(PEBlockGetInvokeFunction(block), sig, args, ret);
 }
 
 static void runPosition(LocalHook *hooks, unsigned n, int position, bool instanceLevel,

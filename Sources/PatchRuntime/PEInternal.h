@@ -28,10 +28,17 @@ struct PESignature {
     size_t frameSize;
     bool ffiCompatible;
     ffi_cif cif;            /* prepared when ffiCompatible */
+    /* At most 6 arguments, all integer or pointer, returning void, an integer or a pointer: such
+       calls go in general-purpose registers on x86-64 and arm64 and need no libffi at all. */
+    bool registerOnly;
     ffi_type **ffiArgs;
 };
 
 ffi_cif *PESignatureGetCIF(const PESignature *sig);
+
+/* Calls `fn` with the frame's arguments when the signature is register-only (else libffi). The
+   return buffer receives a full register (at least 8 bytes). */
+void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue);
 
 /* Runs body, turning an Objective-C exception into a malloc'd message in *error. */
 #define PE_TRY(errorOut, ...) \

@@ -29,7 +29,7 @@ static void runLayer(struct PESwizzleLayer *layer, void *block, const PESignatur
     args[1] = &info;
     args[2] = frame->arguments[0];                          /* self; the block has no _cmd */
     for (unsigned i = 3; i < count; i++) args[i] = frame->arguments[i - 1];
-    ffi_call(PESignatureGetCIF(blockSig), (void (*)(void))PEBlockGetInvokeFunction(block), frame->returnValue, args);
+    PECallFunction(PEBlockGetInvokeFunction(block), blockSig, args, frame->returnValue);
 }
 
 void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below) {

@@ -276,6 +276,15 @@ static const PESignature *buildSignature(const char *types, const char **error) 
         }
     }
     if (parts[0]->kind == PETypeKindArray) ffiOK = false;
+    sig->registerOnly = count - 1 <= 6;
+    for (unsigned i = 0; i < count && sig->registerOnly; i++) {
+        switch (parts[i]->kind) {
+            case PETypeKindFloat: case PETypeKindDouble: case PETypeKindStruct: case PETypeKindUnion:
+            case PETypeKindArray: sig->registerOnly = false; break;
+            case PETypeKindVoid: sig->registerOnly = i == 0; break;
+            default: sig->registerOnly = parts[i]->size <= sizeof(void *); break;
+        }
+    }
     sig->frameSize = alignUp(frame, 16);
     sig->ffiCompatible = ffiOK;
     if (ffiOK) {
@@ -401,3 +410,30 @@ size_t PESignatureGetFrameSize(const PESignature *s) { return s->frameSize; }
 size_t PESignatureGetArgumentOffset(const PESignature *s, unsigned i) { return s->argumentOffsets[i]; }
 bool PESignatureIsFFICompatible(const PESignature *s) { return s->ffiCompatible; }
 ffi_cif *PESignatureGetCIF(const PESignature *s) { return s->ffiCompatible ? (ffi_cif *)&s->cif : NULL; }
+
+/* A narrow argument widened the way the callee may expect (sign or zero extension). */
+static inline uintptr_t registerValue(const PEType *t, const void *p) {
+    switch (t->kind) {
+        case PETypeKindChar: return (uintptr_t)(intptr_t)*(const signed char *)p;
+        case PETypeKindUChar: case PETypeKindBool: return *(const unsigned char *)p;
+        case PETypeKindShort: return (uintptr_t)(intptr_t)*(const short *)p;
+        case PETypeKindUShort: return *(const unsigned short *)p;
+        case PETypeKindInt: return (uintptr_t)(intptr_t)*(const int *)p;
+        case PETypeKindUInt: return *(const unsigned int *)p;
+        default: return *(const uintptr_t *)p;
+    }
+}
+
+typedef uintptr_t (*PERegisterFunction)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+
+void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue) {
+    if (!sig->registerOnly) {
+        ffi_call((ffi_cif *)&sig->cif, (void (*)(void))fn, returnValue, arguments);
+        return;
+    }
+    /* Extra register arguments are ignored by the callee in both calling conventions. */
+    uintptr_t a[6] = { 0, 0, 0, 0, 0, 0 };
+    for (unsigned i = 0; i < sig->argumentCount; i++) a[i] = registerValue(sig->arguments[i], arguments[i]);
+    uintptr_t r = ((PERegisterFunction)fn)(a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (returnValue && sig->returnType->kind != PETypeKindVoid) *(uintptr_t *)returnValue = r;
+}
