@@ -5,6 +5,7 @@
 #include "PEHooks.h"
 #include "PEAspects.h"
 #include "PEBlocks.h"
+#include "PEEpochs.h"
 #include <Block.h>
 #include <string.h>
 
@@ -19,7 +20,14 @@ struct PEHook {
     void *block;
     const PESignature *blockSignature;
     struct PEHook *next;
+    struct PEHook *retiredNext;     /* chains hooks just unlinked, until they are retired */
 };
+
+static void destroyHook(void *item) {
+    struct PEHook *hook = item;
+    PEBlockRelease(hook->block);
+    free(hook);
+}
 
 static uint64_t lastHookIdentifier;
 static unsigned instanceHookCount;   /* live instance-level hooks: most deallocs have none to clear */
@@ -216,8 +224,11 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
     LocalHook *local = onStack;
     unsigned n = 0, capacity = sizeof onStack / sizeof onStack[0];
     bool hasInstead = false;
-    pthread_rwlock_rdlock(&PELayerLock);
-    for (struct PEHook *h = slot->hooks; h; h = h->next) {
+    /* No lock: the list is read inside an epoch; unlinked hooks (and their blocks) live until
+       every reader that could see them has left. */
+    PEEpochEnter();
+    for (struct PEHook *h = __atomic_load_n(&slot->hooks, __ATOMIC_ACQUIRE); h;
+         h = __atomic_load_n(&h->next, __ATOMIC_ACQUIRE)) {
         if (h->object && h->object != (void *)receiver) continue;
         if (n == capacity) {
             LocalHook *bigger = malloc(sizeof(LocalHook) * capacity * 2);
@@ -227,12 +238,14 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
             capacity *= 2;
         }
         local[n] = (LocalHook){ h->identifier, h->position, h->automaticRemoval, h->object != NULL,
-                                PEBlockCopy(h->block), h->blockSignature };
+                                h->block, h->blockSignature };
         hasInstead |= h->position == PEHookPositionInstead;
         n++;
     }
-    pthread_rwlock_unlock(&PELayerLock);
-    if (n == 0) { PESlotInvokeCore(slot, frame); return; }
+    if (n == 0) {
+        @try { PESlotInvokeCore(slot, frame); } @finally { PEEpochExit(); }
+        return;
+    }
 
     PEAspectInfo *info = makeInfo(receiver, slot, frame);
     @try {
@@ -249,11 +262,10 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
         runPosition(local, n, PEHookPositionAfter, true, info, frame);
     } @finally {
         finishInfo(info);
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < n; i++)
             if (local[i].automaticRemoval) PEHookRemove(local[i].identifier);
-            PEBlockRelease(local[i].block);
-        }
         if (local != onStack) free(local);
+        PEEpochExit();
     }
 }
 
@@ -351,7 +363,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     hook->identifier = ++lastHookIdentifier;
     struct PEHook **tail = &slot->hooks;
     while (*tail) tail = &(*tail)->next;
-    *tail = hook;
+    __atomic_store_n(tail, hook, __ATOMIC_RELEASE);     /* readers see it fully built */
     __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
     if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
     uint64_t identifier = hook->identifier;
@@ -384,10 +396,9 @@ bool PEHookRemove(uint64_t identifier) {
     unsigned n = unlinkHooks(^bool(struct PEHook *h) { return h->identifier == identifier; }, &removed);
     pthread_rwlock_unlock(&PELayerLock);
     while (removed) {
-        struct PEHook *next = removed->next;
+        struct PEHook *next = removed->retiredNext;
         PESlotUninstallIfUnused(removed->slot);
-        PEBlockRelease(removed->block);
-        free(removed);
+        PEEpochRetire(removed, destroyHook);
         removed = next;
     }
     return n > 0;
@@ -400,9 +411,8 @@ void PEHooksClearObject(void *object) {
     unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed);
     pthread_rwlock_unlock(&PELayerLock);
     while (removed) {
-        struct PEHook *next = removed->next;
-        PEBlockRelease(removed->block);
-        free(removed);
+        struct PEHook *next = removed->retiredNext;
+        PEEpochRetire(removed, destroyHook);
         removed = next;
     }
 }
@@ -419,8 +429,9 @@ static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **remo
             struct PEHook *h = *link;
             if (match(h)) {
                 if (h->object) __atomic_sub_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
-                *link = h->next;
-                h->next = *removed;
+                /* Unlinked, not changed: a reader standing on it still walks on to the rest. */
+                __atomic_store_n(link, h->next, __ATOMIC_RELEASE);
+                h->retiredNext = *removed;
                 *removed = h;
                 __atomic_sub_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
                 n++;
