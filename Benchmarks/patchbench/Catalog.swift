@@ -56,8 +56,8 @@ struct Catalog {
             for call in allCalls { catalog.add(nativeCallProbe(subject, call, prepare: prepare)) }
         }
 
-        let patchedForwarding = "Objective-C calls a patched method (JS implementation), forwarding route (default)"
-        let patchedClosure = "Objective-C calls a patched method (JS implementation), closure route"
+        let patchedForwarding = "Objective-C calls a patched method (JS implementation), forwarding route"
+        let patchedClosure = "Objective-C calls a patched method (JS implementation), closure route (default)"
         let slotFloor = "Dispatcher floor: slot with no patch, no JS (the route's own cost)"
         for call in allCalls {
             catalog.row(patchedForwarding, call.label + " vs unpatched",
