@@ -167,6 +167,10 @@ let package = Package(
             path: "Samples/ShopHost"
         ),
         .testTarget(
+            name: "SampleShopTests",
+            dependencies: ["shop", "PatchDelivery", "PatchServer"]
+        ),
+        .testTarget(
             name: "PatchDeliveryTests",
             dependencies: [
                 "PatchDelivery", "PatchServer", "PatchEngine", "patchctl",
