@@ -150,6 +150,27 @@ let package = Package(
             name: "PatchBenchTests",
             dependencies: ["patchbench", "BenchFixtures", "PatchEngine", "PatchRuntime"]
         ),
+        // The sample shop (`make demo`, Samples/README.md): an Objective-C "app" with real bugs,
+        // the Swift host that loads signed patches at launch, and its end-to-end tests.
+        .target(
+            name: "ShopKit",
+            path: "Samples/ShopKit",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        .executableTarget(
+            name: "shop",
+            dependencies: [
+                "ShopKit", "PatchDelivery", "PatchEngine", "PatchRouter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Samples/ShopHost"
+        ),
+        .testTarget(
+            name: "SampleShopTests",
+            dependencies: ["shop", "PatchDelivery", "PatchServer"]
+        ),
         .testTarget(
             name: "PatchDeliveryTests",
             dependencies: [

@@ -14,7 +14,7 @@ import Logging
 ///         appID: "com.example.shop", appVersion: "1.4.0",
 ///         trustStore: TrustStore(keys: [try TrustedKey(id: "release-2026", base64: "…")]),
 ///         stateDirectory: appSupport.appendingPathComponent("patches"))
-///     let loader = try PatchLoader(configuration: config) { event in print("patch:", event) }
+///     let loader = try PatchLoader(configuration: config, onEvent: { event in print("patch:", event) })
 ///     loader.applyCachedPatches()     // before or without the network
 ///     loader.update()                 // download, verify, apply; revoke what the list says
 ///     // … once the app is up:
@@ -107,14 +107,16 @@ public final class PatchLoader {
 
     /// - Parameters:
     ///   - applier: where verified scripts are evaluated; `PatchEngine` by default.
-    ///   - onEvent: called with every event as it happens (on the caller's thread).
     ///   - now: the clock for expiry checks.
     ///   - sleep: waits between retries.
+    ///   - onEvent: called with every event as it happens (on the caller's thread). Last, so a
+    ///     trailing closure always lands here: before `sleep`, Swift 5's backward matching handed
+    ///     a closure like `{ event in print(event) }` to `sleep` instead.
     public init(configuration: Configuration,
                 applier: PatchApplying = EnginePatchApplier(),
-                onEvent: ((PatchEvent) -> Void)? = nil,
                 now: @escaping () -> Date = { Date() },
-                sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }) throws {
+                sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) },
+                onEvent: ((PatchEvent) -> Void)? = nil) throws {
         let scheme = configuration.baseURL.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
             throw ConfigurationError.insecureURL(configuration.baseURL.absoluteString)

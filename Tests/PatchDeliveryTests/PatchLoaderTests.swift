@@ -9,7 +9,7 @@ final class PatchLoaderTests: XCTestCase {
         try f.serve(try f.patch(version: 1))
         let applier = RecordingApplier()
         var seen: [PatchEvent] = []
-        let loader = try PatchLoader(configuration: f.configuration(), applier: applier) { seen.append($0) }
+        let loader = try PatchLoader(configuration: f.configuration(), applier: applier, onEvent: { seen.append($0) })
         XCTAssertEqual(loader.applyCachedPatches(), [], "nothing cached on first launch")
         let events = loader.update()
         XCTAssertEqual(events, [.applied(patchID: "shop-fixes", version: 1, source: .network),
@@ -25,6 +25,19 @@ final class PatchLoaderTests: XCTestCase {
         XCTAssertEqual(try f.launch(next).applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
         XCTAssertEqual(next.calls, [.apply("shop-fixes@1/fix.js")])
         XCTAssertEqual(f.server.requests.count, requestsBefore)
+    }
+
+    func testATrailingClosureThatWouldAlsoFitSleepReceivesTheEvents() throws {
+        // `{ event in lines.append("\(event)") }` type-checks as a sleep function too; written as a
+        // trailing closure it must still be the event handler (it once landed in `sleep`).
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        var lines: [String] = []
+        let loader = try PatchLoader(configuration: f.configuration(), applier: RecordingApplier()) { event in
+            lines.append("\(event)")
+        }
+        loader.update()
+        XCTAssertEqual(lines, ["applied shop-fixes v1 from network", "cached shop-fixes v1 (patch.json)"])
     }
 
     func testUnchangedPatchCostsOne304() throws {

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PatchEngine
+
+/// The sample shop app. It launches the way an app that embeds PatchEngine would: apply the
+/// verified cached patches, check the patch server for newer ones and for revocations, show its
+/// screens, then tell the crash-loop guard that the launch succeeded.
+@main
+struct Shop: ParsableCommand {
+    static let appID = "com.example.shop"
+    /// The version this build of the app reports; signed patches name the versions they fit.
+    static let appVersion = "1.4.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "shop",
+        abstract: "The sample shop app: loads signed patches at launch, then shows its screens.",
+        discussion: """
+            Screens: the catalog, the checkout of a sample cart, and two deep links (shop://cart, \
+            shop://product/TEE-02). Version 1.4.0 ships with four bugs that Samples/patches fixes: a \
+            wrong total, a catalog that crashes on a product without a name, a gift-wrap offer that \
+            never shows, and a product deep link that opens nothing. Patch events are printed as \
+            'patch: …'. A refused or failed patch never stops the app: it keeps running without it.
+            """)
+
+    @Option(help: ArgumentHelp(
+        "Base URL of the patch server (serving \(ShopPatches.patchFile) and \(ShopPatches.revocationListFile)). Without it the app runs offline, with its cached patches only.",
+        valueName: "URL"))
+    var server: String?
+
+    @Option(name: .customLong("public-key"), help: ArgumentHelp(
+        "Trusted public key file from `patchctl keygen` (repeatable). Without one, patches are off.", valueName: "FILE"))
+    var publicKeys: [String] = []
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp(
+        "Where this device keeps its patch cache and state (created if missing).", valueName: "DIR"))
+    var stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("patchengine-shop").path
+
+    @Flag(name: .customLong("allow-http"), help: "Allow a plain http:// server (local QA only; production uses https).")
+    var allowHTTP = false
+
+    @Option(name: .customLong("app-version"), help: "Run as this app version (to rehearse a patch's version range).")
+    var appVersion = Shop.appVersion
+
+    @Option(help: "Per-request timeout in seconds.")
+    var timeout: Double = 5
+
+    @Flag(name: .customLong("show-before-update"),
+          help: "Also show the screens after applying the cached patches, before checking the server (as an app shows its first screen while it checks).")
+    var showBeforeUpdate = false
+
+    @Flag(help: "Log PatchDelivery's diagnostics to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() throws {
+        let verbose = self.verbose
+        LoggingSystem.bootstrap { label in
+            guard verbose else { return SwiftLogNoOpLogHandler() }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        // console.log and errors raised inside patched methods, in order with the rest.
+        PatchEngine.logHandler = { line in print("js: \(line)") }
+
+        print("shop \(appVersion) (\(Shop.appID))")
+        try ShopRoutes.register()
+        let patches = try ShopPatches(
+            server: server, publicKeys: publicKeys, stateDirectory: stateDirectory,
+            allowHTTP: allowHTTP, appVersion: appVersion, timeout: timeout)
+
+        patches.applyCachedPatches()
+        if showBeforeUpdate {
+            ShopScreens.show(title: "screens before the update (live patches: \(patches.liveSummary))")
+        }
+        patches.update()
+        ShopScreens.show(title: "screens (live patches: \(patches.liveSummary))")
+        patches.markLaunchSucceeded()
+        print("launch succeeded")
+        fflush(stdout)
+    }
+}
