@@ -10,6 +10,7 @@
 
 
 static PEPatchHandler patchHandler;
+static unsigned forwardingSlotCount;   /* slots on the forwarding route, ever */
 /* Closures: no NSInvocation per call and no -forwardInvocation: takeover (which is what made
    JSPatch and Aspects fight). The forwarding route stays available per the engine setting. */
 static PERoute defaultRoute = PERouteClosure;
@@ -119,6 +120,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->signature = sig;
     slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
     slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
+    if (slot->route == PERouteForwarding) __atomic_add_fetch(&forwardingSlotCount, 1, __ATOMIC_RELAXED);
     IMP entry = PESlotMakeEntry(slot, error);
     if (!entry) {
         pthread_rwlock_unlock(&slotLock);
@@ -234,7 +236,8 @@ static void callNative(IMP imp, Class owner, PEFrame *frame) {
             PESignatureGetEncoding(frame->signature)];
     }
     id receiver = *(id *)frame->arguments[0];
-    BOOL tracked = nativeDepth < NATIVE_DEPTH;
+    /* Only the forwarding route needs to know which native implementation is running. */
+    BOOL tracked = __atomic_load_n(&forwardingSlotCount, __ATOMIC_RELAXED) && nativeDepth < NATIVE_DEPTH;
     if (tracked) {
         nativeStack[nativeDepth].receiver = receiver;
         nativeStack[nativeDepth].sel = *(SEL *)frame->arguments[1];

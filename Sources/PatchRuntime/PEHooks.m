@@ -49,6 +49,7 @@ void *PEBlockGetInvokeFunction(void *block);
     PEFrame *_frame;
     PEHookInvocation *_invocation;
     NSArray *_arguments;
+    BOOL _escaped;                  /* retained by a hook: not reused for the next call */
 }
 @end
 
@@ -126,6 +127,7 @@ static id boxValue(const PEType *type, const void *p) {
     [_arguments release];
     [super dealloc];
 }
+- (id)retain { _escaped = YES; return [super retain]; }
 - (id)instance { return _instance; }
 - (NSInvocation *)originalInvocation {
     if (!_invocation) {
@@ -170,9 +172,10 @@ static PEAspectInfo *makeInfo(id instance, PESlot *slot, PEFrame *frame) {
 static void finishInfo(PEAspectInfo *info) {
     info->_frame = NULL;
     if (info->_invocation) info->_invocation->_frame = NULL;
-    if ([info retainCount] == 1 && !spareInfo) {
-        [info->_invocation release]; info->_invocation = nil;
-        [info->_arguments release]; info->_arguments = nil;
+    /* Reused unless a hook kept it (its -retain marks that), without a message on the common path. */
+    if (!info->_escaped && !spareInfo) {
+        if (info->_invocation) { [info->_invocation release]; info->_invocation = nil; }
+        if (info->_arguments) { [info->_arguments release]; info->_arguments = nil; }
         info->_instance = nil;
         spareInfo = info;
     } else {
@@ -193,6 +196,11 @@ typedef struct {
 static void invokeHook(const LocalHook *hook, PEAspectInfo *info, PEFrame *frame) {
     const PESignature *sig = hook->signature;
     unsigned count = PESignatureGetArgumentCount(sig);
+    if (count == 2 && PETypeGetKind(PESignatureGetReturnType(sig)) == PETypeKindVoid) {
+        /* The usual Aspects block, ^(id<AspectInfo> info): a plain call. */
+        ((void (*)(void *, id))PEBlockGetInvokeFunction(hook->block))(hook->block, info);
+        return;
+    }
     void **args = alloca(sizeof(void *) * count);
     void *block = hook->block;
     id infoObject = info;
