@@ -123,30 +123,19 @@ static void callPreviousForwardInvocation(id self, SEL _cmd, NSInvocation *inv) 
 }
 
 static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*run)(PESlot *, PEFrame *));
-static void PEFrameFromInvocationAndCall(PESlot *slot, NSInvocation *inv);
 
 static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
     const char *name = sel_getName([inv selector]);
     Class nativeCaller = PENativeCallerClass(self, name);
     Class start = nativeCaller ? class_getSuperclass(nativeCaller) : object_getClass(self);
+    /* The slot owns the call even if another thread uninstalls (or re-installs) it meanwhile: a
+       caller may have fetched the forwarding IMP just before; its pipeline then runs the original. */
     PESlot *slot = NULL;
     for (Class k = start; k && !slot; k = class_getSuperclass(k)) {
         PESlot *s = PESlotFind(k, name);
-        if (s && s->installed && s->route == PERouteForwarding) slot = s;
+        if (s && s->route == PERouteForwarding) slot = s;
     }
-    if (!slot) {
-        /* A call that fetched the forwarding IMP just before its slot was uninstalled on another
-           thread: the class has its own implementation back, so deliver the call there. */
-        for (Class k = object_getClass(self); k; k = class_getSuperclass(k)) {
-            PESlot *s = PESlotFind(k, name);
-            if (s && !s->installed && s->route == PERouteForwarding && s->ownIMP) {
-                PEFrameFromInvocationAndCall(s, inv);
-                return;
-            }
-        }
-        callPreviousForwardInvocation(self, _cmd, inv);
-        return;
-    }
+    if (!slot) { callPreviousForwardInvocation(self, _cmd, inv); return; }
     __atomic_add_fetch(&forwardedCalls, 1, __ATOMIC_RELAXED);
     PEFrameFromInvocationAndRun(slot, inv, PESlotInvoke);
 }
@@ -170,9 +159,7 @@ static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*
     if (ret) [inv setReturnValue:ret];
 }
 
-static void PEFrameFromInvocationAndCall(PESlot *slot, NSInvocation *inv) {
-    PEFrameFromInvocationAndRun(slot, inv, PESlotInvokeBase);
-}
+
 
 PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred) {
     /* Forwarding builds an NSInvocation per call: memory management methods and anything on a
