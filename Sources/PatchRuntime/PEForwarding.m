@@ -128,13 +128,18 @@ static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
     const char *name = sel_getName([inv selector]);
     Class nativeCaller = PENativeCallerClass(self, name);
     Class start = nativeCaller ? class_getSuperclass(nativeCaller) : object_getClass(self);
-    /* The slot owns the call even if another thread uninstalls (or re-installs) it meanwhile: a
-       caller may have fetched the forwarding IMP just before; its pipeline then runs the original. */
-    PESlot *slot = NULL;
+    /* The nearest installed forwarding slot owns the call. With none installed, the caller fetched
+       the forwarding IMP just before another thread uninstalled the slot: that slot still owns it
+       (its pipeline runs the restored original). One pass, each slot's state read once, so an
+       uninstall and re-install in between can't make both lookups miss. */
+    PESlot *slot = NULL, *stale = NULL;
     for (Class k = start; k && !slot; k = class_getSuperclass(k)) {
         PESlot *s = PESlotFind(k, name);
-        if (s && s->route == PERouteForwarding) slot = s;
+        if (!s || s->route != PERouteForwarding) continue;
+        if (__atomic_load_n(&s->installed, __ATOMIC_ACQUIRE)) slot = s;
+        else if (!stale && s->ownIMP) stale = s;
     }
+    if (!slot) slot = stale;
     if (!slot) { callPreviousForwardInvocation(self, _cmd, inv); return; }
     __atomic_add_fetch(&forwardedCalls, 1, __ATOMIC_RELAXED);
     PEFrameFromInvocationAndRun(slot, inv, PESlotInvoke);

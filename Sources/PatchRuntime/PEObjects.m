@@ -228,20 +228,28 @@ void *PEPropertyGet(void *obj, const char *key) {
     pthread_mutex_unlock(&propertyLock);
     return value;
 }
+/* Nothing is released while propertyLock is held: a release can run -dealloc, whose per-object
+   cleanup comes back here (PEPropertyClear) on the same thread. */
 void PEPropertySet(void *obj, const char *key, void *value) {
+    NSString *k = [[NSString alloc] initWithUTF8String:key];
+    id previous = nil;
     pthread_mutex_lock(&propertyLock);
     if (!propertyTable) propertyTable = NSCreateMapTable(NSNonOwnedPointerMapKeyCallBacks, NSObjectMapValueCallBacks, 64);
     NSMutableDictionary *values = NSMapGet(propertyTable, obj);
     if (!values) { values = [NSMutableDictionary new]; NSMapInsert(propertyTable, obj, values); [values release]; }
-    NSString *k = [NSString stringWithUTF8String:key];
+    previous = [[values objectForKey:k] retain];
     if (value) [values setObject:(id)value forKey:k]; else [values removeObjectForKey:k];
     pthread_mutex_unlock(&propertyLock);
+    [previous release];
+    [k release];
 }
 void PEPropertyClear(void *obj) {
     if (!__atomic_load_n((void **)&propertyTable, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&propertyLock);
-    if (propertyTable) NSMapRemove(propertyTable, obj);
+    NSMutableDictionary *values = propertyTable ? [(id)NSMapGet(propertyTable, obj) retain] : nil;
+    if (values) NSMapRemove(propertyTable, obj);
     pthread_mutex_unlock(&propertyLock);
+    [values release];           /* may free the stored values: outside the lock */
 }
 #else
 void *PEPropertyGet(void *obj, const char *key) {
