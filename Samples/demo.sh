@@ -29,6 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+trap 'echo "demo: a command failed (line $LINENO)" >&2; FAILURES=$((FAILURES + 1))' ERR
 
 # Bold headings on a terminal only.
 if [ -t 1 ]; then BOLD=$'\033[1m' PLAIN=$'\033[0m'; else BOLD= PLAIN=; fi
@@ -105,7 +106,13 @@ flip_byte() {
 heading "1. Build the shop and patchctl (the first build compiles swift-crypto: 1-3 min)"
 start=$SECONDS
 for product in shop patchctl; do
-    if ! "$SWIFT" build --product "$product" > "$WORK/build-$product.log" 2>&1; then
+    "$SWIFT" build --product "$product" > "$WORK/build-$product.log" 2>&1 &
+    build_pid=$!
+    while kill -0 "$build_pid" 2>/dev/null; do
+        sleep 1
+        if [ $(((SECONDS - start) % 20)) -eq 0 ]; then echo "  ... still building $product ($((SECONDS - start)) s)"; fi
+    done
+    if ! wait "$build_pid"; then
         tail -40 "$WORK/build-$product.log"
         die "swift build --product $product failed"
     fi
