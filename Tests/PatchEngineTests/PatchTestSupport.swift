@@ -59,12 +59,7 @@ class PatchTestCase: XCTestCase {
     /// not a measurement). Lets work queued on the main queue run.
     @discardableResult
     func waitUntil(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            RunLoop.current.run(until: Date().addingTimeInterval(0.01))
-        }
-        return true
+        runMainLoop(timeout: timeout, until: condition)
     }
 
     /// Collects what the engine reports through `errorHandler` during one test.
@@ -84,6 +79,17 @@ class PatchTestCase: XCTestCase {
         addTeardownBlock { PatchEngine.logHandler = previous }
         return collector
     }
+}
+
+/// Runs the current (main) run loop until `condition` holds or `timeout` passes.
+@discardableResult
+func runMainLoop(timeout: TimeInterval, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline { return false }
+        RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+    }
+    return true
 }
 
 /// Thread-safe list of errors reported by the engine.

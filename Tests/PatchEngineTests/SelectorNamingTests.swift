@@ -19,9 +19,9 @@ final class SelectorNamingTests: PatchTestCase {
     func testPerformSelectorSkipsTheConversion() throws {
         let result = try apply(selectors + """
         [s.performSelector('joinA:b:c:', 'p', 'q', 'r').toJS(), s.performSelector('with_underscore_:', 5).toJS(),
-         s.performSelector('noArgs').toJS()]
+         s.performSelector('noArgs').toJS(), require('PFSelectors').performSelector('classJoin:with:', 'a', 'b').toJS()]
         """)
-        XCTAssertEqual(render(result), "[\"p+q+r\", \"orig:5\", \"none\"]")
+        XCTAssertEqual(render(result), "[\"p+q+r\", \"orig:5\", \"none\", \"a&b\"]")
     }
 
     func testOverrideKeysFollowTheSameRules() throws {

@@ -149,4 +149,15 @@ final class TransactionTests: PatchTestCase {
         XCTAssertEqual(greet, "\"Hello, Ann\"")
         XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
     }
+
+    func testRevertingTheSecondScriptOnAScriptClassKeepsTheFirst() throws {
+        let className = uniqueClassName("PFJSTwoScripts")
+        try apply("defineClass('\(className)', { first: function() { return 'one' } })")
+        let second = uniqueScriptName()
+        try apply("defineClass('\(className)', { second: function() { return 'two' } })", name: second)
+        XCTAssertEqual(take(pf_new_send(className, "second")), "\"two\"")
+        try PatchEngine.revert(second)
+        XCTAssertEqual(take(pf_new_send(className, "first")), "\"one\"")
+        XCTAssertNotEqual(take(pf_new_send(className, "second")), "\"two\"")
+    }
 }
