@@ -42,8 +42,6 @@ enum JSC {
         return JSObjectMakeError(ctx, 1, &arg, nil)
     }
 
-    static func isPlainNumber(_ ctx: JSContextRef, _ v: JSValueRef) -> Bool { JSValueIsNumber(ctx, v) }
-
     static func array(_ ctx: JSContextRef, _ values: [JSValueRef?]) -> JSObjectRef {
         values.withUnsafeBufferPointer { buf in
             JSObjectMakeArray(ctx, values.count, buf.baseAddress, nil)

@@ -31,13 +31,6 @@ enum SelectorName {
         return out
     }
 
-    /// The JS name for a selector (the inverse rule), for messages and JS-side tables.
-    static func jsName(selector: String) -> String {
-        var s = selector
-        if s.hasSuffix(":") { s.removeLast() }
-        return s.replacingOccurrences(of: "_", with: "__").replacingOccurrences(of: ":", with: "_")
-    }
-
     /// Number of arguments a selector takes.
     static func argumentCount(_ selector: String) -> Int { selector.filter { $0 == ":" }.count }
 }

@@ -74,14 +74,6 @@ struct ObjCType {
         case .array: return "array"
         }
     }
-
-    var isNumeric: Bool {
-        switch kind {
-        case .char, .uchar, .short, .ushort, .int, .uint, .long, .ulong, .longLong, .ulongLong, .float, .double, .bool:
-            return true
-        default: return false
-        }
-    }
 }
 
 /// Swift view of a parsed method or block signature (`PESignature`).

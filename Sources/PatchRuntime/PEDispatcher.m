@@ -178,11 +178,8 @@ void PEObjectStateClear(void *obj) {
     if (deallocHandler) deallocHandler(obj);
 }
 uintptr_t PESlotGetPatch(const PESlot *slot) { return __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE); }
-void *PESlotGetClass(const PESlot *slot) { return slot->cls; }
-const char *PESlotGetSelectorName(const PESlot *slot) { return slot->selectorName; }
 const PESignature *PESlotGetSignature(const PESlot *slot) { return slot->signature; }
 PERoute PESlotGetRoute(const PESlot *slot) { return slot->route; }
-bool PESlotHadOwnImplementation(const PESlot *slot) { return slot->ownIMP != NULL; }
 
 void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
@@ -321,13 +318,6 @@ char *PEExceptionMessage(id exception) {
     else
         text = [NSString stringWithFormat:@"Objective-C exception: %@", exception];
     return strdup([text UTF8String] ?: "Objective-C exception");
-}
-
-bool PEInvokeIMP(void *imp, PEFrame *frame, char **error) {
-    PEEnsureThreadRegistered();
-    bool ok = false;
-    PE_TRY(error, { callNative((IMP)imp, Nil, frame); ok = true; });
-    return ok;
 }
 
 bool PEMessageSend(PEFrame *frame, char **error) {

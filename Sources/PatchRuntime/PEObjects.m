@@ -131,11 +131,6 @@ void *PEClassGetSuperclass(void *cls) { return cls ? class_getSuperclass((Class)
 bool PEClassIsMetaClass(void *cls) { return cls && class_isMetaClass((Class)cls); }
 void *PEClassLookup(const char *name) { return objc_lookUpClass(name); }
 void *PEClassGetMetaClass(void *cls) { return cls ? object_getClass((id)cls) : NULL; }
-bool PEObjectIsKindOfClass(void *obj, void *cls) {
-    if (!obj || !cls || PEIsBlock(obj)) return false;
-    return [(id)obj isKindOfClass:(Class)cls];
-}
-
 char *PEObjectDescription(void *obj) {
     if (!obj) return strdup("nil");
     if (PEIsBlock(obj)) return strdup("<block>");
@@ -145,12 +140,6 @@ char *PEObjectDescription(void *obj) {
     @catch (id e) { result = strdup("<description raised>"); }
     [pool drain];
     return result;
-}
-
-bool PEObjectIsEqual(void *a, void *b) {
-    if (a == b) return true;
-    if (!a || !b || PEIsBlock(a) || PEIsBlock(b)) return false;
-    return [(id)a isEqual:(id)b];
 }
 
 const char *PEObjectMethodTypes(void *receiver, const char *selector) {

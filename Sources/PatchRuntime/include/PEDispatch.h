@@ -43,12 +43,8 @@ PESlot *PESlotFind(void *cls, const char *selector);
 
 void PESlotSetPatch(PESlot *slot, uintptr_t token);   /* 0 clears */
 uintptr_t PESlotGetPatch(const PESlot *slot);
-void *PESlotGetClass(const PESlot *slot);
-const char *PESlotGetSelectorName(const PESlot *slot);
 const PESignature *PESlotGetSignature(const PESlot *slot);
 PERoute PESlotGetRoute(const PESlot *slot);
-/* Whether the class had its own implementation when the slot was created (false: inherited or added). */
-bool PESlotHadOwnImplementation(const PESlot *slot);
 /* Releases the class's method back to its own implementation when the slot has no layers left
    and had one; otherwise leaves the slot installed and transparent (calls go to the superclass). */
 void PESlotUninstallIfUnused(PESlot *slot);
@@ -67,8 +63,6 @@ PESlot *PESlotFindInHierarchy(void *cls, const char *selector);
    entering slots directly instead of by message send. Used for super calls. */
 void PEInvokeFromClass(void *start, const char *selector, PEFrame *frame);
 
-/* Calls IMP `imp` with the frame through libffi. Objective-C exceptions become *error (malloc'd). */
-bool PEInvokeIMP(void *imp, PEFrame *frame, char **error);
 /* A message send of frame's selector (arguments[1]) to frame's receiver (arguments[0]); catches exceptions. */
 bool PEMessageSend(PEFrame *frame, char **error);
 /* A message send of a variadic method: the first `fixedArgumentCount` arguments (self and _cmd

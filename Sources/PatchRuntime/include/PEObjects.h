@@ -39,9 +39,7 @@ void *PEClassGetSuperclass(void *cls);
 bool PEClassIsMetaClass(void *cls);
 void *PEClassLookup(const char *name);          /* NULL when unknown */
 void *PEClassGetMetaClass(void *cls);
-bool PEObjectIsKindOfClass(void *obj, void *cls);
 char *PEObjectDescription(void *obj);
-bool PEObjectIsEqual(void *a, void *b);
 /* Method types for a selector as a message to `receiver` would find it (instance or class method). */
 const char *PEObjectMethodTypes(void *receiver, const char *selector);
 /* Types from -methodSignatureForSelector: (classes that forward); malloc'd, NULL if none. */
