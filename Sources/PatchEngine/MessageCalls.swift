@@ -12,16 +12,15 @@ extension Engine {
         case original(OpaquePointer)                 // the slot whose original runs
     }
 
-    /// `obj.name(args)` from JS.
-    func callMethod(_ receiverValue: JSValueRef, _ name: String, _ argsValue: JSValueRef, raw: Bool) throws -> JSValueRef {
+    /// `obj.name(args)` from JS (runtime.js has converted the name), or `performSelector`.
+    func callMethod(_ receiverValue: JSValueRef, _ selector: String, _ argsValue: JSValueRef) throws -> JSValueRef {
         guard let receiver = unbox(receiverValue) else {
             if (JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)) || isZeroedWeakBox(receiverValue) {
                 return JSValueMakeBoolean(ctx, false)   // a message to nil
             }
-            throw BridgeError("cannot send \(name) to \(jsTypeName(receiverValue)): not an Objective-C object")
+            throw BridgeError("cannot send \(selector) to \(jsTypeName(receiverValue)): not an Objective-C object")
         }
         let args = argumentValues(argsValue)
-        let selector = raw ? name : SelectorName.selector(jsName: name, argumentCount: args.count)
         let site = try callSite(receiver, selector)
         // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
         if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {

@@ -124,7 +124,7 @@ extension Engine {
         return { [self] in
             let target = JSC.get(ctx, object, "obj")
             let selector = JSC.toString(ctx, JSC.get(ctx, object, "selector"))
-            let result = try callMethod(target, selector, JSC.get(ctx, object, "args"), raw: true)
+            let result = try callMethod(target, selector, JSC.get(ctx, object, "args"))
             let callback = JSC.get(ctx, object, "callback")
             guard let fn = JSValueToObject(ctx, callback, nil), JSObjectIsFunction(ctx, fn) else { return result }
             return try call(fn, [result])

@@ -23,7 +23,10 @@ extension Engine {
 
         // Calls into Objective-C.
         addFunction(n, "callI") { [unowned self] _, _, a in
-            try callMethod(arg(a, 0), string(a, 1), arg(a, 2), raw: JSValueToBoolean(ctx, arg(a, 3)))
+            try callMethod(arg(a, 0), string(a, 1), arg(a, 2))
+        }
+        addFunction(n, "selector") { [unowned self] _, _, a in
+            JSC.makeString(ctx, SelectorName.selector(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil))))
         }
         addFunction(n, "callSuper") { [unowned self] _, _, a in
             guard let cls = address(arg(a, 2)) else { throw BridgeError("super() outside a defined method") }

@@ -55,19 +55,14 @@
     return typeof value;
   }
 
-  // JSPatch's naming rule, cached: `__` is a literal `_`, other `_` are `:`, and a trailing `:` is
-  // added when there are more arguments than colons.
+  // Selectors for JS names (JSPatch's rule, in the engine's SelectorName), cached per name and
+  // argument count so a call doesn't cross into native code for it.
   var selectorCache = Object.create(null);
   function selectorFor(name, argc) {
     var entry = selectorCache[name];
     if (entry === undefined) entry = selectorCache[name] = [];
     var selector = entry[argc];
-    if (selector === undefined) {
-      selector = name.replace(/__/g, '\u0001').replace(/_/g, ':').replace(/\u0001/g, '_');
-      var colons = selector.split(':').length - 1;
-      if (argc > colons) selector += ':';
-      entry[argc] = selector;
-    }
+    if (selector === undefined) selector = entry[argc] = N.selector(name, argc);
     return selector;
   }
 
@@ -93,7 +88,7 @@
           return function () { return N.toJS(obj); };
         case 'performSelector':
           return function (selector) {
-            return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1), true);
+            return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1));
           };
         case 'performSelectorInOC':
           return function (selector, args, callback) {
@@ -112,7 +107,7 @@
         var ctx = context;
         return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
       }
-      return function () { return N.callI(obj, selectorFor(name, arguments.length), arguments, true); };
+      return function () { return N.callI(obj, selectorFor(name, arguments.length), arguments); };
     }
   });
 
