@@ -91,14 +91,12 @@ extension Engine {
         }
     }
 
-    func sourcePosition(script: String, line: Int?, column: Int?) -> (line: Int?, column: Int?) {
-        guard let line, let column else { return (line, column) }
+    /// Where `js` happened in the user's source of the script it names (or `script`).
+    func sourcePosition(of js: JSException, script: String) -> (line: Int?, column: Int?) {
         lock.lock()
-        let map = sourceMaps[script]
+        let map = sourceMaps[js.sourceURL ?? script]
         lock.unlock()
-        guard let map else { return (line, column) }
-        let original = map.originalPosition(line: line, column: column)
-        return (original.line, original.column)
+        return js.originalPosition(in: map)
     }
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
@@ -107,12 +105,7 @@ extension Engine {
         }
         let scriptName = js.sourceURL ?? script
         let kind: PatchError.Kind = js.message.hasPrefix("SyntaxError") ? .syntax : .evaluation
-        var column = js.column
-        if kind == .syntax, column == nil, let line = js.line {
-            lock.lock(); let code = sourceMaps[scriptName]?.code; lock.unlock()
-            column = code.map { SyntaxErrorColumn.locate(message: js.message, line: line, in: $0) }
-        }
-        let position = sourcePosition(script: scriptName, line: js.line, column: column)
+        let position = sourcePosition(of: js, script: script)
         return PatchError(kind: kind, message: js.message, scriptName: scriptName,
                           line: position.line, column: position.column)
     }

@@ -86,6 +86,21 @@ struct JSException: Error {
     }
 }
 
+extension JSException {
+    /// Where the error is in the user's source: JavaScriptCore's position in the rewritten code
+    /// (a syntax error's missing column located from its message), mapped back through `map`.
+    func originalPosition(in map: Preprocessed?) -> (line: Int?, column: Int?) {
+        guard let line else { return (nil, column) }
+        var column = self.column
+        if column == nil, message.hasPrefix("SyntaxError"), let code = map?.code {
+            column = SyntaxErrorColumn.locate(message: message, line: line, in: code)
+        }
+        guard let column, let map else { return (line, column) }
+        let original = map.originalPosition(line: line, column: column)
+        return (original.line, original.column)
+    }
+}
+
 /// Carries a value the compiler can't prove Sendable across a dispatch; the caller guarantees safety.
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T

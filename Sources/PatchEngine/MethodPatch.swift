@@ -96,7 +96,7 @@ extension Engine {
         let prefix = context.map { "\($0): " } ?? ""
         if let js = error as? JSException {
             let scriptName = js.sourceURL ?? script
-            let position = sourcePosition(script: scriptName, line: js.line, column: js.column)
+            let position = sourcePosition(of: js, script: script)
             return PatchError(kind: .runtime, message: prefix + js.message, scriptName: scriptName,
                               line: position.line, column: position.column)
         }

@@ -73,14 +73,8 @@ public enum PatchEngine {
     public static func checkSyntax(_ script: String, name: String = "main.js") throws {
         let preprocessed = Preprocessor.rewrite(script)
         do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
-            var line = error.line, column = error.column
-            if column == nil, let l = line {
-                column = SyntaxErrorColumn.locate(message: error.message, line: l, in: preprocessed.code)
-            }
-            if let l = line, let c = column {
-                (line, column) = preprocessed.originalPosition(line: l, column: c)
-            }
-            throw PatchError(kind: .syntax, message: error.message, scriptName: name, line: line, column: column)
+            let position = error.originalPosition(in: preprocessed)
+            throw PatchError(kind: .syntax, message: error.message, scriptName: name, line: position.line, column: position.column)
         }
     }
 
