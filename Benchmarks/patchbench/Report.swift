@@ -1,4 +1,5 @@
 import Foundation
+import PatchRuntime
 
 /// A row with its two measurements.
 struct RowResult {
@@ -74,7 +75,10 @@ extension BenchReport {
         }
 
         var out = "PatchEngine benchmarks · \(Self.buildConfiguration) build · median of \(settings.runs) runs per loop probe\n"
-        out += "ratio = subject time ÷ floor time, both measured in this run; extra/op = subject − floor\n\n"
+        out += "ratio = subject time ÷ floor time, both measured in this run; extra/op = subject − floor\n"
+        out += "hooked calls: " + (PEDispatchReadersFence()
+            ? "a memory fence per call (no process-wide barrier here)\n\n"
+            : "no fence per call (hook changes pay a process-wide barrier, membarrier)\n\n")
         out += render(header) + "\n"
         for (i, line) in lines.enumerated() {
             if let section = sections[i] { out += (i == 0 ? "" : "\n") + section + "\n" }
@@ -121,6 +125,7 @@ struct BenchJSON: Codable {
     struct Host: Codable {
         let processors: Int
         let operatingSystem: String
+        let hookReadersFence: Bool
     }
     struct Settings: Codable {
         let runs: Int
@@ -162,7 +167,8 @@ extension BenchReport {
             generated: formatter.string(from: date),
             build: Self.buildConfiguration,
             host: .init(processors: ProcessInfo.processInfo.activeProcessorCount,
-                        operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString),
+                        operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString,
+                        hookReadersFence: PEDispatchReadersFence()),
             settings: .init(runs: settings.runs, targetRunMilliseconds: Double(settings.targetRunNanoseconds) / 1e6,
                             startRuns: settings.startRuns, fixedIterations: settings.fixedIterations),
             measurements: measurements.map { m in

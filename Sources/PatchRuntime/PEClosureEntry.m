@@ -27,8 +27,10 @@ static uintptr_t directDispatch(unsigned index, uintptr_t a0, uintptr_t a1, uint
                                 uintptr_t a3, uintptr_t a4, uintptr_t a5) {
     PESlot *slot = directSlots[index];
     uintptr_t values[6] = { a0, a1, a2, a3, a4, a5 };
-    void *args[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
     uintptr_t ret[2] = { 0, 0 };
+    /* Hooks that need no generic frame, or no layers at all (PEHookPlan.m). */
+    if (__atomic_load_n(&slot->plan, __ATOMIC_RELAXED) && PEHookPlanRun(slot, values, ret)) return ret[0];
+    void *args[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
     const PEType *rt = PESignatureGetReturnType(slot->signature);
     bool returns = PETypeGetKind(rt) != PETypeKindVoid;
     PEFrame frame = { slot->signature, args, returns ? ret : NULL };

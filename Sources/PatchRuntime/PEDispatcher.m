@@ -10,7 +10,7 @@
 
 
 static PEPatchHandler patchHandler;
-static unsigned forwardingSlotCount;   /* slots on the forwarding route, ever */
+unsigned PEForwardingSlotCount;
 /* Closures: no NSInvocation per call and no -forwardInvocation: takeover (which is what made
    JSPatch and Aspects fight). The forwarding route stays available per the engine setting. */
 static PERoute defaultRoute = PERouteClosure;
@@ -87,6 +87,7 @@ PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, cha
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     PEEnsureClassInitialized(cls);
     PESlot *result = installLocked(cls, selector, types, error);
+    if (result) PESlotRefreshPlan(result);      /* after slotLock: PELayerLock is taken first elsewhere */
     [pool drain];
     return result;
 }
@@ -120,7 +121,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->signature = sig;
     slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
     slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
-    if (slot->route == PERouteForwarding) __atomic_add_fetch(&forwardingSlotCount, 1, __ATOMIC_RELAXED);
+    if (slot->route == PERouteForwarding) __atomic_add_fetch(&PEForwardingSlotCount, 1, __ATOMIC_RELAXED);
     IMP entry = PESlotMakeEntry(slot, error);
     if (!entry) {
         pthread_rwlock_unlock(&slotLock);
@@ -149,7 +150,13 @@ void PESlotEnsureInstalled(PESlot *slot) {
 }
 
 void PESlotSetPatch(PESlot *slot, uintptr_t token) {
+    struct PEHookPlan *retired = NULL;
+    /* The token and the plan change together: no call sees a plan that skips a set patch. */
+    pthread_rwlock_wrlock(&PELayerLock);
     __atomic_store_n(&slot->patchToken, token, __ATOMIC_RELEASE);
+    PESlotRebuildPlanLocked(slot, &retired);
+    pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retired);
     if (token) PESlotEnsureInstalled(slot);
 }
 
@@ -199,23 +206,24 @@ bool PESlotHasLayers(const PESlot *slot) {
 bool PESlotEnableObjectStateCleanup(Class cls, char **error) {
     PESlot *slot = PESlotInstall(cls, "dealloc", "v@:", error);
     if (!slot) return false;
+    struct PEHookPlan *retired = NULL;
+    pthread_rwlock_wrlock(&PELayerLock);
     slot->clearsObjectState = true;
+    PESlotRebuildPlanLocked(slot, &retired);
+    pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retired);
     return true;
 }
 
 #pragma mark - Invocation
 
-/* Native implementations running below a slot, per thread: lets the forwarding route tell a
-   native [super foo] (which re-enters through the parent's forwarding IMP with the same receiver)
-   from a fresh call. */
-#define NATIVE_DEPTH 64
-static __thread struct { id receiver; SEL sel; Class owner; } nativeStack[NATIVE_DEPTH];
-static __thread unsigned nativeDepth;
+__thread PENativeCall PENativeCalls[PE_NATIVE_DEPTH];
+__thread unsigned PENativeCallDepth;
 
 Class PENativeCallerClass(id receiver, const char *selector) {
-    for (unsigned i = nativeDepth; i > 0; i--) {
-        if (nativeStack[i - 1].receiver == receiver && strcmp(sel_getName(nativeStack[i - 1].sel), selector) == 0)
-            return nativeStack[i - 1].owner;
+    for (unsigned i = PENativeCallDepth; i > 0; i--) {
+        if (PENativeCalls[i - 1].receiver == receiver && strcmp(sel_getName(PENativeCalls[i - 1].sel), selector) == 0)
+            return PENativeCalls[i - 1].owner;
     }
     return Nil;
 }
@@ -232,19 +240,11 @@ static void callNative(IMP imp, Class owner, PEFrame *frame) {
         [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called through libffi",
             PESignatureGetEncoding(frame->signature)];
     }
-    id receiver = *(id *)frame->arguments[0];
-    /* Only the forwarding route needs to know which native implementation is running. */
-    BOOL tracked = __atomic_load_n(&forwardingSlotCount, __ATOMIC_RELAXED) && nativeDepth < NATIVE_DEPTH;
-    if (tracked) {
-        nativeStack[nativeDepth].receiver = receiver;
-        nativeStack[nativeDepth].sel = *(SEL *)frame->arguments[1];
-        nativeStack[nativeDepth].owner = owner;
-        nativeDepth++;
-    }
+    bool tracked = PENativeCallBegin(*(id *)frame->arguments[0], *(SEL *)frame->arguments[1], owner);
     @try {
         PECallFunction((void *)imp, frame->signature, frame->arguments, frame->returnValue);
     } @finally {
-        if (tracked) nativeDepth--;
+        PENativeCallEnd(tracked);
     }
 }
 

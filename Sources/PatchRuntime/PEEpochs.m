@@ -1,14 +1,8 @@
 /* Epoch-based reclamation for the dispatcher's lock-free reads (see PEEpochs.h). */
 #include "PEEpochs.h"
+#include "PEPlatform.h"
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
-
-typedef struct ThreadRecord {
-    uint64_t epoch;             /* 0 when outside a read section */
-    unsigned depth;
-    struct ThreadRecord *next;
-} ThreadRecord;
 
 typedef struct Retired {
     void *item;
@@ -17,36 +11,30 @@ typedef struct Retired {
     struct Retired *next;
 } Retired;
 
-static uint64_t globalEpoch = 1;
-static ThreadRecord *records;                  /* every thread that ever read; never freed (tiny) */
+uint64_t PEEpochGlobal = 1;
+__thread PEEpochRecord *PEEpochThreadRecord;
+bool PEEpochReadersFence = true;
+static PEEpochRecord *records;                 /* every thread that ever read; never freed (tiny) */
 static Retired *retired;
 static pthread_mutex_t retireLock = PTHREAD_MUTEX_INITIALIZER;
-static __thread ThreadRecord *myRecord;
 
-static ThreadRecord *record(void) {
-    if (!myRecord) {
-        ThreadRecord *r = calloc(1, sizeof *r);
-        pthread_mutex_lock(&retireLock);
-        r->next = records;
-        __atomic_store_n(&records, r, __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&retireLock);
-        myRecord = r;
-    }
-    return myRecord;
+/* Before any reader exists (constructors run before main and before other threads). Readers that
+   started with the fence keep being correct either way; the flag only ever goes true → false.
+   PATCHENGINE_NO_MEMBARRIER keeps the fences (to test and measure that path). */
+__attribute__((constructor)) static void chooseBarrier(void) {
+    if (!getenv("PATCHENGINE_NO_MEMBARRIER") && PEProcessBarrierRegister()) PEEpochReadersFence = false;
 }
 
-void PEEpochEnter(void) {
-    ThreadRecord *r = record();
-    if (r->depth++ == 0) {
-        __atomic_store_n(&r->epoch, __atomic_load_n(&globalEpoch, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
-        /* The announcement must be visible before this thread reads any list. */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    }
-}
+bool PEDispatchReadersFence(void) { return PEEpochReadersFence; }
 
-void PEEpochExit(void) {
-    ThreadRecord *r = myRecord;
-    if (r && --r->depth == 0) __atomic_store_n(&r->epoch, 0, __ATOMIC_RELEASE);
+PEEpochRecord *PEEpochRegisterThread(void) {
+    PEEpochRecord *r = calloc(1, sizeof *r);
+    pthread_mutex_lock(&retireLock);
+    r->next = records;
+    __atomic_store_n(&records, r, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&retireLock);
+    PEEpochThreadRecord = r;
+    return r;
 }
 
 void PEEpochRetire(void *item, void (*destroy)(void *)) {
@@ -54,14 +42,22 @@ void PEEpochRetire(void *item, void (*destroy)(void *)) {
     entry->item = item;
     entry->destroy = destroy;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the unlink happens before the tag is taken */
-    entry->tag = __atomic_fetch_add(&globalEpoch, 1, __ATOMIC_SEQ_CST);
+    entry->tag = __atomic_fetch_add(&PEEpochGlobal, 1, __ATOMIC_SEQ_CST);
+    /* Pairs with the readers' missing fence: after it, every announcement made before is visible
+       here, and every reader that announces later sees the unlink. */
+    if (!PEEpochReadersFence && !PEProcessBarrier()) {
+        /* Registered, so it should not fail; if it does, nothing can be proven safe to free:
+           the item is kept (a small leak) rather than risking a reader on freed memory. */
+        free(entry);
+        return;
+    }
 
     Retired *ready = NULL;
     pthread_mutex_lock(&retireLock);
     entry->next = retired;
     retired = entry;
     uint64_t oldest = UINT64_MAX;               /* the oldest epoch a reader is still in */
-    for (ThreadRecord *r = records; r; r = r->next) {
+    for (PEEpochRecord *r = records; r; r = r->next) {
         uint64_t e = __atomic_load_n(&r->epoch, __ATOMIC_ACQUIRE);
         if (e && e < oldest) oldest = e;
     }

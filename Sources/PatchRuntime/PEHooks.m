@@ -1,27 +1,14 @@
 /* Hooks: a slot's outermost layer. Class-level hooks apply to every instance of the slot's class
    (and subclasses, whose calls reach this slot through the hierarchy); instance hooks apply to
    one receiver and need no dynamic subclass, so -class never lies and KVO is unaffected. */
-#include "PESlot.h"
+#include "PEHooksInternal.h"
 #include "PEHooks.h"
-#include "PEAspects.h"
 #include "PEBlocks.h"
 #include "PEEpochs.h"
 #include <Block.h>
 #include <string.h>
 
 pthread_rwlock_t PELayerLock = PTHREAD_RWLOCK_INITIALIZER;
-
-struct PEHook {
-    uint64_t identifier;
-    PESlot *slot;
-    int position;
-    bool automaticRemoval;
-    void *object;                   /* NULL: every instance */
-    void *block;
-    const PESignature *blockSignature;
-    struct PEHook *next;
-    struct PEHook *retiredNext;     /* chains hooks just unlinked, until they are retired */
-};
 
 static void destroyHook(void *item) {
     struct PEHook *hook = item;
@@ -32,156 +19,6 @@ static void destroyHook(void *item) {
 static uint64_t lastHookIdentifier;
 static unsigned instanceHookCount;   /* live instance-level hooks: most deallocs have none to clear */
 void *PEBlockGetInvokeFunction(void *block);
-
-#pragma mark - Info and invocation objects
-
-@interface PEHookInvocation : NSObject {
-@public
-    PESlot *_slot;
-    PEFrame *_frame;
-}
-@end
-
-@interface PEAspectInfo : NSObject <PEAspectInfoInvoking> {
-@public
-    id _instance;
-    PESlot *_slot;
-    PEFrame *_frame;
-    PEHookInvocation *_invocation;
-    NSArray *_arguments;
-    BOOL _escaped;                  /* retained by a hook: not reused for the next call */
-}
-@end
-
-static void requireFrame(PEFrame *frame) {
-    if (!frame) [NSException raise:NSInternalInconsistencyException
-                            format:@"the hooked call has returned; its invocation can no longer be used"];
-}
-
-static id boxValue(const PEType *type, const void *p) {
-    switch (PETypeGetKind(type)) {
-        case PETypeKindObject: case PETypeKindBlock: case PETypeKindClass: {
-            id o = *(id const *)p; return o ?: [NSNull null];
-        }
-        case PETypeKindChar: return [NSNumber numberWithChar:*(const char *)p];
-        case PETypeKindUChar: return [NSNumber numberWithUnsignedChar:*(const unsigned char *)p];
-        case PETypeKindShort: return [NSNumber numberWithShort:*(const short *)p];
-        case PETypeKindUShort: return [NSNumber numberWithUnsignedShort:*(const unsigned short *)p];
-        case PETypeKindInt: return [NSNumber numberWithInt:*(const int *)p];
-        case PETypeKindUInt: return [NSNumber numberWithUnsignedInt:*(const unsigned *)p];
-        case PETypeKindLong: return [NSNumber numberWithLong:*(const long *)p];
-        case PETypeKindULong: return [NSNumber numberWithUnsignedLong:*(const unsigned long *)p];
-        case PETypeKindLongLong: return [NSNumber numberWithLongLong:*(const long long *)p];
-        case PETypeKindULongLong: return [NSNumber numberWithUnsignedLongLong:*(const unsigned long long *)p];
-        case PETypeKindFloat: return [NSNumber numberWithFloat:*(const float *)p];
-        case PETypeKindDouble: return [NSNumber numberWithDouble:*(const double *)p];
-        case PETypeKindBool: return [NSNumber numberWithBool:*(const unsigned char *)p];
-        case PETypeKindSelector: {
-            SEL s = *(SEL const *)p; return s ? (id)[NSString stringWithUTF8String:sel_getName(s)] : (id)[NSNull null];
-        }
-        case PETypeKindVoid: return nil;
-        default: return [NSValue valueWithBytes:p objCType:PETypeGetEncoding(type)];
-    }
-}
-
-@implementation PEHookInvocation
-- (SEL)selector { requireFrame(_frame); return *(SEL *)_frame->arguments[1]; }
-- (id)target { requireFrame(_frame); return *(id *)_frame->arguments[0]; }
-- (void)setTarget:(id)target { requireFrame(_frame); *(id *)_frame->arguments[0] = target; }
-- (NSMethodSignature *)methodSignature {
-    return [NSMethodSignature signatureWithObjCTypes:PESignatureGetRuntimeEncoding(_slot->signature)];
-}
-- (void)getArgument:(void *)buffer atIndex:(NSInteger)index {
-    requireFrame(_frame);
-    const PESignature *sig = _frame->signature;
-    if (index < 0 || (unsigned)index >= PESignatureGetArgumentCount(sig))
-        [NSException raise:NSRangeException format:@"argument index %ld out of range", (long)index];
-    memcpy(buffer, _frame->arguments[index], PETypeGetSize(PESignatureGetArgument(sig, (unsigned)index)));
-}
-- (void)setArgument:(void *)buffer atIndex:(NSInteger)index {
-    requireFrame(_frame);
-    const PESignature *sig = _frame->signature;
-    if (index < 0 || (unsigned)index >= PESignatureGetArgumentCount(sig))
-        [NSException raise:NSRangeException format:@"argument index %ld out of range", (long)index];
-    memcpy(_frame->arguments[index], buffer, PETypeGetSize(PESignatureGetArgument(sig, (unsigned)index)));
-}
-- (void)getReturnValue:(void *)buffer {
-    requireFrame(_frame);
-    const PEType *rt = PESignatureGetReturnType(_frame->signature);
-    if (_frame->returnValue) memcpy(buffer, _frame->returnValue, PETypeGetSize(rt));
-}
-- (void)setReturnValue:(void *)buffer {
-    requireFrame(_frame);
-    const PEType *rt = PESignatureGetReturnType(_frame->signature);
-    if (_frame->returnValue) memcpy(_frame->returnValue, buffer, PETypeGetSize(rt));
-}
-- (void)invoke { requireFrame(_frame); PESlotInvokeCore(_slot, _frame); }
-- (void)invokeWithTarget:(id)target { [self setTarget:target]; [self invoke]; }
-- (void)retainArguments {}
-- (BOOL)argumentsRetained { return NO; }
-@end
-
-@implementation PEAspectInfo
-- (void)dealloc {
-    [_invocation release];
-    [_arguments release];
-    [super dealloc];
-}
-- (id)retain { _escaped = YES; return [super retain]; }
-- (id)instance { return _instance; }
-- (NSInvocation *)originalInvocation {
-    if (!_invocation) {
-        _invocation = [PEHookInvocation new];
-        _invocation->_slot = _slot;
-        _invocation->_frame = _frame;
-    }
-    return (NSInvocation *)_invocation;
-}
-- (NSArray *)arguments {
-    if (!_arguments) {
-        requireFrame(_frame);
-        const PESignature *sig = _frame->signature;
-        NSMutableArray *args = [NSMutableArray array];
-        for (unsigned i = 2; i < PESignatureGetArgumentCount(sig); i++)
-            [args addObject:boxValue(PESignatureGetArgument(sig, i), _frame->arguments[i]) ?: [NSNull null]];
-        _arguments = [args copy];
-    }
-    return _arguments;
-}
-- (id)invokeOriginal {
-    requireFrame(_frame);
-    PESlotInvokeCore(_slot, _frame);
-    const PEType *rt = PESignatureGetReturnType(_frame->signature);
-    return _frame->returnValue ? boxValue(rt, _frame->returnValue) : nil;
-}
-@end
-
-/* One info object per thread is reused while nobody else kept it (the common case). */
-static __thread PEAspectInfo *spareInfo;
-
-static PEAspectInfo *makeInfo(id instance, PESlot *slot, PEFrame *frame) {
-    PEAspectInfo *info = spareInfo;
-    spareInfo = nil;
-    if (!info) info = [PEAspectInfo new];
-    info->_instance = instance;
-    info->_slot = slot;
-    info->_frame = frame;
-    return info;
-}
-
-static void finishInfo(PEAspectInfo *info) {
-    info->_frame = NULL;
-    if (info->_invocation) info->_invocation->_frame = NULL;
-    /* Reused unless a hook kept it (its -retain marks that), without a message on the common path. */
-    if (!info->_escaped && !spareInfo) {
-        if (info->_invocation) { [info->_invocation release]; info->_invocation = nil; }
-        if (info->_arguments) { [info->_arguments release]; info->_arguments = nil; }
-        info->_instance = nil;
-        spareInfo = info;
-    } else {
-        [info release];
-    }
-}
 
 #pragma mark - Running hooks
 
@@ -255,7 +92,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
         return;
     }
 
-    PEAspectInfo *info = makeInfo(receiver, slot, frame);
+    PEAspectInfo *info = PEHookInfoMake(receiver, slot, frame);
     @try {
         runPosition(local, n, PEHookPositionBefore, false, info, frame);
         runPosition(local, n, PEHookPositionBefore, true, info, frame);
@@ -269,7 +106,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
         runPosition(local, n, PEHookPositionAfter, false, info, frame);
         runPosition(local, n, PEHookPositionAfter, true, info, frame);
     } @finally {
-        finishInfo(info);
+        PEHookInfoFinish(info);
         for (unsigned i = 0; i < n; i++)
             if (local[i].automaticRemoval) PEHookRemove(local[i].identifier);
         if (local != onStack) free(local);
@@ -375,7 +212,10 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
     if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
     uint64_t identifier = hook->identifier;
+    struct PEHookPlan *retiredPlans = NULL;
+    PESlotRebuildPlanLocked(slot, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retiredPlans);
     PESlotEnsureInstalled(slot);
     return identifier;
 }
@@ -396,13 +236,16 @@ uint64_t PEHookAdd(void *clsPtr, void *object, const char *selector, int options
 }
 
 /* Unlinks hooks matching `match` from every slot; returns how many. Caller holds the write lock. */
-static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed);
+static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed,
+                            struct PEHookPlan **retiredPlans);
 
 bool PEHookRemove(uint64_t identifier) {
     struct PEHook *removed = NULL;
+    struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
-    unsigned n = unlinkHooks(^bool(struct PEHook *h) { return h->identifier == identifier; }, &removed);
+    unsigned n = unlinkHooks(^bool(struct PEHook *h) { return h->identifier == identifier; }, &removed, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retiredPlans);
     while (removed) {
         struct PEHook *next = removed->retiredNext;
         PESlotUninstallIfUnused(removed->slot);
@@ -415,9 +258,11 @@ bool PEHookRemove(uint64_t identifier) {
 void PEHooksClearObject(void *object) {
     if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
     struct PEHook *removed = NULL;
+    struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
-    unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed);
+    unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retiredPlans);
     while (removed) {
         struct PEHook *next = removed->retiredNext;
         PEEpochRetire(removed, destroyHook);
@@ -428,10 +273,12 @@ void PEHooksClearObject(void *object) {
 /* Every slot with hooks, so removal by identifier needs no index. */
 PESlot *PESlotEnumerate(PESlot *after);
 
-static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed) {
+static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed,
+                            struct PEHookPlan **retiredPlans) {
     unsigned n = 0;
     for (PESlot *slot = PESlotEnumerate(NULL); slot; slot = PESlotEnumerate(slot)) {
         if (!slot->hooks) continue;
+        unsigned before = n;
         struct PEHook **link = &slot->hooks;
         while (*link) {
             struct PEHook *h = *link;
@@ -447,6 +294,7 @@ static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **remo
                 link = &h->next;
             }
         }
+        if (n != before) PESlotRebuildPlanLocked(slot, retiredPlans);   /* before the hooks retire */
     }
     return n;
 }

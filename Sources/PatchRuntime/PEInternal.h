@@ -36,6 +36,10 @@ struct PESignature {
 
 ffi_cif *PESignatureGetCIF(const PESignature *sig);
 
+/* How a register-only function is called: six general-purpose registers in, one out (extra
+   arguments are ignored by the callee in both calling conventions). */
+typedef uintptr_t (*PERegisterFunction)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+
 /* Calls `fn` with the frame's arguments when the signature is register-only (else libffi). The
    return buffer receives a full register (at least 8 bytes). */
 void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue);

@@ -23,6 +23,9 @@ struct PESlot {
     struct PEHook *hooks;           /* registration order */
     unsigned swizzleCount;
     struct PESwizzleLayer *swizzles; /* newest first: the outermost runs first */
+    /* Set while the slot's layers can run without a generic frame (PEHookPlan.m); replaced under
+       PELayerLock, read with no lock inside an epoch. */
+    struct PEHookPlan *plan;
     struct PESlot *next;            /* hash chain */
 };
 
@@ -51,5 +54,34 @@ PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred);
 IMP PESlotMakeEntry(PESlot *slot, char **error);
 /* The class whose native implementation of `selector` is running on this thread for `receiver`. */
 Class PENativeCallerClass(id receiver, const char *selector);
+
+/* Native implementations running below a slot, per thread: lets the forwarding route tell a
+   native [super foo] (which re-enters through the parent's forwarding IMP with the same receiver)
+   from a fresh call. Only kept while some slot takes the forwarding route. */
+#define PE_NATIVE_DEPTH 64
+typedef struct PENativeCall { id receiver; SEL sel; Class owner; } PENativeCall;
+extern __thread PENativeCall PENativeCalls[PE_NATIVE_DEPTH];
+extern __thread unsigned PENativeCallDepth;
+extern unsigned PEForwardingSlotCount;      /* slots on the forwarding route, ever */
+
+static inline bool PENativeCallBegin(id receiver, SEL sel, Class owner) {
+    if (!__atomic_load_n(&PEForwardingSlotCount, __ATOMIC_RELAXED) || PENativeCallDepth >= PE_NATIVE_DEPTH)
+        return false;
+    PENativeCalls[PENativeCallDepth] = (PENativeCall){ receiver, sel, owner };
+    PENativeCallDepth++;
+    return true;
+}
+static inline void PENativeCallEnd(bool tracked) { if (tracked) PENativeCallDepth--; }
+
+/* Plans (PEHookPlan.m). Rebuilds the slot's plan from its current layers; the caller holds
+   PELayerLock for writing and passes the replaced plan, chained through `retired`, to
+   PEHookPlansRetire once the lock is released (readers may still stand on it). */
+void PESlotRebuildPlanLocked(PESlot *slot, struct PEHookPlan **retired);
+void PEHookPlansRetire(struct PEHookPlan *retired);
+/* Both steps for a caller that holds no lock. */
+void PESlotRefreshPlan(PESlot *slot);
+/* Runs a call of a register-only slot through its plan: `values` are the six argument registers,
+   ret[0] receives the return register. False, with nothing run, when the slot has no plan. */
+bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t ret[2]);
 
 #endif

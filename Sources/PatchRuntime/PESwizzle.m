@@ -82,6 +82,7 @@ static NSMutableDictionary *swizzledForKey;
 }
 - (BOOL)remove {
     struct PESwizzleLayer *removed = NULL;
+    struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
     for (PESlot *slot = PESlotEnumerate(NULL); slot && !removed; slot = PESlotEnumerate(slot)) {
         for (struct PESwizzleLayer **link = &slot->swizzles; *link; link = &(*link)->next) {
@@ -89,11 +90,13 @@ static NSMutableDictionary *swizzledForKey;
                 removed = *link;
                 *link = removed->next;
                 __atomic_sub_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
+                PESlotRebuildPlanLocked(slot, &retiredPlans);
                 break;
             }
         }
     }
     pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retiredPlans);
     if (!removed) return NO;
     if (_key) {
         /* The class is no longer swizzled for the key: a Once mode may apply it again. */
@@ -186,12 +189,15 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     layer->blockSignature = blockSig;
     layer->info = [PESwizzleInfo new];
     layer->info->_layer = layer;
+    struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
     layer->identifier = ++lastSwizzleIdentifier;
     layer->next = slot->swizzles;
     slot->swizzles = layer;
     __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
+    PESlotRebuildPlanLocked(slot, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
+    PEHookPlansRetire(retiredPlans);
     PESlotEnsureInstalled(slot);
     PESwizzleLayerToken *token = [[PESwizzleLayerToken new] autorelease];
     token->_identifier = layer->identifier;

@@ -424,8 +424,6 @@ static inline uintptr_t registerValue(const PEType *t, const void *p) {
     }
 }
 
-typedef uintptr_t (*PERegisterFunction)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
-
 void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue) {
     if (!sig->registerOnly) {
         ffi_call((ffi_cif *)&sig->cif, (void (*)(void))fn, returnValue, arguments);

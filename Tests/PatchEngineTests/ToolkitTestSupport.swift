@@ -22,7 +22,7 @@ struct ToolkitFamily {
     var sib: String { prefix + "Sib" }
     var forwarder: String { prefix + "Forwarder" }
 
-    static let count = 128
+    static let count = 160
     private static let lock = NSLock()
     nonisolated(unsafe) private static var used = 0
 

@@ -8,6 +8,26 @@
 static long hookCounter;
 long pf_hook_counter(void) { return __atomic_load_n(&hookCounter, __ATOMIC_RELAXED); }
 
+static id keptInfo;     /* the info a PFHookKeepInfo hook kept last */
+
+char *pf_hook_kept_info_report(void *object)
+{
+    PFTK_BEGIN
+        id info = nil;
+        @synchronized ([NSObject class]) { info = keptInfo; keptInfo = nil; }
+        if (!info) return NULL;
+        NSString *invocation = @"usable";
+        @try {
+            [[info originalInvocation] target];
+        } @catch (NSException *e) {
+            invocation = [e reason];
+        }
+        NSString *report = [NSString stringWithFormat:@"%s:%@", [info instance] == (id)object ? "same" : "other", invocation];
+        [info release];
+        return PFCopyString(report);
+    PFTK_END
+}
+
 /* A block as compilers before clang 3 laid it out: global, no signature in the descriptor. */
 struct PFUnsignedBlockDescriptor { unsigned long reserved, size; };
 struct PFUnsignedBlock {
@@ -114,6 +134,47 @@ static id makeBlock(int kind, const char *label, id sample)
             return HEAP(^(id<AspectInfo> info) {
                 struct { double x, y, w, h; } rect = { 1, 2, 3, 4 };
                 [[info originalInvocation] setReturnValue:&rect];
+            });
+        case PFHookDoubleFirstArgument:
+            return HEAP(^(id<AspectInfo> info) {
+                NSInvocation *invocation = [info originalInvocation];
+                int a = 0;
+                [invocation getArgument:&a atIndex:2];
+                a *= 2;
+                [invocation setArgument:&a atIndex:2];
+                PFTkLog([NSString stringWithUTF8String:label]);
+            });
+        case PFHookResultTimesTen:
+            return HEAP(^(id<AspectInfo> info) {
+                NSInvocation *invocation = [info originalInvocation];
+                int result = 0;
+                [invocation getReturnValue:&result];
+                result *= 10;
+                [invocation setReturnValue:&result];
+                PFTkLogFormat(@"%s=%d", label, result);
+            });
+        case PFHookFlipBool:
+            return HEAP(^(id<AspectInfo> info) {
+                NSInvocation *invocation = [info originalInvocation];
+                BOOL result = NO;
+                [invocation getReturnValue:&result];
+                result = !result;
+                [invocation setReturnValue:&result];
+                PFTkLog([NSString stringWithUTF8String:label]);
+            });
+        case PFHookSetCharMinus100:
+            return HEAP(^(id<AspectInfo> info) {
+                signed char result = -100;
+                [[info originalInvocation] setReturnValue:&result];
+                PFTkLog([NSString stringWithUTF8String:label]);
+            });
+        case PFHookKeepInfo:
+            return HEAP(^(id<AspectInfo> info) {
+                @synchronized ([NSObject class]) {
+                    [keptInfo release];
+                    keptInfo = [(id)info retain];
+                }
+                PFTkLog([NSString stringWithUTF8String:label]);
             });
         case PFHookNotABlock: return sample;
         case PFHookNil: return nil;

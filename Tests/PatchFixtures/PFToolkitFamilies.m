@@ -10,6 +10,9 @@ typedef struct PFTkRect { double x, y, w, h; } PFTkRect;
 @interface NSObject (PFTkFamilyBase)
 - (NSString *)step;
 - (int)add:(int)a to:(int)b;
+- (BOOL)isEven:(int)n;
+- (signed char)negate:(signed char)c;
+- (void)fail;
 - (void)ping;
 - (NSString *)describe:(id)object number:(int)number ratio:(double)ratio flag:(BOOL)flag;
 - (double)ratio;
@@ -26,6 +29,9 @@ typedef struct PFTkRect { double x, y, w, h; } PFTkRect;
 @implementation F##Base \
 - (NSString *)step { PFTkLog(@"Base"); return @"base"; } \
 - (int)add:(int)a to:(int)b { PFTkLog(@"add"); return a + b; } \
+- (BOOL)isEven:(int)n { PFTkLog(@"isEven"); return n % 2 == 0; } \
+- (signed char)negate:(signed char)c { PFTkLog(@"negate"); return (signed char)-c; } \
+- (void)fail { PFTkLog(@"fail"); [NSException raise:@"PFTkFailure" format:@"failed on purpose"]; } \
 - (void)ping { PFTkLog(@"ping"); } \
 - (NSString *)describe:(id)object number:(int)number ratio:(double)ratio flag:(BOOL)flag { \
     PFTkLog(@"describe"); \
@@ -99,6 +105,14 @@ PF_TK_FAMILY(PFTk113) PF_TK_FAMILY(PFTk114) PF_TK_FAMILY(PFTk115) PF_TK_FAMILY(P
 PF_TK_FAMILY(PFTk117) PF_TK_FAMILY(PFTk118) PF_TK_FAMILY(PFTk119) PF_TK_FAMILY(PFTk120)
 PF_TK_FAMILY(PFTk121) PF_TK_FAMILY(PFTk122) PF_TK_FAMILY(PFTk123) PF_TK_FAMILY(PFTk124)
 PF_TK_FAMILY(PFTk125) PF_TK_FAMILY(PFTk126) PF_TK_FAMILY(PFTk127) PF_TK_FAMILY(PFTk128)
+PF_TK_FAMILY(PFTk129) PF_TK_FAMILY(PFTk130) PF_TK_FAMILY(PFTk131) PF_TK_FAMILY(PFTk132)
+PF_TK_FAMILY(PFTk133) PF_TK_FAMILY(PFTk134) PF_TK_FAMILY(PFTk135) PF_TK_FAMILY(PFTk136)
+PF_TK_FAMILY(PFTk137) PF_TK_FAMILY(PFTk138) PF_TK_FAMILY(PFTk139) PF_TK_FAMILY(PFTk140)
+PF_TK_FAMILY(PFTk141) PF_TK_FAMILY(PFTk142) PF_TK_FAMILY(PFTk143) PF_TK_FAMILY(PFTk144)
+PF_TK_FAMILY(PFTk145) PF_TK_FAMILY(PFTk146) PF_TK_FAMILY(PFTk147) PF_TK_FAMILY(PFTk148)
+PF_TK_FAMILY(PFTk149) PF_TK_FAMILY(PFTk150) PF_TK_FAMILY(PFTk151) PF_TK_FAMILY(PFTk152)
+PF_TK_FAMILY(PFTk153) PF_TK_FAMILY(PFTk154) PF_TK_FAMILY(PFTk155) PF_TK_FAMILY(PFTk156)
+PF_TK_FAMILY(PFTk157) PF_TK_FAMILY(PFTk158) PF_TK_FAMILY(PFTk159) PF_TK_FAMILY(PFTk160)
 
 #pragma mark - Native calls
 
@@ -123,6 +137,22 @@ char *pf_tk_describe(void *object, void *argument, int number, double ratio, int
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
         }
+    PFTK_END
+}
+
+int pf_tk_is_even(void *object, int n)
+{
+    PFTK_BEGIN
+        /* Read through an int the width the caller of a BOOL method reads: the low byte. */
+        BOOL result = [(id)object isEven:n];
+        return result ? 1 : 0;
+    PFTK_END
+}
+
+int pf_tk_negate(void *object, int c)
+{
+    PFTK_BEGIN
+        return [(id)object negate:(signed char)c];
     PFTK_END
 }
 

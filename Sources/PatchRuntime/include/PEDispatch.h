@@ -78,5 +78,9 @@ bool PEInvokeFunction(void *function, PEFrame *frame, char **error);
 
 /* Counters for tests and diagnostics. */
 uint64_t PEDispatchForwardedCallCount(void);
+/* Whether each hooked call pays a memory fence: true where the system has no process-wide
+   barrier for hook changes to pay instead (not Linux, or membarrier refused, or the environment
+   sets PATCHENGINE_NO_MEMBARRIER). */
+bool PEDispatchReadersFence(void);
 
 #endif

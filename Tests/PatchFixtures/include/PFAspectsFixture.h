@@ -38,6 +38,19 @@ typedef enum PFHookKind {
     PFHookRaise = 13,
     /* Instead, for -rect: sets the return value to {1, 2, 3, 4}. */
     PFHookSetRect = 14,
+    /* Before, for -add:to:: doubles the first argument with getArgument:/setArgument: on the
+       original invocation (the original then adds 2a + b); logs the label. */
+    PFHookDoubleFirstArgument = 15,
+    /* After, for -add:to:: multiplies the result by ten with getReturnValue:/setReturnValue:;
+       logs "label=<result>". */
+    PFHookResultTimesTen = 16,
+    /* After, for -isEven:: sets the result to the opposite BOOL; logs the label. */
+    PFHookFlipBool = 17,
+    /* After, for -negate:: sets the (signed char) result to -100; logs the label. */
+    PFHookSetCharMinus100 = 18,
+    /* Keeps (retains) the info object for pf_hook_kept_info_report, dropping the one kept before;
+       logs the label. */
+    PFHookKeepInfo = 19,
     /* Refused kinds: something that isn't a block (an NSObject), nil, a hand-made block without
        a signature, ^(id info, NSString *a) for an int argument, ^(id info, int a, int b, int c)
        (more arguments than -add:to:), ^double(id info) as an Instead of an int method,
@@ -62,6 +75,12 @@ int pf_hook_object(void *object, const char *selector, int options, const char *
    class object itself (PEHookAdd(NULL, cls, ...)): only calls with that exact class as receiver. */
 int pf_hook_class_method(const char *className, const char *selector, int options, const char *label,
                          int kind, int via, char **error);
+
+/* What the info object kept by the last PFHookKeepInfo hook answers now that its call has
+   returned: "<same|other>:<invocation>" where same/other compares [info instance] with `object`,
+   and <invocation> is "usable" or the reason [[info originalInvocation] target] raised.
+   NULL when no info is kept. Drops the kept info. */
+char *pf_hook_kept_info_report(void *object);
 
 /* Calls of PFHookCount / PFHookCountInvoke hooks so far (atomic). */
 long pf_hook_counter(void);

@@ -6,10 +6,13 @@
    append with require('PFToolkitLog').append('entry').
 
    Class families for the hook, swizzle and composition tests (PFToolkitFamilies.m), one per
-   test so layers left by another test can't interfere; F is PFTk1 ... PFTk128:
+   test so layers left by another test can't interfere; F is PFTk1 ... PFTk160:
      F##Base : NSObject
        -step                 logs "Base", returns @"base"
        -add:(int)a to:(int)b logs "add", returns a + b
+       -isEven:(int)n        logs "isEven", returns (BOOL)(n is even)
+       -negate:(signed char)c   logs "negate", returns -c
+       -fail                 logs "fail", raises an NSException named "PFTkFailure"
        -ping                 logs "ping"
        -describe:(id)o number:(int)n ratio:(double)r flag:(BOOL)f   logs "describe", returns
                              the description of @[o ?: null, n, r, f]
@@ -36,6 +39,8 @@ int pf_tk_remove(int handle);
 
 /* Calls on family objects, natively. */
 int pf_tk_add(void *object, int a, int b);
+int pf_tk_is_even(void *object, int n);                /* 1 for YES, 0 for NO */
+int pf_tk_negate(void *object, int c);
 char *pf_tk_describe(void *object, void *argument, int number, double ratio, int flag);
 double pf_tk_ratio(void *object);
 long long pf_tk_big(void *object);

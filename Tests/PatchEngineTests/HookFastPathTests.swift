@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+import PatchRuntime
+import PatchFixtures
+
+/// Before and After hooks over a class's own register-only method run from a precomputed plan on
+/// the closure route (PEHookPlan.m), not through the generic pipeline. Whatever a hook does
+/// through its info object must reach the native caller the same way on that path as on the
+/// generic one and on the forwarding route, so every case runs on both routes.
+final class HookFastPathTests: ToolkitTestCase {
+
+    func testBeforeHookChangesAnArgumentTheOriginalReceives() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            let handle = hook(f.base, "add:to:", HookOption.before, "double", PFHookDoubleFirstArgument)
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 10, "\(route): the original adds 2 × 3 + 4")
+            XCTAssertEqual(log(), "double add", "\(route)")
+            XCTAssertEqual(pf_tk_remove(handle), 1)
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(log(), "add", "\(route)")
+        }
+    }
+
+    func testAfterHookReplacesTheResultOnTheHookedObjectOnly() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let hooked = make(f.base), other = make(f.base)
+            hook(hooked, "add:to:", HookOption.after, "x10", PFHookResultTimesTen)
+            XCTAssertEqual(pf_tk_add(hooked, 3, 4), 70, "\(route)")
+            XCTAssertEqual(pf_tk_add(other, 3, 4), 7, "\(route)")
+            XCTAssertEqual(log(), "add x10=70 add", "\(route)")
+        }
+    }
+
+    /// A BOOL and a signed char result set by an After hook: the caller reads the narrow value the
+    /// hook wrote, sign included.
+    func testAfterHookSetsNarrowResults() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            XCTAssertEqual(pf_tk_is_even(object, 3), 0, "\(route)")
+            XCTAssertEqual(pf_tk_negate(object, 5), -5, "\(route)")
+            hook(f.base, "isEven:", HookOption.after, "flip", PFHookFlipBool)
+            hook(f.base, "negate:", HookOption.after, "set", PFHookSetCharMinus100)
+            XCTAssertEqual(pf_tk_is_even(object, 3), 1, "\(route)")
+            XCTAssertEqual(pf_tk_is_even(object, 4), 0, "\(route)")
+            XCTAssertEqual(pf_tk_negate(object, 5), -100, "\(route)")
+            XCTAssertEqual(log(), "isEven negate isEven flip isEven flip negate set", "\(route)")
+        }
+    }
+
+    /// An info object a hook keeps is not handed to the next call (that one gets its own), and
+    /// once its call has returned, its invocation refuses instead of reaching a dead frame.
+    func testInfoKeptByAHookOutlivesItsCallWithoutReachingIt() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let keeper = make(f.base), other = make(f.base)
+            hook(keeper, "ping", HookOption.before, "keep", PFHookKeepInfo)
+            hook(f.base, "ping", HookOption.after, "after", PFHookLogInfo)
+            pf_tk_ping(keeper)
+            pf_tk_ping(other)
+            XCTAssertEqual(log(), "keep ping after:\(f.base):ping:same ping after:\(f.base):ping:same", "\(route)")
+            XCTAssertEqual(take(pf_hook_kept_info_report(keeper)),
+                           "same:the hooked call has returned; its invocation can no longer be used", "\(route)")
+        }
+    }
+
+    /// The original raises under a Before and an After hook: the caller gets the exception, the
+    /// After hook doesn't run, and the next calls (and removing the hooks) work as before.
+    func testExceptionFromTheOriginalReachesTheCallerAndHooksKeepWorking() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            let before = hook(f.base, "fail", HookOption.before, "before")
+            hook(f.base, "fail", HookOption.after, "after")
+            for _ in 0..<3 {
+                XCTAssertEqual(take(pf_tk_send_void(object, "fail")), "!PFTkFailure: failed on purpose", "\(route)")
+                XCTAssertEqual(log(), "before fail", "\(route)")
+            }
+            hook(f.base, "ping", HookOption.before, "ping-hook")
+            pf_tk_ping(object)
+            XCTAssertEqual(log(), "ping-hook ping", "\(route)")
+            XCTAssertEqual(pf_tk_remove(before), 1)
+            XCTAssertEqual(take(pf_tk_send_void(object, "fail")), "!PFTkFailure: failed on purpose", "\(route)")
+            XCTAssertEqual(log(), "fail", "\(route): the After hook is skipped when the original raises")
+        }
+    }
+
+    /// A hook that stops qualifying for the plan (Instead, automatic removal) and goes away again:
+    /// each call runs exactly the hooks present.
+    func testHooksThatNeedTheGenericPipelineComeAndGo() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            hook(f.base, "add:to:", HookOption.before, "b")
+            hook(f.base, "add:to:", HookOption.after, "a")
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 3)
+            XCTAssertEqual(log(), "b add a", "\(route)")
+            hook(f.base, "add:to:", HookOption.before | HookOption.automaticRemoval, "once")
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 3)
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 3)
+            XCTAssertEqual(log(), "b once add a b add a", "\(route)")
+            let instead = hook(f.base, "add:to:", HookOption.instead, "i", PFHookAddTimesTen)
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 30)
+            XCTAssertEqual(log(), "b add i=30 a", "\(route)")
+            XCTAssertEqual(pf_tk_remove(instead), 1)
+            XCTAssertEqual(pf_tk_add(object, 1, 2), 3)
+            XCTAssertEqual(log(), "b add a", "\(route)")
+        }
+    }
+
+    /// Plans (closure route) are replaced while three threads call: a call runs either the old or the new set
+    /// of hooks, never a freed block; once the hooks are gone, nothing runs but the original.
+    func testCallsWhileBeforeAndAfterHooksAreReplaced() throws {
+        for route in [PERouteClosure] {
+            let f = try family(route)
+            let shared = make(f.base)
+            let tally = Tally()
+            let before = pf_hook_counter()
+            DispatchQueue.concurrentPerform(iterations: 4) { index in
+                PEThreadRegister()
+                if index == 0 {
+                    for round in 0..<300 {
+                        var error: UnsafeMutablePointer<CChar>?
+                        var handles = [
+                            pf_hook_class(f.base, "add:to:", HookOption.before, "c", Int32(PFHookCount.rawValue), &error),
+                            pf_hook_object(shared, "add:to:", HookOption.after, "o", Int32(PFHookCount.rawValue), &error),
+                        ]
+                        if round % 4 == 0 {
+                            handles.append(pf_hook_class(f.base, "add:to:", HookOption.after, "x", Int32(PFHookCount.rawValue), &error))
+                        }
+                        if let message = take(error) { tally.add("refused", message) }
+                        for handle in (round % 2 == 0 ? handles : handles.reversed()) where handle > 0 {
+                            if pf_tk_remove(handle) != 1 { tally.add("not removed") }
+                        }
+                    }
+                    tally.add("replaced")
+                } else {
+                    // Calls overlap every replacement: they go on until the hooks are all replaced.
+                    var call: Int32 = 0
+                    while call < 3000 || tally["replaced"] == 0 {
+                        let a = Int32(index * 100_000), b = call % 50_000
+                        let result = pf_tk_add(shared, a, b)
+                        if result != a + b { tally.add("wrong", "\(a)+\(b) gave \(result)") }
+                        call += 1
+                    }
+                }
+            }
+            XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample)")
+            XCTAssertEqual(tally["refused"], 0, "\(route): \(tally.sample)")
+            XCTAssertEqual(tally["not removed"], 0, "\(route)")
+            _ = log()
+            let counted = pf_hook_counter()
+            XCTAssertGreaterThanOrEqual(counted, before)
+            XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route)")
+            XCTAssertEqual(pf_hook_counter(), counted, "\(route): no hook is left")
+            XCTAssertEqual(log(), "add", "\(route)")
+        }
+    }
+}
