@@ -2,9 +2,8 @@
    the method's type encoding whose user data is the slot, so a call enters the pipeline directly,
    without an NSInvocation, and always knows which class's implementation was hit. */
 #include "PESlot.h"
+#include "PEHookPlan.h"
 #include <pthread.h>
-
-void PEWidenReturn(const PEType *type, void *ret);
 
 static void closureEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
     (void)cif;

@@ -26,6 +26,11 @@ void PEWidenReturn(const PEType *type, void *ret) {
 }
 
 #if PE_GNU_RUNTIME
+/* GNUstep's NSMethodSignature parses its types on first use of this (undeclared) method. */
+@interface NSMethodSignature (PEGNUstepPrivate)
+- (void *)methodInfo;
+@end
+
 /* GNUstep: our own equivalent of _objc_msgForward, one closure per signature, kept forever. */
 typedef struct { ffi_closure *closure; const PESignature *sig; NSMethodSignature *methodSignature; } ForwardingEntry;
 

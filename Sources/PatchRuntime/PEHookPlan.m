@@ -6,27 +6,11 @@
    with one store, read with no lock inside an epoch, and retired through the epochs.
    Everything else (Instead hooks, automatic removal, a JS patch, swizzles, inherited methods,
    other signatures) runs through PEHooksRun and the generic pipeline, with identical results. */
-#include "PEHooksInternal.h"
+#include "PEHookPlan.h"
 #include "PEHooks.h"
-#include "PEEpochs.h"
 #include "PEBlocks.h"
 
 void *PEBlockGetInvokeFunction(void *block);
-void PEWidenReturn(const PEType *type, void *ret);
-
-typedef struct PEHookPlanStep {
-    void *block;
-    PERegisterFunction invoke;      /* called (block, info, the method's arguments after _cmd) */
-    void *object;                   /* an instance hook's receiver, or NULL */
-} PEHookPlanStep;
-
-struct PEHookPlan {
-    IMP base;
-    bool returns, widens;           /* the method returns a value / a narrow integer */
-    unsigned beforeCount, count;    /* steps[0, beforeCount) run before the original, the rest after */
-    struct PEHookPlan *retiredNext;
-    PEHookPlanStep steps[];
-};
 
 static bool canRunFromPlan(const struct PEHook *hook) {
     return (hook->position == PEHookPositionBefore || hook->position == PEHookPositionAfter)
@@ -81,51 +65,4 @@ void PESlotRefreshPlan(PESlot *slot) {
     PESlotRebuildPlanLocked(slot, &retired);
     pthread_rwlock_unlock(&PELayerLock);
     PEHookPlansRetire(retired);
-}
-
-static inline void runSteps(const PEHookPlanStep *step, const PEHookPlanStep *end, id receiver,
-                            PEAspectInfo *info, const uintptr_t *values) {
-    for (; step < end; step++) {
-        if (step->object && step->object != (void *)receiver) continue;
-        step->invoke((uintptr_t)step->block, (uintptr_t)info, values[2], values[3], values[4], values[5]);
-    }
-}
-
-/* The original, with the native-caller record the forwarding route relies on. Arguments are read
-   from `values` again: a Before hook may have changed them through the invocation. */
-static inline void runBase(const struct PEHookPlan *plan, PESlot *slot, uintptr_t *values, uintptr_t *ret) {
-    bool tracked = PENativeCallBegin((id)values[0], (SEL)values[1], slot->cls);
-    @try {
-        ret[0] = ((PERegisterFunction)plan->base)(values[0], values[1], values[2], values[3], values[4], values[5]);
-    } @finally {
-        PENativeCallEnd(tracked);
-    }
-}
-
-bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t ret[2]) {
-    PEEpochEnter();
-    struct PEHookPlan *plan = __atomic_load_n(&slot->plan, __ATOMIC_ACQUIRE);
-    if (!plan) { PEEpochExit(); return false; }
-    @try {
-        if (plan->count == 0) {
-            runBase(plan, slot, values, ret);
-        } else {
-            void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
-            PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };
-            id receiver = (id)values[0];
-            PEAspectInfo *info = PEHookInfoMake(receiver, slot, &frame);
-            @try {
-                runSteps(plan->steps, plan->steps + plan->beforeCount, receiver, info, values);
-                runBase(plan, slot, values, ret);
-                runSteps(plan->steps + plan->beforeCount, plan->steps + plan->count, receiver, info, values);
-            } @finally {
-                PEHookInfoFinish(info);
-            }
-        }
-        /* An After hook may have set a narrow result with a narrow store. */
-        if (plan->widens) PEWidenReturn(PESignatureGetReturnType(slot->signature), ret);
-    } @finally {
-        PEEpochExit();
-    }
-    return true;
 }

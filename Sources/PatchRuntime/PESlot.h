@@ -80,8 +80,5 @@ void PESlotRebuildPlanLocked(PESlot *slot, struct PEHookPlan **retired);
 void PEHookPlansRetire(struct PEHookPlan *retired);
 /* Both steps for a caller that holds no lock. */
 void PESlotRefreshPlan(PESlot *slot);
-/* Runs a call of a register-only slot through its plan: `values` are the six argument registers,
-   ret[0] receives the return register. False, with nothing run, when the slot has no plan. */
-bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t ret[2]);
 
 #endif

@@ -1,0 +1,75 @@
+/* A slot's plan (PEHookPlan.m) and the code that runs a call from it, inline so the closure
+   route's entry functions need no further call to reach the hooks (internal). */
+#ifndef PE_HOOK_PLAN_H
+#define PE_HOOK_PLAN_H
+#include "PEHooksInternal.h"
+#include "PEEpochs.h"
+
+void PEWidenReturn(const PEType *type, void *ret);
+
+typedef struct PEHookPlanStep {
+    void *block;
+    PERegisterFunction invoke;      /* called (block, info, the method's arguments after _cmd) */
+    void *object;                   /* an instance hook's receiver, or NULL */
+} PEHookPlanStep;
+
+struct PEHookPlan {
+    IMP base;
+    bool returns, widens;           /* the method returns a value / a narrow integer */
+    unsigned beforeCount, count;    /* steps[0, beforeCount) run before the original, the rest after */
+    struct PEHookPlan *retiredNext;
+    PEHookPlanStep steps[];
+};
+
+static inline void PEHookPlanRunSteps(const PEHookPlanStep *step, const PEHookPlanStep *end, id receiver,
+                                      PEAspectInfo *info, const uintptr_t *values) {
+    for (; step < end; step++) {
+        if (step->object && step->object != (void *)receiver) continue;
+        step->invoke((uintptr_t)step->block, (uintptr_t)info, values[2], values[3], values[4], values[5]);
+    }
+}
+
+/* The original, with the native-caller record the forwarding route relies on. Arguments are read
+   from `values` again: a Before hook may have changed them through the invocation. */
+static inline void PEHookPlanRunBase(const struct PEHookPlan *plan, PESlot *slot, uintptr_t *values,
+                                     uintptr_t *ret) {
+    bool tracked = PENativeCallBegin((id)values[0], (SEL)values[1], slot->cls);
+    @try {
+        ret[0] = ((PERegisterFunction)plan->base)(values[0], values[1], values[2], values[3], values[4], values[5]);
+    } @finally {
+        PENativeCallEnd(tracked);
+    }
+}
+
+/* Runs a call of a register-only slot through its plan: `values` are the six argument registers,
+   ret[0] receives the return register. False, with nothing run, when the slot has no plan.
+   Inline: it is the body of the closure route's entry functions (PEClosureEntry.m). */
+static inline bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t ret[2]) {
+    PEEpochEnter();
+    struct PEHookPlan *plan = __atomic_load_n(&slot->plan, __ATOMIC_ACQUIRE);
+    if (!plan) { PEEpochExit(); return false; }
+    @try {
+        if (plan->count == 0) {
+            PEHookPlanRunBase(plan, slot, values, ret);
+        } else {
+            void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
+            PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };
+            id receiver = (id)values[0];
+            PEAspectInfo *info = PEHookInfoMake(receiver, slot, &frame);
+            @try {
+                PEHookPlanRunSteps(plan->steps, plan->steps + plan->beforeCount, receiver, info, values);
+                PEHookPlanRunBase(plan, slot, values, ret);
+                PEHookPlanRunSteps(plan->steps + plan->beforeCount, plan->steps + plan->count, receiver, info, values);
+            } @finally {
+                PEHookInfoFinish(info);
+            }
+        }
+        /* An After hook may have set a narrow result with a narrow store. */
+        if (plan->widens) PEWidenReturn(PESignatureGetReturnType(slot->signature), ret);
+    } @finally {
+        PEEpochExit();
+    }
+    return true;
+}
+
+#endif
