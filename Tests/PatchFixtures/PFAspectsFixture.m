@@ -53,6 +53,16 @@ static void dropBlock(int kind, id block)
         Block_release((const void *)block);
 }
 
+/* Multiplies the int result the invocation holds by ten, through getReturnValue:/setReturnValue:. */
+static int multiplyIntResultByTen(NSInvocation *invocation)
+{
+    int result = 0;
+    [invocation getReturnValue:&result];
+    result *= 10;
+    [invocation setReturnValue:&result];
+    return result;
+}
+
 /* The block for `kind` (a heap copy), or an object for the refused kinds. */
 static id makeBlock(int kind, const char *label, id sample)
 {
@@ -82,13 +92,8 @@ static id makeBlock(int kind, const char *label, id sample)
             });
         case PFHookAddTimesTen:
             return HEAP(^(id<AspectInfo> info, int a, int b) {
-                NSInvocation *invocation = [info originalInvocation];
-                [invocation invoke];
-                int result = 0;
-                [invocation getReturnValue:&result];
-                result *= 10;
-                [invocation setReturnValue:&result];
-                PFTkLogFormat(@"%s=%d", label, result);
+                [[info originalInvocation] invoke];
+                PFTkLogFormat(@"%s=%d", label, multiplyIntResultByTen([info originalInvocation]));
             });
         case PFHookAddReturnsProduct:
             return HEAP(^int(id<AspectInfo> info, int a, int b) {
@@ -146,12 +151,7 @@ static id makeBlock(int kind, const char *label, id sample)
             });
         case PFHookResultTimesTen:
             return HEAP(^(id<AspectInfo> info) {
-                NSInvocation *invocation = [info originalInvocation];
-                int result = 0;
-                [invocation getReturnValue:&result];
-                result *= 10;
-                [invocation setReturnValue:&result];
-                PFTkLogFormat(@"%s=%d", label, result);
+                PFTkLogFormat(@"%s=%d", label, multiplyIntResultByTen([info originalInvocation]));
             });
         case PFHookFlipBool:
             return HEAP(^(id<AspectInfo> info) {
