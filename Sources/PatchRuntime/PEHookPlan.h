@@ -16,6 +16,7 @@ typedef struct PEHookPlanStep {
 struct PEHookPlan {
     IMP base;
     bool returns, widens;           /* the method returns a value / a narrow integer */
+    bool narrowArguments;           /* some argument is narrower than a register */
     unsigned beforeCount, count;    /* steps[0, beforeCount) run before the original, the rest after */
     struct PEHookPlan *retiredNext;
     PEHookPlanStep steps[];
@@ -58,6 +59,8 @@ static inline bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t re
             PEAspectInfo *info = PEHookInfoMake(receiver, slot, &frame);
             @try {
                 PEHookPlanRunSteps(plan->steps, plan->steps + plan->beforeCount, receiver, info, values);
+                /* Only through the invocation can a hook have stored a narrow argument. */
+                if (info->_invocation && plan->narrowArguments) PERegisterValuesExtend(slot->signature, values);
                 PEHookPlanRunBase(plan, slot, values, ret);
                 PEHookPlanRunSteps(plan->steps + plan->beforeCount, plan->steps + plan->count, receiver, info, values);
             } @finally {

@@ -30,6 +30,8 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
     PETypeKind returnKind = PETypeGetKind(PESignatureGetReturnType(slot->signature));
     plan->returns = returnKind != PETypeKindVoid;
     plan->widens = PETypeGetSize(PESignatureGetReturnType(slot->signature)) < sizeof(uintptr_t) && plan->returns;
+    for (unsigned i = 2; i < PESignatureGetArgumentCount(slot->signature); i++)
+        if (PETypeGetSize(PESignatureGetArgument(slot->signature, i)) < sizeof(uintptr_t)) plan->narrowArguments = true;
     /* The order PEHooksRun uses: class-level before instance-level within each position. */
     static const struct { int position; bool instanceLevel; } order[] = {
         { PEHookPositionBefore, false }, { PEHookPositionBefore, true },

@@ -40,6 +40,10 @@ ffi_cif *PESignatureGetCIF(const PESignature *sig);
    arguments are ignored by the callee in both calling conventions). */
 typedef uintptr_t (*PERegisterFunction)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
 
+/* Re-extends the narrow arguments among a register-only call's six register values from their
+   low bytes, as the callee may expect (after a hook stored a narrow value into one). */
+void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values);
+
 /* Calls `fn` with the frame's arguments when the signature is register-only (else libffi). The
    return buffer receives a full register (at least 8 bytes). */
 void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue);

@@ -424,6 +424,10 @@ static inline uintptr_t registerValue(const PEType *t, const void *p) {
     }
 }
 
+void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values) {
+    for (unsigned i = 0; i < sig->argumentCount && i < 6; i++) values[i] = registerValue(sig->arguments[i], &values[i]);
+}
+
 void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue) {
     if (!sig->registerOnly) {
         ffi_call((ffi_cif *)&sig->cif, (void (*)(void))fn, returnValue, arguments);

@@ -22,6 +22,20 @@ final class HookFastPathTests: ToolkitTestCase {
         }
     }
 
+    /// A narrow argument written with a one-byte store reaches the original as that value, whatever
+    /// the rest of the register held (a negative char fills it with ones).
+    func testBeforeHookChangesANarrowArgument() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            hook(f.base, "negate:", HookOption.before, "seven", PFHookSetCharArgument7)
+            XCTAssertEqual(pf_tk_negate(object, -1), -7, "\(route)")
+            XCTAssertEqual(pf_tk_negate(object, -128), -7, "\(route)")
+            XCTAssertEqual(pf_tk_negate(object, 100), -7, "\(route)")
+            XCTAssertEqual(log(), "seven negate seven negate seven negate", "\(route)")
+        }
+    }
+
     func testAfterHookReplacesTheResultOnTheHookedObjectOnly() throws {
         for route in Self.routes {
             let f = try family(route)

@@ -168,6 +168,12 @@ static id makeBlock(int kind, const char *label, id sample)
                 [[info originalInvocation] setReturnValue:&result];
                 PFTkLog([NSString stringWithUTF8String:label]);
             });
+        case PFHookSetCharArgument7:
+            return HEAP(^(id<AspectInfo> info) {
+                signed char value = 7;
+                [[info originalInvocation] setArgument:&value atIndex:2];
+                PFTkLog([NSString stringWithUTF8String:label]);
+            });
         case PFHookKeepInfo:
             return HEAP(^(id<AspectInfo> info) {
                 @synchronized ([NSObject class]) {

@@ -51,6 +51,8 @@ typedef enum PFHookKind {
     /* Keeps (retains) the info object for pf_hook_kept_info_report, dropping the one kept before;
        logs the label. */
     PFHookKeepInfo = 19,
+    /* Before, for -negate:: sets the (signed char) argument to 7 with setArgument:; logs the label. */
+    PFHookSetCharArgument7 = 27,
     /* Refused kinds: something that isn't a block (an NSObject), nil, a hand-made block without
        a signature, ^(id info, NSString *a) for an int argument, ^(id info, int a, int b, int c)
        (more arguments than -add:to:), ^double(id info) as an Instead of an int method,
