@@ -27,53 +27,16 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     private let callers = 3
     private let callsPerThread = 2000
 
-    /// The forwarding route shares one NSMethodSignature per type encoding among all threads, and
-    /// GNUstep parses a signature lazily on first use without a lock (-methodInfo publishes its
-    /// buffer before filling it): the first forwarded calls of an encoding, made on several
-    /// threads at once, crashed in objc_skip_type_qualifiers (about once in a hundred runs;
-    /// reported, the fix belongs in PEForwarding.m). Until then, forwarding-route runs make one
-    /// forwarded call of each encoding they use before going concurrent.
-    private func warmUpForwarding(_ route: PERoute, _ f: ToolkitFamily) {
-        guard route == PERouteForwarding else { return }
-        let object = pf_new(f.sib)
-        var error: UnsafeMutablePointer<CChar>?
-        var handles: [Int32] = []
-        for selector in ["ping", "add:to:", "step"] {
-            handles.append(pf_hook_class(f.sib, selector, HookOption.after, "warm", Int32(PFHookCount.rawValue), &error))
-        }
-        let deallocHandle = pf_hook_object(object, "dealloc", HookOption.before, "warm", Int32(PFHookCount.rawValue), &error)
-        if let message = take(error) { XCTFail("warm-up hook refused: \(message)") }
-        pf_tk_ping(object)
-        _ = pf_tk_add(object, 1, 1)
-        _ = take(pf_send(object, "step"))
-        release(object)
-        for handle in handles { _ = pf_tk_remove(handle) }
-        _ = pf_tk_remove(deallocHandle)
-        _ = log()
-    }
-
-    /// On the forwarding route a class that owns the method gets its own IMP back when its last
-    /// layer goes; a call that fetched the forwarding IMP just before then finds no installed slot
-    /// in -forwardInvocation: and raises "does not recognize" (seen here once in ~20 runs; reported,
-    /// not fixed: the race is in PEForwarding.m). Until it is fixed, forwarding-route runs keep
-    /// one extra layer on the owning class so its slot stays installed; closure-route runs don't
-    /// need it (the closure knows its slot, and an emptied slot runs the original).
-    private func anchorOnForwardingRoute(_ route: PERoute, _ className: String, _ selector: String) -> Int32 {
-        guard route == PERouteForwarding else { return 0 }
-        var error: UnsafeMutablePointer<CChar>?
-        let handle = pf_hook_class(className, selector, HookOption.after, "anchor", Int32(PFHookCount.rawValue), &error)
-        if let message = take(error) { XCTFail("anchor refused: \(message)") }
-        removeAtTearDown(handle)
-        return handle
-    }
+    // Both forwarding-route races these tests found are fixed in PEForwarding.m, so the calls
+    // start cold and the owning class's slot may go away: GNUstep's lazily parsed signature (first
+    // forwarded calls of an encoding on several threads crashed) is parsed under the engine's lock
+    // when made; a forwarded call whose slot was just uninstalled still reaches that slot.
 
     func testCallsWhileHooksAreAddedAndRemoved() throws {
         for route in Self.routes {
             let f = try family(route)
-            warmUpForwarding(route, f)
             let shared = make(f.leaf)
             let tally = Tally()
-            let anchor = anchorOnForwardingRoute(route, f.base, "add:to:")
             let before = pf_hook_counter()
             DispatchQueue.concurrentPerform(iterations: callers + 1) { index in
                 PEThreadRegister()
@@ -102,7 +65,6 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample), exceptions: \(Set(raised))")
             XCTAssertEqual(tally["refused"], 0, "\(route): \(tally.sample)")
             XCTAssertEqual(tally["unknown handle"], 0, "\(route)")
-            if anchor > 0 { XCTAssertEqual(pf_tk_remove(anchor), 1) }
             let counted = pf_hook_counter()
             XCTAssertGreaterThanOrEqual(counted, before, "\(route)")
             XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route)")
@@ -116,7 +78,6 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testInstanceHooksOnObjectsCreatedAndFreedOnManyThreads() throws {
         for route in Self.routes {
             let f = try family(route)
-            warmUpForwarding(route, f)
             let tally = Tally()
             let before = pf_hook_counter()
             DispatchQueue.concurrentPerform(iterations: 4) { index in
@@ -151,7 +112,6 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testCallsWhileHooksSwizzlesAndPatchesComeAndGo() throws {
         for route in Self.routes {
             let f = try family(route)
-            warmUpForwarding(route, f)
             let shared = make(f.base)
             let tally = Tally()
             let valid: Set<String> = ["\"base\"", "\"base>s\"", "\"base>js\"", "\"base>s>js\""]
@@ -162,7 +122,6 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             """
             let name = uniqueScriptName()
             addTeardownBlock { try? PatchEngine.revert(name) }
-            let anchor = anchorOnForwardingRoute(route, f.base, "step")
             DispatchQueue.concurrentPerform(iterations: callers + 1) { index in
                 PEThreadRegister()
                 if index == 0 {
@@ -192,7 +151,6 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             XCTAssertEqual(tally["patch failed"], 0, "\(route): \(tally.sample)")
             XCTAssertEqual(tally["revert failed"], 0, "\(route): \(tally.sample)")
             XCTAssertEqual(tally["swizzle not removed"], 0, "\(route)")
-            if anchor > 0 { XCTAssertEqual(pf_tk_remove(anchor), 1) }
             _ = log()
             XCTAssertEqual(step(shared), "\"base\"", "\(route)")
             XCTAssertEqual(log(), "Base", "\(route)")
