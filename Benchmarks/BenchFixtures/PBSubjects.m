@@ -21,3 +21,17 @@ PB_SUBJECT_CLASS(PBHookedForwarding)
 PB_SUBJECT_CLASS(PBInstanceHookedClosure)
 /* The same, forwarding route. */
 PB_SUBJECT_CLASS(PBInstanceHookedForwarding)
+
+/* -empty hooked on a subclass that implements nothing (the hook's slot has no implementation of
+   its own: the superclass's is resolved per call), closure route; each base is never hooked. */
+PB_SUBJECT_CLASS(PBInheritedClosureBase)
+@interface PBInheritedHookedClosure : PBInheritedClosureBase
+@end
+@implementation PBInheritedHookedClosure
+@end
+/* The same, forwarding route. */
+PB_SUBJECT_CLASS(PBInheritedForwardingBase)
+@interface PBInheritedHookedForwarding : PBInheritedForwardingBase
+@end
+@implementation PBInheritedHookedForwarding
+@end

@@ -84,11 +84,12 @@ struct Catalog {
                     subject: probeID(.slotClosure, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
         // Hooked -empty (issue 4): an empty Before and an empty After hook through the Aspects API,
-        // on the class and on one instance, through the fast path (closure route) and the
+        // on the class, on one instance and on a subclass that inherits -empty, through the fast path (closure route) and the
         // forwarding path. Only -empty is hooked, so only its probe exists.
         let hookTreatments: [(Subject, PERoute, Bool)] = [
             (.hookedClosure, PERouteClosure, false), (.hookedForwarding, PERouteForwarding, false),
             (.instanceHookedClosure, PERouteClosure, true), (.instanceHookedForwarding, PERouteForwarding, true),
+            (.inheritedHookedClosure, PERouteClosure, false), (.inheritedHookedForwarding, PERouteForwarding, false),
         ]
         for (subject, route, perInstance) in hookTreatments {
             catalog.add(nativeCallProbe(subject, PBCallEmpty) {
@@ -96,7 +97,8 @@ struct Catalog {
             })
         }
         for (level, fast, forwarding) in [("class", Subject.hookedClosure, Subject.hookedForwarding),
-                                          ("one instance", .instanceHookedClosure, .instanceHookedForwarding)] {
+                                          ("one instance", .instanceHookedClosure, .instanceHookedForwarding),
+                                          ("a subclass that inherits it", .inheritedHookedClosure, .inheritedHookedForwarding)] {
             let section = "Objective-C calls -empty hooked on \(level) (empty before + after hook, Aspects API)"
             catalog.row(section, "fast path (closure route) vs unhooked",
                         subject: probeID(fast, PBCallEmpty), floor: probeID(.direct, PBCallEmpty))

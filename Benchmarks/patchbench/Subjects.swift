@@ -18,6 +18,9 @@ enum Subject: String, CaseIterable {
     /// The same hooks on the subject's shared instance only.
     case instanceHookedClosure = "PBInstanceHookedClosure"
     case instanceHookedForwarding = "PBInstanceHookedForwarding"
+    /// The same hooks on a subclass that inherits -empty.
+    case inheritedHookedClosure = "PBInheritedHookedClosure"
+    case inheritedHookedForwarding = "PBInheritedHookedForwarding"
 
     var className: String { rawValue }
 }

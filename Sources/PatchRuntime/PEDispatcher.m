@@ -21,6 +21,8 @@ PERoute PEGetDefaultRoute(void) { return defaultRoute; }
 
 #pragma mark - Slot table
 
+/* Slots are only ever added (never freed or unlinked) and a slot's `next` is set before it is
+   published, so lookups walk the chains with no lock; the lock orders writers only. */
 #define SLOT_BUCKETS 4096
 static PESlot *slotTable[SLOT_BUCKETS];
 static pthread_rwlock_t slotLock = PTHREAD_RWLOCK_INITIALIZER;
@@ -31,18 +33,13 @@ static unsigned slotHash(Class cls, const char *name) {
     return (unsigned)(h % SLOT_BUCKETS);
 }
 
-static PESlot *findLocked(Class cls, const char *name) {
-    for (PESlot *s = slotTable[slotHash(cls, name)]; s; s = s->next)
+static PESlot *findSlot(Class cls, const char *name) {
+    for (PESlot *s = __atomic_load_n(&slotTable[slotHash(cls, name)], __ATOMIC_ACQUIRE); s; s = s->next)
         if (s->cls == cls && strcmp(s->selectorName, name) == 0) return s;
     return NULL;
 }
 
-PESlot *PESlotFind(void *cls, const char *selector) {
-    pthread_rwlock_rdlock(&slotLock);
-    PESlot *s = findLocked((Class)cls, selector);
-    pthread_rwlock_unlock(&slotLock);
-    return s;
-}
+PESlot *PESlotFind(void *cls, const char *selector) { return findSlot((Class)cls, selector); }
 
 /* Whether `cls` itself (not an ancestor) implements `sel`. */
 static BOOL classOwnsMethod(Class cls, SEL sel) { return PEClassOwnMethod(cls, sel) != NULL; }
@@ -94,7 +91,7 @@ PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, cha
 
 static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error) {
     pthread_rwlock_wrlock(&slotLock);
-    PESlot *slot = findLocked(cls, selector);
+    PESlot *slot = findSlot(cls, selector);
     if (slot) { pthread_rwlock_unlock(&slotLock); return slot; }
 
     SEL sel = sel_registerName(selector);
@@ -131,7 +128,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->entryIMP = entry;
     unsigned h = slotHash(cls, selector);
     slot->next = slotTable[h];
-    slotTable[h] = slot;
+    __atomic_store_n(&slotTable[h], slot, __ATOMIC_RELEASE);     /* fully built before it is seen */
     /* Publish the slot before the IMP so a concurrent call always finds it. */
     PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
     slot->installed = true;

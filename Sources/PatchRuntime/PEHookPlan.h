@@ -14,7 +14,14 @@ typedef struct PEHookPlanStep {
 } PEHookPlanStep;
 
 struct PEHookPlan {
-    IMP base;
+    IMP base;                       /* the class's own implementation; NULL: inherited, resolved per call */
+    /* For an inherited method: the implementation the superclass answered with when the plan was
+       built and the class that defines it, while no slot stands between. A call that gets the same
+       answer from the superclass calls it directly; any other answer (a slot installed above since)
+       takes the full resolution. */
+    Class superclass;
+    IMP inheritedIMP;
+    Class inheritedOwner;
     bool returns, widens;           /* the method returns a value / a narrow integer */
     bool narrowArguments;           /* some argument is narrower than a register */
     unsigned beforeCount, count;    /* steps[0, beforeCount) run before the original, the rest after */
@@ -31,12 +38,23 @@ static inline void PEHookPlanRunSteps(const PEHookPlanStep *step, const PEHookPl
 }
 
 /* The original, with the native-caller record the forwarding route relies on. Arguments are read
-   from `values` again: a Before hook may have changed them through the invocation. */
+   from `values` again: a Before hook may have changed them through the invocation. An inherited
+   method is resolved now, from the superclass, as the generic pipeline does (PESlotInvokeBase). */
 static inline void PEHookPlanRunBase(const struct PEHookPlan *plan, PESlot *slot, uintptr_t *values,
-                                     uintptr_t *ret) {
-    bool tracked = PENativeCallBegin((id)values[0], (SEL)values[1], slot->cls);
+                                     uintptr_t *ret, PEFrame *frame) {
+    IMP imp = plan->base;
+    Class owner = slot->cls;
+    if (!imp) {
+        imp = plan->inheritedIMP;
+        owner = plan->inheritedOwner;
+        if (!imp || class_getMethodImplementation(plan->superclass, (SEL)values[1]) != imp) {
+            PEInvokeFromClass(plan->superclass, slot->selectorName, frame);
+            return;
+        }
+    }
+    bool tracked = PENativeCallBegin((id)values[0], (SEL)values[1], owner);
     @try {
-        ret[0] = ((PERegisterFunction)plan->base)(values[0], values[1], values[2], values[3], values[4], values[5]);
+        ret[0] = ((PERegisterFunction)imp)(values[0], values[1], values[2], values[3], values[4], values[5]);
     } @finally {
         PENativeCallEnd(tracked);
     }
@@ -49,19 +67,19 @@ static inline bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t re
     PEEpochEnter();
     struct PEHookPlan *plan = __atomic_load_n(&slot->plan, __ATOMIC_ACQUIRE);
     if (!plan) { PEEpochExit(); return false; }
+    void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
+    PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };
     @try {
         if (plan->count == 0) {
-            PEHookPlanRunBase(plan, slot, values, ret);
+            PEHookPlanRunBase(plan, slot, values, ret, &frame);
         } else {
-            void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
-            PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };
             id receiver = (id)values[0];
             PEAspectInfo *info = PEHookInfoMake(receiver, slot, &frame);
             @try {
                 PEHookPlanRunSteps(plan->steps, plan->steps + plan->beforeCount, receiver, info, values);
                 /* Only through the invocation can a hook have stored a narrow argument. */
                 if (info->_invocation && plan->narrowArguments) PERegisterValuesExtend(slot->signature, values);
-                PEHookPlanRunBase(plan, slot, values, ret);
+                PEHookPlanRunBase(plan, slot, values, ret, &frame);
                 PEHookPlanRunSteps(plan->steps + plan->beforeCount, plan->steps + plan->count, receiver, info, values);
             } @finally {
                 PEHookInfoFinish(info);

@@ -1,11 +1,12 @@
 /* Plans: the fast path of a hooked call. When a slot's only layers are Before and After hooks over
-   its class's own register-only implementation, which is what Aspects-style logging and analytics
-   hooks are, a call needs none of the generic pipeline: the plan is an immutable list of the
-   hook blocks to call, in running order, with their invoke functions looked up once. It is rebuilt
-   under PELayerLock whenever any layer of the slot changes (hooks, patch, swizzles), published
-   with one store, read with no lock inside an epoch, and retired through the epochs.
-   Everything else (Instead hooks, automatic removal, a JS patch, swizzles, inherited methods,
-   other signatures) runs through PEHooksRun and the generic pipeline, with identical results. */
+   a register-only implementation (the class's own, or the one it inherits, resolved per call),
+   which is what Aspects-style logging and analytics hooks are, a call needs none of the generic
+   pipeline: the plan is an immutable list of the hook blocks to call, in running order, with
+   their invoke functions looked up once. It is rebuilt under PELayerLock whenever any layer of the
+   slot changes (hooks, patch, swizzles), published with one store, read with no lock inside an
+   epoch, and retired through the epochs.
+   Everything else (Instead hooks, automatic removal, a JS patch, swizzles, other signatures) runs
+   through PEHooksRun and the generic pipeline, with identical results. */
 #include "PEHookPlan.h"
 #include "PEHooks.h"
 #include "PEBlocks.h"
@@ -17,8 +18,24 @@ static bool canRunFromPlan(const struct PEHook *hook) {
         && !hook->automaticRemoval && hook->blockSignature->registerOnly;
 }
 
+/* The implementation an inherited method resolves to while no slot is in the way, and the class
+   that defines it (the walk PEInvokeFromClass makes); left unset when a slot is found first. */
+static void resolveInherited(struct PEHookPlan *plan, PESlot *slot) {
+    SEL sel = sel_registerName(slot->selectorName);
+    for (Class k = plan->superclass; k; k = class_getSuperclass(k)) {
+        if (PESlotFind(k, slot->selectorName) || !class_respondsToSelector(k, sel)) return;
+        Class up = class_getSuperclass(k);
+        IMP imp = class_getMethodImplementation(k, sel);
+        if (!up || !class_respondsToSelector(up, sel) || imp != class_getMethodImplementation(up, sel)) {
+            plan->inheritedIMP = class_getMethodImplementation(plan->superclass, sel);
+            plan->inheritedOwner = k;
+            return;
+        }
+    }
+}
+
 static struct PEHookPlan *buildPlan(PESlot *slot) {
-    if (slot->route != PERouteClosure || !slot->signature->registerOnly || !slot->ownIMP) return NULL;
+    if (slot->route != PERouteClosure || !slot->signature->registerOnly) return NULL;
     if (PESlotGetPatch(slot) || slot->swizzleCount || slot->clearsObjectState) return NULL;
     unsigned count = 0;
     for (struct PEHook *h = slot->hooks; h; h = h->next) {
@@ -27,6 +44,8 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
     }
     struct PEHookPlan *plan = calloc(1, sizeof *plan + sizeof(PEHookPlanStep) * count);
     plan->base = slot->ownIMP;
+    plan->superclass = class_getSuperclass(slot->cls);
+    if (!plan->base) resolveInherited(plan, slot);
     PETypeKind returnKind = PETypeGetKind(PESignatureGetReturnType(slot->signature));
     plan->returns = returnKind != PETypeKindVoid;
     plan->widens = PETypeGetSize(PESignatureGetReturnType(slot->signature)) < sizeof(uintptr_t) && plan->returns;

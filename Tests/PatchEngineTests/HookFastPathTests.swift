@@ -22,6 +22,34 @@ final class HookFastPathTests: ToolkitTestCase {
         }
     }
 
+    /// A hook on a subclass that inherits the method: layers added above it later (on the class
+    /// that defines the method, on one in between) run in every call, and once they go, the
+    /// inherited method runs alone again.
+    func testHookOnASubclassSeesLayersAddedAndRemovedAbove() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let leaf = make(f.leaf)
+            hook(f.leaf, "add:to:", HookOption.before, "leaf")
+            XCTAssertEqual(pf_tk_add(leaf, 1, 2), 3)
+            XCTAssertEqual(log(), "leaf add", "\(route)")
+            let onBase = hook(f.base, "add:to:", HookOption.after, "base", PFHookResultTimesTen)
+            XCTAssertEqual(pf_tk_add(leaf, 1, 2), 30, "\(route)")
+            XCTAssertEqual(log(), "leaf add base=30", "\(route)")
+            let onMid = hook(f.mid, "add:to:", HookOption.before, "mid")
+            XCTAssertEqual(pf_tk_add(leaf, 1, 2), 30, "\(route)")
+            XCTAssertEqual(log(), "leaf mid add base=30", "\(route)")
+            XCTAssertEqual(pf_tk_remove(onBase), 1)
+            XCTAssertEqual(pf_tk_add(leaf, 1, 2), 3, "\(route)")
+            XCTAssertEqual(log(), "leaf mid add", "\(route)")
+            XCTAssertEqual(pf_tk_remove(onMid), 1)
+            XCTAssertEqual(pf_tk_add(leaf, 1, 2), 3, "\(route)")
+            XCTAssertEqual(log(), "leaf add", "\(route)")
+            let sibling = make(f.sib)
+            XCTAssertEqual(pf_tk_add(sibling, 1, 2), 3, "\(route)")
+            XCTAssertEqual(log(), "add", "\(route): the sibling never had a hook")
+        }
+    }
+
     /// A narrow argument written with a one-byte store reaches the original as that value, whatever
     /// the rest of the register held (a negative char fills it with ones).
     func testBeforeHookChangesANarrowArgument() throws {
