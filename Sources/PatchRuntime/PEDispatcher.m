@@ -53,7 +53,7 @@ static char *errorString(NSString *format, ...) {
     return r;
 }
 
-static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error);
+static PESlot *installLocked(Class cls, const char *selector, const char *types, bool *created, char **error);
 
 #if PE_GNU_RUNTIME
 void PEGNUNormalizeClasses(void) {
@@ -83,13 +83,15 @@ PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, cha
 #endif
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     PEEnsureClassInitialized(cls);
-    PESlot *result = installLocked(cls, selector, types, error);
-    if (result) PESlotRefreshPlan(result);      /* after slotLock: PELayerLock is taken first elsewhere */
+    bool created = false;
+    PESlot *result = installLocked(cls, selector, types, &created, error);
+    /* A new slot's first plan; after slotLock, as PELayerLock is taken first elsewhere. */
+    if (created) PESlotChangeLayers(result, NULL);
     [pool drain];
     return result;
 }
 
-static PESlot *installLocked(Class cls, const char *selector, const char *types, char **error) {
+static PESlot *installLocked(Class cls, const char *selector, const char *types, bool *created, char **error) {
     pthread_rwlock_wrlock(&slotLock);
     PESlot *slot = findSlot(cls, selector);
     if (slot) { pthread_rwlock_unlock(&slotLock); return slot; }
@@ -132,6 +134,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     /* Publish the slot before the IMP so a concurrent call always finds it. */
     PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
     slot->installed = true;
+    *created = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
 }
@@ -147,13 +150,8 @@ void PESlotEnsureInstalled(PESlot *slot) {
 }
 
 void PESlotSetPatch(PESlot *slot, uintptr_t token) {
-    struct PEHookPlan *retired = NULL;
     /* The token and the plan change together: no call sees a plan that skips a set patch. */
-    pthread_rwlock_wrlock(&PELayerLock);
-    __atomic_store_n(&slot->patchToken, token, __ATOMIC_RELEASE);
-    PESlotRebuildPlanLocked(slot, &retired);
-    pthread_rwlock_unlock(&PELayerLock);
-    PEHookPlansRetire(retired);
+    PESlotChangeLayers(slot, ^{ __atomic_store_n(&slot->patchToken, token, __ATOMIC_RELEASE); });
     if (token) PESlotEnsureInstalled(slot);
 }
 
@@ -203,12 +201,7 @@ bool PESlotHasLayers(const PESlot *slot) {
 bool PESlotEnableObjectStateCleanup(Class cls, char **error) {
     PESlot *slot = PESlotInstall(cls, "dealloc", "v@:", error);
     if (!slot) return false;
-    struct PEHookPlan *retired = NULL;
-    pthread_rwlock_wrlock(&PELayerLock);
-    slot->clearsObjectState = true;
-    PESlotRebuildPlanLocked(slot, &retired);
-    pthread_rwlock_unlock(&PELayerLock);
-    PEHookPlansRetire(retired);
+    PESlotChangeLayers(slot, ^{ slot->clearsObjectState = true; });
     return true;
 }
 
@@ -245,26 +238,38 @@ static void callNative(IMP imp, Class owner, PEFrame *frame) {
     }
 }
 
-void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
-    SEL sel = *(SEL *)frame->arguments[1];
-    if (!sel) sel = sel_registerName(selector);
-    for (Class k = (Class)startPtr; k; k = class_getSuperclass(k)) {
+PESlot *PEResolveFromClass(Class start, SEL sel, const char *selector, IMP *imp, Class *owner) {
+    *imp = NULL;
+    *owner = Nil;
+    for (Class k = start; k; k = class_getSuperclass(k)) {
         PESlot *slot = PESlotFind(k, selector);
-        if (slot && slot->installed) { PESlotInvoke(slot, frame); return; }
+        if (slot && slot->installed) return slot;
         Class sup = class_getSuperclass(k);
-        if (!class_respondsToSelector(k, sel)) break;
-        IMP imp = class_getMethodImplementation(k, sel);
+        if (!class_respondsToSelector(k, sel)) return NULL;
+        IMP found = class_getMethodImplementation(k, sel);
         /* A slot being installed again on another thread: the class may already point at its entry
            while `installed` is still false. Calling the entry natively would lose the slot (on
            the forwarding route, -forwardInvocation: would take this class for the caller of a
            super call and look above it). */
-        if (slot && imp == slot->entryIMP) { PESlotInvoke(slot, frame); return; }
-        if (!sup || !class_respondsToSelector(sup, sel) || imp != class_getMethodImplementation(sup, sel)) {
-            callNative(imp, k, frame);
-            return;
+        if (slot && found == slot->entryIMP) return slot;
+        if (!sup || !class_respondsToSelector(sup, sel) || found != class_getMethodImplementation(sup, sel)) {
+            *imp = found;
+            *owner = k;
+            return NULL;
         }
     }
-    PEZeroReturn(frame);
+    return NULL;
+}
+
+void PEInvokeFromClass(void *startPtr, const char *selector, PEFrame *frame) {
+    SEL sel = *(SEL *)frame->arguments[1];
+    if (!sel) sel = sel_registerName(selector);
+    IMP imp;
+    Class owner;
+    PESlot *slot = PEResolveFromClass((Class)startPtr, sel, selector, &imp, &owner);
+    if (slot) PESlotInvoke(slot, frame);
+    else if (imp) callNative(imp, owner, frame);
+    else PEZeroReturn(frame);
 }
 
 /* The class's own implementation, or the superclass's current one resolved now. */

@@ -18,20 +18,16 @@ static bool canRunFromPlan(const struct PEHook *hook) {
         && !hook->automaticRemoval && hook->blockSignature->registerOnly;
 }
 
-/* The implementation an inherited method resolves to while no slot is in the way, and the class
-   that defines it (the walk PEInvokeFromClass makes); left unset when a slot is found first. */
+/* The native implementation an inherited method resolves to now, and the class that defines it;
+   left unset when a slot above answers (every call then resolves in full). The superclass answers
+   with that same implementation, which is what each call checks. */
 static void resolveInherited(struct PEHookPlan *plan, PESlot *slot) {
-    SEL sel = sel_registerName(slot->selectorName);
-    for (Class k = plan->superclass; k; k = class_getSuperclass(k)) {
-        if (PESlotFind(k, slot->selectorName) || !class_respondsToSelector(k, sel)) return;
-        Class up = class_getSuperclass(k);
-        IMP imp = class_getMethodImplementation(k, sel);
-        if (!up || !class_respondsToSelector(up, sel) || imp != class_getMethodImplementation(up, sel)) {
-            plan->inheritedIMP = class_getMethodImplementation(plan->superclass, sel);
-            plan->inheritedOwner = k;
-            return;
-        }
-    }
+    IMP imp;
+    Class owner;
+    if (PEResolveFromClass(plan->superclass, sel_registerName(slot->selectorName), slot->selectorName, &imp, &owner))
+        return;
+    plan->inheritedIMP = imp;
+    plan->inheritedOwner = owner;
 }
 
 static struct PEHookPlan *buildPlan(PESlot *slot) {
@@ -46,11 +42,11 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
     plan->base = slot->ownIMP;
     plan->superclass = class_getSuperclass(slot->cls);
     if (!plan->base) resolveInherited(plan, slot);
-    PETypeKind returnKind = PETypeGetKind(PESignatureGetReturnType(slot->signature));
-    plan->returns = returnKind != PETypeKindVoid;
-    plan->widens = PETypeGetSize(PESignatureGetReturnType(slot->signature)) < sizeof(uintptr_t) && plan->returns;
-    for (unsigned i = 2; i < PESignatureGetArgumentCount(slot->signature); i++)
-        if (PETypeGetSize(PESignatureGetArgument(slot->signature, i)) < sizeof(uintptr_t)) plan->narrowArguments = true;
+    const PESignature *sig = slot->signature;
+    plan->returns = PETypeGetKind(PESignatureGetReturnType(sig)) != PETypeKindVoid;
+    plan->widens = plan->returns && PETypeGetSize(PESignatureGetReturnType(sig)) < sizeof(uintptr_t);
+    for (unsigned i = 2; i < PESignatureGetArgumentCount(sig); i++)
+        if (PETypeGetSize(PESignatureGetArgument(sig, i)) < sizeof(uintptr_t)) plan->narrowArguments = true;
     /* The order PEHooksRun uses: class-level before instance-level within each position. */
     static const struct { int position; bool instanceLevel; } order[] = {
         { PEHookPositionBefore, false }, { PEHookPositionBefore, true },
@@ -80,9 +76,10 @@ void PEHookPlansRetire(struct PEHookPlan *retired) {
     }
 }
 
-void PESlotRefreshPlan(PESlot *slot) {
+void PESlotChangeLayers(PESlot *slot, void (^change)(void)) {
     struct PEHookPlan *retired = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
+    if (change) change();
     PESlotRebuildPlanLocked(slot, &retired);
     pthread_rwlock_unlock(&PELayerLock);
     PEHookPlansRetire(retired);

@@ -204,18 +204,15 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     hook->object = object;
     hook->block = PEBlockCopy(block);
     hook->blockSignature = blockSig;
-    pthread_rwlock_wrlock(&PELayerLock);
-    hook->identifier = ++lastHookIdentifier;
-    struct PEHook **tail = &slot->hooks;
-    while (*tail) tail = &(*tail)->next;
-    __atomic_store_n(tail, hook, __ATOMIC_RELEASE);     /* readers see it fully built */
-    __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
-    if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
-    uint64_t identifier = hook->identifier;
-    struct PEHookPlan *retiredPlans = NULL;
-    PESlotRebuildPlanLocked(slot, &retiredPlans);
-    pthread_rwlock_unlock(&PELayerLock);
-    PEHookPlansRetire(retiredPlans);
+    __block uint64_t identifier = 0;
+    PESlotChangeLayers(slot, ^{
+        hook->identifier = identifier = ++lastHookIdentifier;
+        struct PEHook **tail = &slot->hooks;
+        while (*tail) tail = &(*tail)->next;
+        __atomic_store_n(tail, hook, __ATOMIC_RELEASE);     /* readers see it fully built */
+        __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
+        if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
+    });
     PESlotEnsureInstalled(slot);
     return identifier;
 }

@@ -52,6 +52,10 @@ bool PESlotHasLayers(const PESlot *slot);
 PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred);
 /* Builds the IMP the class's method is pointed at (PEForwarding.m / PEClosureEntry.m). */
 IMP PESlotMakeEntry(PESlot *slot, char **error);
+/* What a call of `selector` resolved from class `start` (inclusive) runs: an installed slot (returned),
+   or, when NULL is returned, the native implementation in *imp and the class that defines it in
+   *owner (*imp NULL when nothing answers). PEInvokeFromClass runs what this finds. */
+PESlot *PEResolveFromClass(Class start, SEL sel, const char *selector, IMP *imp, Class *owner);
 /* The class whose native implementation of `selector` is running on this thread for `receiver`. */
 Class PENativeCallerClass(id receiver, const char *selector);
 
@@ -78,7 +82,8 @@ static inline void PENativeCallEnd(bool tracked) { if (tracked) PENativeCallDept
    PEHookPlansRetire once the lock is released (readers may still stand on it). */
 void PESlotRebuildPlanLocked(PESlot *slot, struct PEHookPlan **retired);
 void PEHookPlansRetire(struct PEHookPlan *retired);
-/* Both steps for a caller that holds no lock. */
-void PESlotRefreshPlan(PESlot *slot);
+/* Makes `change` (may be NULL) to one slot's layers and rebuilds its plan, both under PELayerLock,
+   then retires the replaced plan: for a caller that holds no lock. */
+void PESlotChangeLayers(PESlot *slot, void (^change)(void));
 
 #endif

@@ -189,15 +189,12 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     layer->blockSignature = blockSig;
     layer->info = [PESwizzleInfo new];
     layer->info->_layer = layer;
-    struct PEHookPlan *retiredPlans = NULL;
-    pthread_rwlock_wrlock(&PELayerLock);
-    layer->identifier = ++lastSwizzleIdentifier;
-    layer->next = slot->swizzles;
-    slot->swizzles = layer;
-    __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
-    PESlotRebuildPlanLocked(slot, &retiredPlans);
-    pthread_rwlock_unlock(&PELayerLock);
-    PEHookPlansRetire(retiredPlans);
+    PESlotChangeLayers(slot, ^{
+        layer->identifier = ++lastSwizzleIdentifier;
+        layer->next = slot->swizzles;
+        slot->swizzles = layer;
+        __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
+    });
     PESlotEnsureInstalled(slot);
     PESwizzleLayerToken *token = [[PESwizzleLayerToken new] autorelease];
     token->_identifier = layer->identifier;
