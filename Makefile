@@ -20,13 +20,21 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# A crash prints the crashed thread's backtrace and ends the run at once (the backtracer's
+# default, every thread fully symbolicated, once hung a CI run until its time limit); a test run
+# that hangs is stopped after TEST_TIMEOUT seconds (the whole suite takes under a minute).
+export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,symbolicate=fast
+TEST_TIMEOUT ?= 900
+RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
+
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), then the hook tests with a memory fence per hooked
 # call instead of membarrier (what systems without it run).
 test: deps
-	$(SWIFT) test
-	PATCHENGINE_DISPATCH_ROUTE=forwarding $(SWIFT) test --skip-build --filter PatchEngineTests
-	PATCHENGINE_NO_MEMBARRIER=1 $(SWIFT) test --skip-build --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests'
+	$(SWIFT) build --build-tests
+	$(RUN_TESTS)
+	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
+	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 
 # Prints the benchmark table and writes bench-results/latest.json (see Benchmarks/README.md).
 # Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"

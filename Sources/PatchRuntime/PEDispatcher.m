@@ -55,25 +55,6 @@ static char *errorString(NSString *format, ...) {
 
 static PESlot *installLocked(Class cls, const char *selector, const char *types, bool *created, char **error);
 
-#if PE_GNU_RUNTIME
-void PEGNUNormalizeClasses(void) {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static int normalized;
-    int count = objc_getClassList(NULL, 0);
-    if (count == __atomic_load_n(&normalized, __ATOMIC_ACQUIRE)) return;
-    pthread_mutex_lock(&lock);
-    Class *classes = malloc(sizeof(Class) * (size_t)(count + 16));
-    count = objc_getClassList(classes, count + 16);
-    for (int i = 0; i < count; i++) {
-        PEGNUClearStrayConstructionFlag(classes[i]);
-        PEGNUClearStrayConstructionFlag(object_getClass((id)classes[i]));
-    }
-    free(classes);
-    __atomic_store_n(&normalized, count, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&lock);
-}
-#endif
-
 PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, char **error) {
     Class cls = (Class)clsPtr;
     if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }

@@ -66,25 +66,42 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
    would patch the parent and every sibling: so on GCC the class's own method list is searched here.
    GCC's method_setImplementation updates the dispatch table of the class that owns the method
    only: a subclass whose table was already built (any subclass instance messaged before) keeps
-   calling the old IMP (verified). Rebuilding the class's table also rebuilds its subclasses'
-   (what class_addMethod does); the function is exported by libobjc and takes the runtime lock. */
+   calling the old IMP (verified); PEGNURefreshInherited writes the new answer into those tables. */
 #if PE_GNU_RUNTIME
-void __objc_update_dispatch_table_for_class(Class cls);
+/* The GCC ABI's class structure (module-abi-8.h); libobjc's public headers keep it opaque. */
+struct PEGNUClass {
+    struct PEGNUClass *isa, *superclass;
+    const char *name;
+    long version;
+    unsigned long info;
+    long instanceSize;
+    void *ivars, *methods;
+    void *dtable;
+    struct PEGNUClass *subclasses, *nextSibling;
+    void *protocols, *gcObjectType;
+};
 
 /* clang's GCC-ABI metaclasses carry bit 0x10 in their info field, which GCC's libobjc reads as
    _CLS_IN_CONSTRUCTION (a class pair not registered yet). On such a live metaclass (verified):
    class_getSuperclass returns Nil (it reads the superclass field as a class *name*), and
    class_addMethod only links the method with its name still a C string, never registering it
    nor updating dispatch tables. The flag is cleared on classes that are live (resolved, 0x08),
-   never on a pair still being built. Layout of the GCC ABI's class header (module-abi-8.h). */
+   never on a pair still being built. */
 static inline void PEGNUClearStrayConstructionFlag(Class cls) {
-    struct GNUClassHeader { void *isa, *superclass; const char *name; long version; unsigned long info; };
-    struct GNUClassHeader *header = (struct GNUClassHeader *)(void *)cls;
+    struct PEGNUClass *header = (struct PEGNUClass *)(void *)cls;
     if (header && (header->info & 0x10UL) && (header->info & 0x08UL)) header->info &= ~0x10UL;
 }
 /* Clears the stray flag on every loaded class and metaclass (again only when classes were loaded
-   since the last call), so metaclass hierarchies can be walked. PEDispatcher.m. */
+   since the last call), so metaclass hierarchies can be walked. PEGNURuntime.m. */
 void PEGNUNormalizeClasses(void);
+
+/* After `sel`'s implementation changed in `cls`: writes the IMP each subclass should now answer
+   into every subclass dispatch table already built, the way GCC's own method_setImplementation
+   writes the owner's table (copy-on-write, safe for threads sending messages meanwhile).
+   GCC's __objc_update_dispatch_table_for_class would also do it, by freeing and rebuilding the
+   tables while other threads may be reading them: a use-after-free (verified, a crash within a
+   few hundred patch/revert cycles with three threads calling). PEGNURuntime.m. */
+void PEGNURefreshInherited(Class cls, SEL sel);
 #endif
 
 /* The method `cls` itself defines for `sel` (not an inherited one), or NULL. */
@@ -114,9 +131,13 @@ static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types
            first (which runs +initialize, as the first message would) keeps the write local. */
         class_respondsToSelector(cls, sel);
         IMP previous = method_setImplementation(own, imp);
-        __objc_update_dispatch_table_for_class(cls);
+        PEGNURefreshInherited(cls, method_getName(own));
         return previous;
     }
+    /* A method new to `cls`: GCC's class_addMethod rebuilds the dispatch tables of `cls` and its
+       subclasses, freeing the old ones (see PEGNURefreshInherited). A thread messaging `cls` at
+       that instant can read freed memory: a limit of GCC's runtime not worked around here.
+       It happens once per class and selector (a method once added is kept and reused). */
     class_addMethod(cls, sel, imp, types);
     return NULL;
 #else

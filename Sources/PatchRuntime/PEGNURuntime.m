@@ -1,0 +1,60 @@
+/* Internals of GCC's Objective-C runtime that the core has to reach past libobjc's public API
+   (Linux only; PEPlatform.h says why each is needed). */
+#include "PEPlatform.h"
+
+#if PE_GNU_RUNTIME
+#include <objc/thr.h>
+#include <pthread.h>
+
+/* Exported by libobjc, declared only in its private headers. */
+extern objc_mutex_t __objc_runtime_mutex;
+extern void *__objc_uninstalled_dtable;
+void sarray_at_put_safe(void *array, size_t index, void *element);
+void __objc_update_dispatch_table_for_class(Class cls);
+
+/* A registered selector: its first field is the dispatch-table index. */
+struct PEGNUSelector { void *index; const char *types; };
+
+void PEGNUNormalizeClasses(void) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int normalized;
+    int count = objc_getClassList(NULL, 0);
+    if (count == __atomic_load_n(&normalized, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&lock);
+    Class *classes = malloc(sizeof(Class) * (size_t)(count + 16));
+    count = objc_getClassList(classes, count + 16);
+    for (int i = 0; i < count; i++) {
+        PEGNUClearStrayConstructionFlag(classes[i]);
+        PEGNUClearStrayConstructionFlag(object_getClass((id)classes[i]));
+    }
+    free(classes);
+    __atomic_store_n(&normalized, count, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+}
+
+static void refreshSubclasses(struct PEGNUClass *cls, SEL sel, size_t index) {
+    for (struct PEGNUClass *sub = cls->subclasses; sub; sub = sub->nextSibling) {
+        if (sub->dtable == __objc_uninstalled_dtable) {
+            /* No table yet: it will be built from the method lists then. For a class inside
+               +initialize the runtime's call redoes the table prepared for it (as class_addMethod
+               does), so the one installed afterwards is not stale. */
+            __objc_update_dispatch_table_for_class((Class)sub);
+        } else {
+            /* The answer the table would get if rebuilt: the nearest definition, which is the
+               subclass's own override when it has one (then the write changes nothing). The
+               index fits: the table was built or rebuilt after `cls` had the method. */
+            Method answer = class_getInstanceMethod((Class)sub, sel);
+            if (answer) sarray_at_put_safe(sub->dtable, index, (void *)method_getImplementation(answer));
+        }
+        refreshSubclasses(sub, sel, index);
+    }
+}
+
+void PEGNURefreshInherited(Class cls, SEL sel) {
+    if (!cls || !sel) return;
+    /* The lock every dispatch-table writer of the runtime takes (recursive). */
+    objc_mutex_lock(__objc_runtime_mutex);
+    refreshSubclasses((struct PEGNUClass *)(void *)cls, sel, (size_t)((struct PEGNUSelector *)(void *)sel)->index);
+    objc_mutex_unlock(__objc_runtime_mutex);
+}
+#endif

@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+import PatchEngine
+import PatchRuntime
+import PatchFixtures
+
+/// Installing and removing a slot changes a method's implementation, which the runtime must
+/// publish to every dispatch table that answers the selector, subclasses included, while other
+/// threads keep sending messages through those tables. GCC's runtime rebuilds a class's tables by
+/// freeing them: done that way, the messages below crashed within a few hundred rounds.
+final class DispatchTableConcurrencyTests: ToolkitTestCase {
+    func testMessagesToSubclassesWhileTheParentsMethodChangesAgainAndAgain() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let shared = make(f.leaf)
+            nonisolated(unsafe) let sharedObject = shared
+            let tally = Tally()
+            let stop = NSLock()
+            nonisolated(unsafe) var running = true
+            let group = DispatchGroup()
+            for index in 1...3 {
+                DispatchQueue.global().async(group: group) {
+                    PEThreadRegister()
+                    var call: Int32 = 0
+                    while true {
+                        stop.lock(); let go = running; stop.unlock()
+                        if !go { break }
+                        call = (call + 1) % 1000
+                        // A fresh object now and then: +alloc and -init go through the tables too.
+                        let fresh = call % 16 == 0 ? pf_new(call % 32 == 0 ? f.leaf : f.mid) : nil
+                        let receiver = fresh ?? sharedObject
+                        let result = pf_tk_add(receiver, Int32(index), call)
+                        if result != Int32(index) + call { tally.add("wrong", "\(index)+\(call) gave \(result)") }
+                        if let fresh { pf_release(fresh) }
+                    }
+                }
+            }
+            for round in 0..<1500 {
+                // Each hook added installs a slot on the parent (a new IMP); each removal gives the
+                // parent its own IMP back. The subclasses inherit the method.
+                var error: UnsafeMutablePointer<CChar>?
+                let handle = pf_hook_class(f.base, "add:to:", HookOption.before, "c", Int32(PFHookCount.rawValue), &error)
+                if let message = take(error) { tally.add("refused", message) }
+                if handle <= 0 || pf_tk_remove(handle) < 0 { tally.add("not removed", "round \(round)") }
+            }
+            stop.lock(); running = false; stop.unlock()
+            XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "\(route): callers finished")
+            XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample)")
+            XCTAssertEqual(tally["refused"] + tally["not removed"], 0, "\(route): \(tally.sample)")
+            let counted = pf_hook_counter()
+            XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route): the original after the last removal")
+            XCTAssertEqual(pf_hook_counter(), counted, "\(route): no hook left behind")
+        }
+    }
+}
