@@ -112,9 +112,11 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     unsigned h = slotHash(cls, selector);
     slot->next = slotTable[h];
     __atomic_store_n(&slotTable[h], slot, __ATOMIC_RELEASE);     /* fully built before it is seen */
-    /* Publish the slot before the IMP so a concurrent call always finds it. */
+    /* Publish the slot, installed, before the IMP so a concurrent call always finds it: a call
+       that reaches the forwarding IMP first must not take a slot for an inherited method (no
+       own IMP to fall back on) as one that was just uninstalled. */
+    __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);
     PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
-    slot->installed = true;
     *created = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
@@ -124,8 +126,8 @@ void PESlotEnsureInstalled(PESlot *slot) {
     if (slot->installed) return;
     pthread_rwlock_wrlock(&slotLock);
     if (!slot->installed) {
+        __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);    /* before the IMP, as above */
         PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature));
-        slot->installed = true;
     }
     pthread_rwlock_unlock(&slotLock);
 }

@@ -15,6 +15,34 @@ void __objc_update_dispatch_table_for_class(Class cls);
 /* A registered selector: its first field is the dispatch-table index. */
 struct PEGNUSelector { void *index; const char *types; };
 
+/* libobjc's sparse array (sarray.h, two-level layout, the one Debian's libobjc is built with:
+   `sarray_at_put_safe` compares the decoded index with the field at offset 40). */
+struct PEGNUSparseArray {
+    void **buckets;
+    void *emptyBucket;
+    union { int version; void *nextFree; } version;
+    short refCount;
+    struct PEGNUSparseArray *copyOf;
+    size_t capacity;
+};
+
+/* An index holds a bucket number (low half) and a slot in a 32-entry bucket (high half). */
+static bool tableHolds(void *table, size_t index) {
+    size_t decoded = ((index & 0xffffffffUL) << 5) + (index >> 32);
+    return decoded < ((struct PEGNUSparseArray *)table)->capacity;
+}
+
+static size_t selectorIndex(SEL sel) { return (size_t)((struct PEGNUSelector *)(void *)sel)->index; }
+
+/* Whether every built table of `cls` and its subclasses can take `index` without growing:
+   growing a table frees its bucket list while readers may hold it. */
+static bool tablesHold(struct PEGNUClass *cls, size_t index) {
+    if (cls->dtable != __objc_uninstalled_dtable && !tableHolds(cls->dtable, index)) return false;
+    for (struct PEGNUClass *sub = cls->subclasses; sub; sub = sub->nextSibling)
+        if (!tablesHold(sub, index)) return false;
+    return true;
+}
+
 void PEGNUNormalizeClasses(void) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static int normalized;
@@ -54,7 +82,29 @@ void PEGNURefreshInherited(Class cls, SEL sel) {
     if (!cls || !sel) return;
     /* The lock every dispatch-table writer of the runtime takes (recursive). */
     objc_mutex_lock(__objc_runtime_mutex);
-    refreshSubclasses((struct PEGNUClass *)(void *)cls, sel, (size_t)((struct PEGNUSelector *)(void *)sel)->index);
+    refreshSubclasses((struct PEGNUClass *)(void *)cls, sel, selectorIndex(sel));
     objc_mutex_unlock(__objc_runtime_mutex);
+}
+
+bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types) {
+    struct PEGNUClass *c = (struct PEGNUClass *)(void *)cls;
+    objc_mutex_lock(__objc_runtime_mutex);
+    void *table = c->dtable;
+    bool inPlace = table != __objc_uninstalled_dtable && tablesHold(c, selectorIndex(sel));
+    /* class_addMethod rebuilds the class's table only when one is installed: with the table
+       taken away for the call, there is nothing to free. A message to the class meanwhile finds
+       no table and takes the runtime's slow path, which waits for this lock and then uses the
+       table put back. */
+    if (inPlace) __atomic_store_n(&c->dtable, __objc_uninstalled_dtable, __ATOMIC_RELEASE);
+    bool added = class_addMethod(cls, sel, imp, types);
+    if (inPlace) {
+        __atomic_store_n(&c->dtable, table, __ATOMIC_RELEASE);
+        if (added) {
+            sarray_at_put_safe(table, selectorIndex(sel), (void *)imp);
+            refreshSubclasses(c, sel, selectorIndex(sel));
+        }
+    }
+    objc_mutex_unlock(__objc_runtime_mutex);
+    return added;
 }
 #endif

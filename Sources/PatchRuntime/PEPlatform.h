@@ -102,6 +102,13 @@ void PEGNUNormalizeClasses(void);
    tables while other threads may be reading them: a use-after-free (verified, a crash within a
    few hundred patch/revert cycles with three threads calling). PEGNURuntime.m. */
 void PEGNURefreshInherited(Class cls, SEL sel);
+
+/* class_addMethod for a class that may be in use on other threads: the new method's entry is
+   written into the class's table and its subclasses' in place, as above, instead of the rebuild
+   class_addMethod runs. Falls back to that rebuild when the class has no table yet (nothing to
+   free) or a table would have to grow for the selector (a selector registered after the table
+   was built; growing frees the old bucket list). PEGNURuntime.m. */
+bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types);
 #endif
 
 /* The method `cls` itself defines for `sel` (not an inherited one), or NULL. */
@@ -134,11 +141,7 @@ static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types
         PEGNURefreshInherited(cls, method_getName(own));
         return previous;
     }
-    /* A method new to `cls`: GCC's class_addMethod rebuilds the dispatch tables of `cls` and its
-       subclasses, freeing the old ones (see PEGNURefreshInherited). A thread messaging `cls` at
-       that instant can read freed memory: a limit of GCC's runtime not worked around here.
-       It happens once per class and selector (a method once added is kept and reused). */
-    class_addMethod(cls, sel, imp, types);
+    PEGNUAddMethod(cls, sel, imp, types);
     return NULL;
 #else
     return class_replaceMethod(cls, sel, imp, types);
