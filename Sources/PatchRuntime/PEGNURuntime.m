@@ -34,6 +34,25 @@ static bool tableHolds(void *table, size_t index) {
 
 static size_t selectorIndex(SEL sel) { return (size_t)((struct PEGNUSelector *)(void *)sel)->index; }
 
+/* The layouts above, checked once on NSObject's table: a libobjc built otherwise gets the
+   runtime's own class_addMethod. */
+static bool layoutsMatch(void) {
+    static int verdict;     /* 0 unknown, 1 yes, -1 no */
+    int known = __atomic_load_n(&verdict, __ATOMIC_ACQUIRE);
+    if (known) return known > 0;
+    Class root = objc_getClass("NSObject");
+    SEL probe = @selector(description);
+    bool ok = false;
+    if (root && class_respondsToSelector(root, probe)) {
+        struct PEGNUSparseArray *table = ((struct PEGNUClass *)(void *)root)->dtable;
+        ok = table && (void *)table != __objc_uninstalled_dtable && table->capacity > 0
+            && table->capacity % 32 == 0 && table->capacity < (1UL << 24) && table->refCount >= 1
+            && tableHolds(table, selectorIndex(probe));
+    }
+    __atomic_store_n(&verdict, ok ? 1 : -1, __ATOMIC_RELEASE);
+    return ok;
+}
+
 /* Whether every built table of `cls` and its subclasses can take `index` without growing:
    growing a table frees its bucket list while readers may hold it. */
 static bool tablesHold(struct PEGNUClass *cls, size_t index) {
@@ -88,9 +107,10 @@ void PEGNURefreshInherited(Class cls, SEL sel) {
 
 bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types) {
     struct PEGNUClass *c = (struct PEGNUClass *)(void *)cls;
+    bool layouts = layoutsMatch();
     objc_mutex_lock(__objc_runtime_mutex);
     void *table = c->dtable;
-    bool inPlace = table != __objc_uninstalled_dtable && tablesHold(c, selectorIndex(sel));
+    bool inPlace = layouts && table != __objc_uninstalled_dtable && tablesHold(c, selectorIndex(sel));
     /* class_addMethod rebuilds the class's table only when one is installed: with the table
        taken away for the call, there is nothing to free. A message to the class meanwhile finds
        no table and takes the runtime's slow path, which waits for this lock and then uses the
