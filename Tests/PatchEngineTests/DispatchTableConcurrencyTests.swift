@@ -13,27 +13,11 @@ final class DispatchTableConcurrencyTests: ToolkitTestCase {
         for route in Self.routes {
             let f = try family(route)
             let shared = make(f.leaf)
-            nonisolated(unsafe) let sharedObject = shared
             let tally = Tally()
-            let stop = NSLock()
-            nonisolated(unsafe) var running = true
-            let group = DispatchGroup()
-            for index in 1...3 {
-                DispatchQueue.global().async(group: group) {
-                    PEThreadRegister()
-                    var call: Int32 = 0
-                    while true {
-                        stop.lock(); let go = running; stop.unlock()
-                        if !go { break }
-                        call = (call + 1) % 1000
-                        // A fresh object now and then: +alloc and -init go through the tables too.
-                        let fresh = call % 16 == 0 ? pf_new(call % 32 == 0 ? f.leaf : f.mid) : nil
-                        let receiver = fresh ?? sharedObject
-                        let result = pf_tk_add(receiver, Int32(index), call)
-                        if result != Int32(index) + call { tally.add("wrong", "\(index)+\(call) gave \(result)") }
-                        if let fresh { pf_release(fresh) }
-                    }
-                }
+            // A fresh object now and then: +alloc and -init go through the tables too.
+            let (leaf, mid) = (f.leaf, f.mid)
+            let callers = AddCallers(receiver: shared, tally: tally) { call in
+                call % 16 == 0 ? pf_new(call % 32 == 0 ? leaf : mid) : nil
             }
             for round in 0..<1500 {
                 // Each hook added installs a slot on the parent (a new IMP); each removal gives the
@@ -43,8 +27,7 @@ final class DispatchTableConcurrencyTests: ToolkitTestCase {
                 if let message = take(error) { tally.add("refused", message) }
                 if handle <= 0 || pf_tk_remove(handle) < 0 { tally.add("not removed", "round \(round)") }
             }
-            stop.lock(); running = false; stop.unlock()
-            XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "\(route): callers finished")
+            XCTAssertEqual(callers.stop(), .success, "\(route): callers finished")
             XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample)")
             XCTAssertEqual(tally["refused"] + tally["not removed"], 0, "\(route): \(tally.sample)")
             let counted = pf_hook_counter()
@@ -62,32 +45,15 @@ final class DispatchTableConcurrencyTests: ToolkitTestCase {
         for route in Self.routes {
             let f = try family(route)
             let tally = Tally()
-            let stop = NSLock()
-            nonisolated(unsafe) var running = true
-            nonisolated(unsafe) var current: UnsafeMutableRawPointer? = nil
             var made: [UnsafeMutableRawPointer] = []
-            let group = DispatchGroup()
-            for index in 1...3 {
-                DispatchQueue.global().async(group: group) {
-                    PEThreadRegister()
-                    var call: Int32 = 0
-                    while true {
-                        stop.lock(); let go = running; let receiver = current; stop.unlock()
-                        if !go { break }
-                        guard let receiver else { continue }
-                        call = (call + 1) % 1000
-                        let result = pf_tk_add(receiver, Int32(index), call)
-                        if result != Int32(index) + call { tally.add("wrong", "\(index)+\(call) gave \(result)") }
-                    }
-                }
-            }
+            let callers = AddCallers(receiver: nil, tally: tally)
             for round in 0..<600 {
                 let name = "\(f.base)Sub\(round)"
                 guard pf_s4_make_subclass(f.base, name) == 1, let object = pf_new(name) else {
                     tally.add("no class", name); break
                 }
                 made.append(object)
-                stop.lock(); current = object; stop.unlock()
+                callers.receiver = object
                 // Let the callers reach the new class before its method changes.
                 for _ in 0..<200 where pf_tk_add(object, 1, 1) == 2 {}
                 var error: UnsafeMutablePointer<CChar>?
@@ -95,13 +61,54 @@ final class DispatchTableConcurrencyTests: ToolkitTestCase {
                 if let message = take(error) { tally.add("refused", message) }
                 if handle <= 0 || pf_tk_remove(handle) < 0 { tally.add("not removed", name) }
             }
-            stop.lock(); running = false; stop.unlock()
-            XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "\(route): callers finished")
+            XCTAssertEqual(callers.stop(), .success, "\(route): callers finished")
             let raised = Set(log().split(separator: " ").filter { $0.hasPrefix("!") })
             XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample), exceptions: \(raised)")
             XCTAssertEqual(tally["no class"] + tally["refused"] + tally["not removed"], 0, "\(route): \(tally.sample)")
             if let last = made.last { XCTAssertEqual(pf_tk_add(last, 20, 22), 42, "\(route): the original after the last removal") }
             made.forEach { pf_release($0) }
         }
+    }
+}
+
+/// Three threads sending `add:to:` until stopped, each sum checked; wrong ones go to the tally.
+/// They send to `receiver` (none: they wait), or to a fresh object when `fresh` makes one for a
+/// call number (released after the call).
+private final class AddCallers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = true
+    private var target: UnsafeMutableRawPointer?
+    private let group = DispatchGroup()
+
+    var receiver: UnsafeMutableRawPointer? {
+        get { lock.lock(); defer { lock.unlock() }; return target }
+        set { lock.lock(); target = newValue; lock.unlock() }
+    }
+
+    init(receiver: UnsafeMutableRawPointer?, tally: Tally,
+         fresh: (@Sendable (Int32) -> UnsafeMutableRawPointer?)? = nil) {
+        target = receiver
+        for index in Int32(1)...3 {
+            DispatchQueue.global().async(group: group) { [self] in
+                PEThreadRegister()
+                var call: Int32 = 0
+                while true {
+                    lock.lock(); let go = running; let shared = target; lock.unlock()
+                    if !go { break }
+                    call = (call + 1) % 1000
+                    let made = fresh?(call)
+                    guard let object = made ?? shared else { continue }
+                    let result = pf_tk_add(object, index, call)
+                    if result != index + call { tally.add("wrong", "\(index)+\(call) gave \(result)") }
+                    if let made { pf_release(made) }
+                }
+            }
+        }
+    }
+
+    /// Stops the callers and waits for them.
+    func stop() -> DispatchTimeoutResult {
+        lock.lock(); running = false; lock.unlock()
+        return group.wait(timeout: .now() + 30)
     }
 }
