@@ -8,10 +8,12 @@ extension Engine {
     struct Evaluation {
         let name: String
         let baseDirectory: URL?
+        /// The scripts a delivered patch may `include()`, by name; nil for a script from a file or a string.
+        let bundle: [String: String]?
         let thread: pthread_t
     }
 
-    func evaluate(_ script: String, name: String, baseDirectory: URL?) throws -> Any? {
+    func evaluate(_ script: String, name: String, baseDirectory: URL?, bundle: [String: String]? = nil) throws -> Any? {
         let preprocessed = Preprocessor.rewrite(script)
         lock.lock()
         sourceMaps[name] = preprocessed
@@ -22,7 +24,8 @@ extension Engine {
         let mark = transactions.mark(name)
         // A script named by an absolute path resolves include()/resourcePath() from its folder.
         let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)
-        evaluationStack.append(Evaluation(name: name, baseDirectory: base, thread: pthread_self()))
+        evaluationStack.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
+                                          thread: pthread_self()))
         let pool = PEPoolPush()
         defer { evaluationStack.removeLast(); PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
@@ -43,7 +46,10 @@ extension Engine {
     /// `include(path)`: evaluates a file relative to the current script, once per file, as part of
     /// the current script's transaction.
     func include(_ path: String) throws -> JSValueRef {
-        let url = URL(fileURLWithPath: resolvePath(path)).standardizedFileURL
+        if let outer = currentEvaluation(), let bundle = outer.bundle {
+            return try includeFromBundle(path, bundle: bundle, outer: outer)
+        }
+        let url = URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL
         lock.lock()
         let already = includedFiles.contains(url.path)
         if !already { includedFiles.insert(url.path) }
@@ -57,13 +63,37 @@ extension Engine {
         lock.lock(); sourceMaps[url.path] = preprocessed; lock.unlock()
         let outer = currentEvaluation()
         evaluationStack.append(Evaluation(name: outer?.name ?? url.path, baseDirectory: url.deletingLastPathComponent(),
-                                          thread: pthread_self()))
+                                          bundle: nil, thread: pthread_self()))
         defer { evaluationStack.removeLast() }
         return try evaluateRaw(preprocessed.code, sourceURL: url.path)
     }
 
-    /// `resourcePath(path)`: the current script's directory joined with `path`.
-    func resolvePath(_ path: String) -> String {
+    /// `include(name)` inside a delivered patch: only another script of the same signed bundle, by
+    /// its exact name; never a file, so a patch runs nothing its signature does not cover.
+    private func includeFromBundle(_ path: String, bundle: [String: String], outer: Evaluation) throws -> JSValueRef {
+        let key = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        guard let source = bundle[key] else {
+            throw BridgeError("include(\"\(path)\"): the patch \(outer.name) carries no script of that name")
+        }
+        let includedName = "\(outer.name)#\(key)"
+        lock.lock()
+        let already = includedFiles.contains(includedName)
+        if !already { includedFiles.insert(includedName) }
+        lock.unlock()
+        if already { return JSValueMakeUndefined(ctx) }
+        let preprocessed = Preprocessor.rewrite(source)
+        lock.lock(); sourceMaps[key] = preprocessed; lock.unlock()
+        evaluationStack.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self()))
+        defer { evaluationStack.removeLast() }
+        return try evaluateRaw(preprocessed.code, sourceURL: key)
+    }
+
+    /// `resourcePath(path)`: the current script's directory joined with `path`. Refused inside a
+    /// delivered patch (its scripts are not files).
+    func resolvePath(_ path: String) throws -> String {
+        if currentEvaluation()?.bundle != nil {
+            throw BridgeError("resourcePath(\"\(path)\"): not available in a delivered patch")
+        }
         if path.hasPrefix("/") { return path }
         let base = currentEvaluation()?.baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).path

@@ -160,7 +160,7 @@ extension Engine {
         }
         addFunction(n, "include") { [unowned self] _, _, a in try include(string(a, 0)) }
         addFunction(n, "resourcePath") { [unowned self] _, _, a in
-            JSC.makeString(ctx, resolvePath(string(a, 0)))
+            JSC.makeString(ctx, try resolvePath(string(a, 0)))
         }
 
         addFunction(n, "defineCFunction") { [unowned self] _, _, a in

@@ -28,6 +28,15 @@ public enum PatchEngine {
         try Engine.shared.evaluate(script, name: name, baseDirectory: nil)
     }
 
+    /// Evaluates the script `name` of a delivered patch whose scripts are `bundle` (name → source,
+    /// all covered by the patch's signature). `include(other)` resolves only among `bundle`, by
+    /// exact name (a leading `./` is ignored); any other name, a path or `resourcePath()` is
+    /// refused with a `PatchError`, so the patch never runs a byte its signature does not cover.
+    @discardableResult
+    public static func evaluate(_ script: String, name: String, bundle: [String: String]) throws -> Any? {
+        try Engine.shared.evaluate(script, name: name, baseDirectory: nil, bundle: bundle)
+    }
+
     /// Evaluates a script file; `include()` and `resourcePath()` resolve relative to its folder.
     /// The patch name is the file's path.
     @discardableResult
