@@ -5,6 +5,8 @@ import PatchDelivery
 /// checked with the trusted keys, cached in the device's state directory.
 final class ShopPatches {
     static let patchFile = "shop-fixes.json"
+    /// The patch id the shop's patch file must carry.
+    static let patchID = "shop-fixes"
     static let revocationListFile = "revocations.json"
 
     /// A start-up problem the app reports before exiting (a user error, not a crash).
@@ -50,7 +52,7 @@ final class ShopPatches {
             appID: Shop.appID, appVersion: appVersion,
             trustStore: TrustStore(keys: keys),
             stateDirectory: URL(fileURLWithPath: stateDirectory),
-            patchFiles: [Self.patchFile], revocationListFile: Self.revocationListFile)
+            patchFiles: [.init(Self.patchFile, patchID: Self.patchID)], revocationListFile: Self.revocationListFile)
         configuration.allowsInsecureHTTP = allowHTTP
         configuration.timeout = timeout
         do {

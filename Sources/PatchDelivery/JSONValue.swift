@@ -1,41 +1,22 @@
 import Foundation
 
 /// A parsed JSON document, for reading patch files and revocation lists field by field with
-/// precise error messages (and for rejecting fields nobody signed).
-enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
+/// precise error messages (and for rejecting fields nobody signed). Only the kinds of value
+/// `StrictJSON` accepts: what canonical form can express.
+enum JSONValue: Equatable {
     case integer(Int)
-    case number(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
-
-    /// Parses `data` as one JSON document; the error says where it stopped making sense.
+    /// Parses `data` strictly (see `StrictJSON`); the error says where it stopped making sense.
     static func parse(_ data: Data, what: String) throws -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw PatchRefusal.malformed("\(what) is not valid JSON")
-        }
+        try StrictJSON.parse([UInt8](data), what: what)
     }
 
     var typeName: String {
         switch self {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .integer, .number: return "a number"
+        case .integer: return "a number"
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"
@@ -59,18 +40,18 @@ struct JSONObjectReader {
     /// Refuses members outside `known`: a member nobody reads would be carried along unsigned.
     func rejectUnknown(_ known: Set<String>) throws {
         if let extra = members.keys.filter({ !known.contains($0) }).sorted().first {
-            throw PatchRefusal.malformed("\(context) has unknown field '\(extra)'")
+            throw PatchRefusal.malformed("\(context) has unknown field '\(LogSafe.escape(extra))'")
         }
     }
 
     func value(_ key: String) throws -> JSONValue {
-        guard let v = members[key], v != .null else {
+        guard let v = members[key] else {
             throw PatchRefusal.malformed("\(context) is missing field '\(key)'")
         }
         return v
     }
 
-    func has(_ key: String) -> Bool { members[key].map { $0 != .null } ?? false }
+    func has(_ key: String) -> Bool { members[key] != nil }
 
     func string(_ key: String) throws -> String {
         guard case .string(let s) = try value(key) else { throw typeError(key, "a string") }
@@ -90,6 +71,16 @@ struct JSONObjectReader {
     func object(_ key: String) throws -> [String: JSONValue] {
         guard case .object(let o) = try value(key) else { throw typeError(key, "an object") }
         return o
+    }
+
+    /// Reads a base64 field, refusing any spelling other than the one `base64EncodedString()`
+    /// writes (padding, line breaks, non-zero trailing bits): one value, one spelling.
+    func base64(_ key: String) throws -> Data {
+        let text = try string(key)
+        guard let data = Data(base64Encoded: text), data.base64EncodedString() == text else {
+            throw PatchRefusal.malformed("\(context) field '\(key)' is not canonical base64")
+        }
+        return data
     }
 
     private func typeError(_ key: String, _ expected: String) -> PatchRefusal {

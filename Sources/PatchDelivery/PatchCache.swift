@@ -32,12 +32,12 @@ public final class PatchCache {
         try AtomicFile.write(data, to: url(forPatchFile: file))
     }
 
-    /// Reads and re-verifies the cached copy of `file`.
-    public func patch(forFile file: String, verifier: PatchVerifier) -> Lookup {
+    /// Reads and re-verifies the cached copy of `file`, which must carry `patchID`.
+    public func patch(forFile file: String, patchID: String, verifier: PatchVerifier) -> Lookup {
         let url = url(forPatchFile: file)
         guard let data = try? Data(contentsOf: url) else { return .missing }
         do {
-            return .valid(try verifier.verify(patchFile: data))
+            return .valid(try verifier.verify(patchFile: data, patchID: patchID))
         } catch let refusal as PatchRefusal {
             AtomicFile.remove(url)
             return .discarded(refusal)

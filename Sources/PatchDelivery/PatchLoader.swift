@@ -13,7 +13,8 @@ import Logging
 ///         baseURL: URL(string: "https://patches.example.com/shop/")!,
 ///         appID: "com.example.shop", appVersion: "1.4.0",
 ///         trustStore: TrustStore(keys: [try TrustedKey(id: "release-2026", base64: "…")]),
-///         stateDirectory: appSupport.appendingPathComponent("patches"))
+///         stateDirectory: appSupport.appendingPathComponent("patches"),
+///         patchFiles: [.init("shop-fixes.json", patchID: "shop-fixes")])
 ///     let loader = try PatchLoader(configuration: config, onEvent: { event in print("patch:", event) })
 ///     loader.applyCachedPatches()     // before or without the network
 ///     loader.update()                 // download, verify, apply; revoke what the list says
@@ -28,8 +29,8 @@ public final class PatchLoader {
     public struct Configuration {
         /// Where patch files and the revocation list are downloaded from.
         public var baseURL: URL
-        /// Patch files under `baseURL`, each holding one patch (with its own patch id).
-        public var patchFiles: [String]
+        /// Patch files under `baseURL`, each with the patch id it must carry, applied in this order.
+        public var patchFiles: [PatchFile]
         /// The revocation list under `baseURL`; nil for none.
         public var revocationListFile: String?
         /// This app's id, matched against each manifest's `appID`.
@@ -51,7 +52,7 @@ public final class PatchLoader {
         public var maxDownloadBytes = 4 << 20
 
         public init(baseURL: URL, appID: String, appVersion: String, trustStore: TrustStore, stateDirectory: URL,
-                    patchFiles: [String] = ["patch.json"], revocationListFile: String? = "revocations.json") {
+                    patchFiles: [PatchFile], revocationListFile: String? = "revocations.json") {
             self.baseURL = baseURL
             self.appID = appID
             self.appVersion = appVersion
@@ -68,6 +69,8 @@ public final class PatchLoader {
         case insecureURL(String)
         case invalidAppVersion(String)
         case noPatchFiles
+        /// Two entries of `patchFiles` share a path or a patch id, or a patch id is not valid.
+        case invalidPatchFiles(String)
 
         public var description: String {
             switch self {
@@ -77,6 +80,8 @@ public final class PatchLoader {
                 return "invalid app version: \(why)"
             case .noPatchFiles:
                 return "no patch files configured"
+            case .invalidPatchFiles(let why):
+                return "invalid patch files: \(why)"
             }
         }
     }
@@ -122,6 +127,7 @@ public final class PatchLoader {
             throw ConfigurationError.insecureURL(configuration.baseURL.absoluteString)
         }
         guard !configuration.patchFiles.isEmpty else { throw ConfigurationError.noPatchFiles }
+        try Self.validate(configuration.patchFiles)
         let appVersion: SemanticVersion
         do { appVersion = try SemanticVersion(parsing: configuration.appVersion) } catch {
             throw ConfigurationError.invalidAppVersion("\(error)")
@@ -151,6 +157,19 @@ public final class PatchLoader {
         }
     }
 
+    private static func validate(_ files: [PatchFile]) throws {
+        var paths = Set<String>(), ids = Set<String>()
+        for file in files {
+            do { try PatchManifest.validateIdentifier(file.patchID, field: "patchID") } catch PatchRefusal.malformed(let why) {
+                throw ConfigurationError.invalidPatchFiles(why)
+            }
+            guard paths.insert(file.path).inserted else { throw ConfigurationError.invalidPatchFiles("'\(file.path)' is listed twice") }
+            guard ids.insert(file.patchID).inserted else {
+                throw ConfigurationError.invalidPatchFiles("patch id '\(file.patchID)' is bound to two files")
+            }
+        }
+    }
+
     /// The patches live in this process, sorted by id.
     public var livePatches: [LivePatch] { live.values.sorted { $0.patchID < $1.patchID } }
 
@@ -161,8 +180,9 @@ public final class PatchLoader {
     @discardableResult
     public func applyCachedPatches() -> [PatchEvent] {
         var events = takeStartupEvents()
-        for file in configuration.patchFiles {
-            switch cache.patch(forFile: file, verifier: verifier) {
+        for requested in configuration.patchFiles {
+            let file = requested.path
+            switch cache.patch(forFile: file, patchID: requested.patchID, verifier: verifier) {
             case .missing:
                 continue
             case .discarded(let reason):
@@ -238,7 +258,8 @@ public final class PatchLoader {
         }
     }
 
-    private func updatePatch(_ file: String, _ events: inout [PatchEvent]) {
+    private func updatePatch(_ requested: PatchFile, _ events: inout [PatchEvent]) {
+        let file = requested.path
         // Only a copy we still hold may be revalidated with its ETag.
         let haveCopy = FileManager.default.fileExists(atPath: cache.url(forPatchFile: file).path)
         let etag = haveCopy ? state.files[file]?.etag : nil
@@ -250,7 +271,7 @@ public final class PatchLoader {
             emit(.fetchFailed(file: file, message: message), &events)
         case let .fetched(data, etag):
             let patch: SignedPatch
-            do { patch = try verifier.verify(patchFile: data) } catch {
+            do { patch = try verifier.verify(patchFile: data, patchID: requested.patchID) } catch {
                 emit(.refused(file: file, reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
                 return
             }
@@ -332,7 +353,7 @@ public final class PatchLoader {
         for (script, source) in patch.orderedScripts {
             let name = "\(m.patchID)@\(m.version)/\(script)"
             do {
-                try applier.apply(script: source, name: name)
+                try applier.apply(script: source, name: name, bundle: patch.scripts)
                 names.append(name)
             } catch {
                 for done in names.reversed() { try? applier.revert(name: done) }

@@ -77,13 +77,13 @@ public struct PatchManifest: Equatable, Sendable {
     public func validate() throws {
         try Self.validateIdentifier(patchID, field: "patchID")
         guard version >= 1 else { throw PatchRefusal.malformed("manifest field 'version' must be at least 1, found \(version)") }
-        guard !appID.isEmpty else { throw PatchRefusal.malformed("manifest field 'appID' is empty") }
-        guard !keyID.isEmpty else { throw PatchRefusal.malformed("manifest field 'keyID' is empty") }
+        try Self.validateName(appID, field: "appID")
+        try Self.validateName(keyID, field: "keyID")
         guard !scripts.isEmpty else { throw PatchRefusal.malformed("manifest lists no scripts") }
         var seen = Set<String>()
         for script in scripts {
-            guard !script.name.isEmpty, !script.name.contains("/"), !script.name.contains("\\") else {
-                throw PatchRefusal.malformed("script name '\(script.name)' must be a plain file name")
+            guard !script.name.isEmpty, !script.name.contains("/"), !script.name.contains("\\"), LogSafe.isPrintable(script.name) else {
+                throw PatchRefusal.malformed("script name '\(LogSafe.escape(script.name))' must be a plain file name")
             }
             guard seen.insert(script.name).inserted else {
                 throw PatchRefusal.malformed("script '\(script.name)' is listed twice")
@@ -109,7 +109,15 @@ public struct PatchManifest: Equatable, Sendable {
     static func validateIdentifier(_ id: String, field: String) throws {
         let allowed = id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
         guard !id.isEmpty, id.count <= 128, allowed else {
-            throw PatchRefusal.malformed("\(field) '\(id)' must be 1–128 letters, digits, '.', '_' or '-'")
+            throw PatchRefusal.malformed("\(field) '\(LogSafe.escape(id))' must be 1–128 letters, digits, '.', '_' or '-'")
+        }
+    }
+
+    /// A free-form name (app id, key id): not empty, and nothing that would need escaping in a log.
+    static func validateName(_ name: String, field: String) throws {
+        guard !name.isEmpty else { throw PatchRefusal.malformed("manifest field '\(field)' is empty") }
+        guard LogSafe.isPrintable(name) else {
+            throw PatchRefusal.malformed("manifest field '\(field)' '\(LogSafe.escape(name))' has control or format characters")
         }
     }
 

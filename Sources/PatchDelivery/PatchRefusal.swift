@@ -14,6 +14,8 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
     case scriptHashMismatch(script: String, expected: String, actual: String?)
     /// The file carries a script the signed manifest doesn't list.
     case unsignedScript(String)
+    /// The file carries another patch than the one the app bound it to (mix-and-match).
+    case unexpectedPatchID(expected: String, found: String)
     /// The patch targets another app.
     case wrongApp(expected: String, patchAppID: String)
     /// The running app's version is outside the patch's app-version range.
@@ -36,6 +38,7 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
         case .badSignature: return "bad-signature"
         case .scriptHashMismatch: return "script-hash-mismatch"
         case .unsignedScript: return "unsigned-script"
+        case .unexpectedPatchID: return "unexpected-patch-id"
         case .wrongApp: return "wrong-app"
         case .appVersionOutOfRange: return "app-version-out-of-range"
         case .expired: return "expired"
@@ -61,6 +64,8 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
             return "script hash mismatch: '\(script)' is listed in the signed manifest but missing from the file"
         case .unsignedScript(let name):
             return "unsigned script: '\(name)' is not listed in the signed manifest"
+        case let .unexpectedPatchID(expected, found):
+            return "unexpected patch id: the file must carry patch '\(expected)', it carries '\(found)' (mix-and-match)"
         case let .wrongApp(expected, patchAppID):
             return "wrong app: the patch targets '\(patchAppID)', this app is '\(expected)'"
         case let .appVersionOutOfRange(appVersion, range):

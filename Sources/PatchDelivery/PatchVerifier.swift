@@ -34,6 +34,16 @@ public struct PatchVerifier {
         return patch
     }
 
+    /// Parses and verifies a patch file that must carry `patchID` (the id the app bound the file
+    /// to): a validly signed patch with another id is refused as mix-and-match.
+    public func verify(patchFile data: Data, patchID: String) throws -> SignedPatch {
+        let patch = try verify(patchFile: data)
+        guard patch.manifest.patchID == patchID else {
+            throw PatchRefusal.unexpectedPatchID(expected: patchID, found: patch.manifest.patchID)
+        }
+        return patch
+    }
+
     /// Verifies an already parsed patch.
     public func verify(_ patch: SignedPatch) throws {
         let m = patch.manifest

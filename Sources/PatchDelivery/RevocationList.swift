@@ -108,8 +108,12 @@ public struct RevocationList: Equatable, Sendable {
             }
             entries.append(Entry(patchID: id, versions: versions))
         }
+        let keyID = try r.string("keyID")
+        guard LogSafe.isPrintable(keyID) else {
+            throw PatchRefusal.malformed("revocation list field 'keyID' '\(LogSafe.escape(keyID))' has control or format characters")
+        }
         self.init(sequence: try r.integer("sequence"), issued: Date(timeIntervalSince1970: TimeInterval(issued)),
-                  keyID: try r.string("keyID"), entries: entries)
+                  keyID: keyID, entries: entries)
         // Re-deriving the signed bytes must reproduce what was signed: refuse unsorted or duplicate entries
         // (which merging would silently rewrite) with a clear message instead of a bad signature.
         if self.entries != entries {
@@ -132,9 +136,7 @@ public struct SignedRevocationList: Equatable, Sendable {
     public init(fileData: Data) throws {
         let r = try JSONObjectReader(try JSONValue.parse(fileData, what: "revocation list file"), context: "revocation list file")
         try r.rejectUnknown(["list", "signature"])
-        guard let signature = Data(base64Encoded: try r.string("signature")) else {
-            throw PatchRefusal.malformed("revocation list field 'signature' is not base64")
-        }
+        let signature = try r.base64("signature")
         self.init(list: try RevocationList(json: try r.value("list")), signature: signature)
     }
 

@@ -31,13 +31,11 @@ public struct SignedPatch: Equatable, Sendable {
         let r = try JSONObjectReader(try JSONValue.parse(fileData, what: "patch file"), context: "patch file")
         try r.rejectUnknown(["manifest", "scripts", "signature"])
         let manifest = try PatchManifest(json: try r.value("manifest"))
-        guard let signature = Data(base64Encoded: try r.string("signature")) else {
-            throw PatchRefusal.malformed("patch file field 'signature' is not base64")
-        }
+        let signature = try r.base64("signature")
         var scripts: [String: String] = [:]
         for (name, value) in try r.object("scripts") {
             guard case .string(let text) = value else {
-                throw PatchRefusal.malformed("script '\(name)' must be a string, found \(value.typeName)")
+                throw PatchRefusal.malformed("script '\(LogSafe.escape(name))' must be a string, found \(value.typeName)")
             }
             scripts[name] = text
         }

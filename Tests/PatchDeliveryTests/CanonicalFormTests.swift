@@ -34,7 +34,7 @@ final class CanonicalFormTests: XCTestCase {
         XCTAssertTrue(key.privateKey.publicKey.isValidSignature(patch.signature, for: patch.manifest.canonicalBytes))
         // Same values, different whitespace and member order: still the same signed content.
         let object = try JSONSerialization.jsonObject(with: patch.fileData())
-        let compact = try JSONSerialization.data(withJSONObject: object, options: [])
+        let compact = try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])
         let reparsed = try SignedPatch(fileData: compact)
         XCTAssertEqual(reparsed, patch)
         XCTAssertNoThrow(try PatchVerifier(trustStore: TrustStore(keys: [key.trustedKey])).verify(reparsed))

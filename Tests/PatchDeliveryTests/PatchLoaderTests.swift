@@ -17,6 +17,8 @@ final class PatchLoaderTests: XCTestCase {
         XCTAssertEqual(seen, events, "the handler sees the same events")
         XCTAssertEqual(applier.calls, [.apply("shop-fixes@1/fix.js")])
         XCTAssertEqual(applier.sources["shop-fixes@1/fix.js"], "// shop-fixes v1\nvar fixed = 1;\n")
+        XCTAssertEqual(applier.bundles["shop-fixes@1/fix.js"], ["fix.js": "// shop-fixes v1\nvar fixed = 1;\n"],
+                       "the engine gets the patch's own signed scripts to resolve include() among")
         XCTAssertEqual(loader.livePatches.map(\.scriptNames), [["shop-fixes@1/fix.js"]])
 
         // Next launch: applied from disk, before any request.
@@ -106,7 +108,8 @@ final class PatchLoaderTests: XCTestCase {
         try f.serve(try f.patch(id: "cart", version: 4), as: "cart.json")
         try f.serve(try f.patch(id: "deeplinks", version: 1), as: "links/deeplinks.json")
         let applier = RecordingApplier()
-        let loader = try f.launch(applier, configuration: f.configuration(patchFiles: ["cart.json", "links/deeplinks.json"]))
+        let loader = try f.launch(applier, configuration: f.configuration(patchFiles: [.init("cart.json", patchID: "cart"),
+                                                                                         .init("links/deeplinks.json", patchID: "deeplinks")]))
         loader.update()
         XCTAssertEqual(applier.live, ["cart@4/fix.js", "deeplinks@1/fix.js"])
         XCTAssertEqual(loader.livePatches.map(\.patchID), ["cart", "deeplinks"])
@@ -177,7 +180,7 @@ final class PatchLoaderTests: XCTestCase {
         XCTAssertEqual(loader.update(), [.fetchFailed(file: "patch.json", message: "HTTP 503 (after 3 attempts)")])
         XCTAssertEqual(f.requests("/patch.json").count, 3)
 
-        let missing = try f.launch(RecordingApplier(), configuration: f.configuration(patchFiles: ["nope.json"], retry: RetryPolicy(maxAttempts: 3, initialDelay: 0)))
+        let missing = try f.launch(RecordingApplier(), configuration: f.configuration(patchFiles: [.init("nope.json", patchID: "nope")], retry: RetryPolicy(maxAttempts: 3, initialDelay: 0)))
         let events = missing.update()
         guard case .fetchFailed("nope.json", let message)? = events.first else { return XCTFail("\(events)") }
         XCTAssertTrue(message.hasPrefix("HTTP 404"), message)

@@ -74,7 +74,7 @@ final class PatchRefusalTests: XCTestCase {
     func testManifestThatDoesNotParse() throws {
         let f = try DeliveryFixture(self)
         XCTAssertEqual(try refusals(f, serving: Data("{\"manifest\": {\"patchID\": ".utf8)),
-                       [.malformed("patch file is not valid JSON")])
+                       [.malformed("patch file is not valid JSON: unexpected end at byte 25")])
         let data = try tamper(try f.patch(version: 1)) { file in
             var m = file["manifest"] as! [String: Any]
             m["version"] = nil
@@ -115,6 +115,35 @@ final class PatchRefusalTests: XCTestCase {
         try FileManager.default.removeItem(at: first.cache.directory)
         XCTAssertEqual(try refusals(f, serving: try f.patch(version: 2).fileData()),
                        [.versionNotNewer(patchID: "shop-fixes", version: 2, applied: 3)])
+    }
+
+    func testMixAndMatchAnotherValidlySignedPatchUnderTheFileNameIsRefused() throws {
+        let f = try DeliveryFixture(self)
+        // Same app, same trusted key, valid in every other way, but not the patch this file is bound to.
+        let promo = try f.patch(id: "promo", version: 7)
+        XCTAssertEqual(try refusals(f, serving: promo.fileData()), [.unexpectedPatchID(expected: "shop-fixes", found: "promo")])
+        XCTAssertEqual(PatchRefusal.unexpectedPatchID(expected: "shop-fixes", found: "promo").description,
+                       "unexpected patch id: the file must carry patch 'shop-fixes', it carries 'promo' (mix-and-match)")
+
+        // Planted in the cache under the file's name: discarded, not applied.
+        let loader = try f.launch(RecordingApplier())
+        try loader.cache.store(patch: promo.fileData(), forFile: "patch.json")
+        let applier = RecordingApplier()
+        XCTAssertEqual(try f.launch(applier).applyCachedPatches(),
+                       [.cacheDiscarded(file: "patch.json", reason: .unexpectedPatchID(expected: "shop-fixes", found: "promo"))])
+        XCTAssertEqual(applier.calls, [])
+    }
+
+    func testConfigurationBindsEachFileToOnePatchID() throws {
+        let f = try DeliveryFixture(self)
+        let twice = f.configuration(patchFiles: [.init("a.json", patchID: "p"), .init("b.json", patchID: "p")])
+        XCTAssertThrowsError(try f.launch(RecordingApplier(), configuration: twice)) {
+            XCTAssertEqual("\($0)", "invalid patch files: patch id 'p' is bound to two files")
+        }
+        let bad = f.configuration(patchFiles: [.init("a.json", patchID: "no/slash")])
+        XCTAssertThrowsError(try f.launch(RecordingApplier(), configuration: bad)) {
+            XCTAssertEqual("\($0)", "invalid patch files: patchID 'no/slash' must be 1–128 letters, digits, '.', '_' or '-'")
+        }
     }
 
     func testRevokedPatchIsNotLoaded() throws {

@@ -24,8 +24,11 @@ final class RecordingApplier: PatchApplying {
     private(set) var live: [String] = []
     private(set) var sources: [String: String] = [:]
 
-    func apply(script: String, name: String) throws {
+    private(set) var bundles: [String: [String: String]] = [:]
+
+    func apply(script: String, name: String, bundle: [String: String]) throws {
         calls.append(.apply(name))
+        bundles[name] = bundle
         if script.contains("throw") {
             throw RecordedFailure(message: "\(name): script threw")
         }
@@ -97,7 +100,8 @@ final class DeliveryFixture {
     }
 
     /// A loader configuration for this fixture; no revocation list unless `revocations`.
-    func configuration(trustStore: TrustStore? = nil, appVersion: String? = nil, patchFiles: [String] = ["patch.json"],
+    func configuration(trustStore: TrustStore? = nil, appVersion: String? = nil,
+                       patchFiles: [PatchLoader.PatchFile] = [.init("patch.json", patchID: "shop-fixes")],
                        revocations: Bool = false, retry: RetryPolicy = RetryPolicy(maxAttempts: 1)) -> PatchLoader.Configuration {
         var c = PatchLoader.Configuration(baseURL: baseURL, appID: appID, appVersion: appVersion ?? self.appVersion,
                                           trustStore: trustStore ?? self.trustStore, stateDirectory: stateDirectory,
