@@ -56,11 +56,12 @@ final class SampleShopTests: XCTestCase {
     func testEachScriptFixesItsOwnBugAndNothingElse() throws {
         let f = try ShopFixture(self)
         for fix in ExpectedScreens.Fix.allCases {
-            let id = "only-" + fix.rawValue.replacingOccurrences(of: ".js", with: "")
-            try f.publish(try f.signedPatch(id: id, scripts: [fix.rawValue]))
-            let run = try f.launch(device: id)
+            // A fresh device per script; the file stays bound to the shop's patch id.
+            let device = "only-" + fix.rawValue.replacingOccurrences(of: ".js", with: "")
+            try f.publish(try f.signedPatch(scripts: [fix.rawValue]))
+            let run = try f.launch(device: device)
             assertCleanLaunch(run)
-            XCTAssertEqual(run.events.filter { $0.hasPrefix("applied") }, ["applied \(id) v1 from network"])
+            XCTAssertEqual(run.events.filter { $0.hasPrefix("applied") }, ["applied shop-fixes v1 from network"])
             XCTAssertEqual(run.screens(), ExpectedScreens.screens(with: [fix]), fix.rawValue)
         }
     }
