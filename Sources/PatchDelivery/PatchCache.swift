@@ -3,9 +3,11 @@ import Foundation
 /// The last verified copy of each patch file, on disk, so patches
 /// apply at launch before (or without) the network.
 ///
-/// Writes are atomic (`AtomicFile`: temporary file, fsync, rename). Reads verify the copy again
-/// in full (signature and script hashes): a corrupt or tampered file is detected, deleted, and
-/// reported with the reason.
+/// Writes are atomic (`AtomicFile`: temporary file, fsync, rename). Reads are bounded
+/// (`BoundedFile`) and verify the copy again in full (signature, script hashes, the patch id the
+/// file is bound to): a corrupt, oversized or tampered file is detected, deleted, and reported
+/// with the reason. A copy refused only because it expired by this device's clock is kept: the
+/// clock may be wrong for this launch.
 public final class PatchCache {
     /// What reading a cached patch found.
     public enum Lookup {
@@ -13,12 +15,17 @@ public final class PatchCache {
         case valid(SignedPatch)
         /// The file failed verification and has been deleted.
         case discarded(PatchRefusal)
+        /// The file is intact but not acceptable now (expired by this clock); it was kept.
+        case skipped(PatchRefusal)
     }
 
     public let directory: URL
+    /// Larger cached files are refused without being read whole.
+    public let sizeLimit: Int
 
-    public init(directory: URL) {
+    public init(directory: URL, sizeLimit: Int = 4 << 20) {
         self.directory = directory
+        self.sizeLimit = sizeLimit
     }
 
     /// Where the copy of patch file `file` (a path relative to the loader's base URL) lives.
@@ -35,10 +42,18 @@ public final class PatchCache {
     /// Reads and re-verifies the cached copy of `file`, which must carry `patchID`.
     public func patch(forFile file: String, patchID: String, verifier: PatchVerifier) -> Lookup {
         let url = url(forPatchFile: file)
-        guard let data = try? Data(contentsOf: url) else { return .missing }
+        let data: Data
+        do {
+            guard let read = try BoundedFile.contents(of: url, limit: sizeLimit) else { return .missing }
+            data = read
+        } catch {
+            AtomicFile.remove(url)
+            return .discarded(.malformed("cached copy: \(error)"))
+        }
         do {
             return .valid(try verifier.verify(patchFile: data, patchID: patchID))
         } catch let refusal as PatchRefusal {
+            if case .expired = refusal { return .skipped(refusal) }
             AtomicFile.remove(url)
             return .discarded(refusal)
         } catch {

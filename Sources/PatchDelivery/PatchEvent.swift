@@ -39,8 +39,17 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
     case revocationListUpdated(sequence: Int, revokedCount: Int)
     /// The revocation list was refused (bad signature, unknown key…); the last good one stays in force.
     case revocationListRefused(reason: PatchRefusal)
+    /// The cached copy of `file` is not acceptable at this launch but may be later (it expired by
+    /// this device's clock, which may be wrong): it was kept, not applied.
+    case cacheSkipped(file: String, reason: PatchRefusal)
+    /// No fresh revocation list: none taken in yet on this device (`sequence` nil), or the last one
+    /// (issued at `issued`) is older than the freshness window or past its signed expiry. Patches
+    /// from the network are held back until a fresh list arrives (with none at all, cached ones too).
+    case revocationListStale(sequence: Int?, issued: Date?)
     /// Downloading `file` failed after every retry; what was cached stays in use.
     case fetchFailed(file: String, message: String)
+    /// One copy of the device state was missing or unreadable; the other copy was used (and both are rewritten).
+    case stateRestored(file: String, message: String)
     /// A state file on disk was unreadable and was started afresh.
     case stateReset(file: String, message: String)
     /// Writing the cache or state failed (disk full, permissions); the patch itself is still live.
@@ -72,6 +81,15 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
             return "revocation list #\(sequence): \(count) revoked"
         case let .revocationListRefused(reason):
             return "refused revocation list: \(reason)"
+        case let .cacheSkipped(file, reason):
+            return "skipped cached \(file), kept for a later launch: \(reason)"
+        case .revocationListStale(nil, _):
+            return "no revocation list taken in yet: patches are held until one arrives"
+        case let .revocationListStale(sequence?, issued):
+            let when = issued.map { " issued \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+            return "revocation list #\(sequence)\(when) is no longer fresh: network patches are held until a fresh one arrives"
+        case let .stateRestored(file, message):
+            return "state file \(file) was unreadable (\(message)); restored from the other copy"
         case let .fetchFailed(file, message):
             return "fetch failed for \(file): \(message)"
         case let .stateReset(file, message):

@@ -22,7 +22,7 @@ import Logging
 ///     loader.markLaunchSucceeded()
 ///
 /// The loader is not thread-safe: call it from the thread that owns the engine. `update()`
-/// blocks that thread while downloading (bounded by `timeout` and the retry policy).
+/// blocks that thread while downloading, at most `updateDeadline` seconds.
 /// Expiry is checked whenever a patch is loaded (downloaded or read from the cache); a running
 /// patch is not reverted at its expiry time, it is dropped at the next launch.
 public final class PatchLoader {
@@ -41,15 +41,22 @@ public final class PatchLoader {
         public var trustStore: TrustStore
         /// Where the cache and the device state live (created if missing).
         public var stateDirectory: URL
-        /// Per-request timeout, seconds.
+        /// The longest one request may take, start to end, seconds (a slow drip doesn't extend it).
         public var timeout: TimeInterval = 10
+        /// The longest `update()` may take in all, seconds: requests, retries and waits. Launch
+        /// never waits on a slow or silent server longer than this.
+        public var updateDeadline: TimeInterval = 30
         public var retryPolicy: RetryPolicy = .standard
         /// Allow plain `http://` (local QA only). Otherwise only `https://` is used.
         public var allowsInsecureHTTP = false
         /// Launches in a row that may apply a patch without reaching `markLaunchSucceeded()`.
         public var crashLoopThreshold = 2
-        /// Larger downloads are refused.
+        /// Larger downloads (and larger cached copies) are refused.
         public var maxDownloadBytes = 4 << 20
+        /// How long a revocation list stays fresh after it was issued, seconds; nil for no limit
+        /// (a signed `expires` in the list still applies). Without a fresh list, patches from the
+        /// network are held back: a server (or attacker) can't freeze a device on an old list.
+        public var revocationListMaxAge: TimeInterval? = 7 * 24 * 3600
 
         public init(baseURL: URL, appID: String, appVersion: String, trustStore: TrustStore, stateDirectory: URL,
                     patchFiles: [PatchFile], revocationListFile: String? = "revocations.json") {
@@ -103,8 +110,9 @@ public final class PatchLoader {
     private let verifier: PatchVerifier
     private let applier: PatchApplying
     private let fetcher: PatchFetcher
-    private let stateStore: JSONFileStore<DeliveryState>
+    private let stateStore: DeliveryStateStore
     private var state: DeliveryState
+    private let now: () -> Date
     private var live: [String: LivePatch] = [:]
     private var startupEvents: [PatchEvent] = []
     private let onEvent: ((PatchEvent) -> Void)?
@@ -135,6 +143,7 @@ public final class PatchLoader {
         self.configuration = configuration
         self.applier = applier
         self.onEvent = onEvent
+        self.now = now
         self.verifier = PatchVerifier(trustStore: configuration.trustStore,
                                       target: .init(appID: configuration.appID, appVersion: appVersion), now: now)
         self.fetcher = PatchFetcher(timeout: configuration.timeout, retryPolicy: configuration.retryPolicy,
@@ -142,15 +151,22 @@ public final class PatchLoader {
                                     allowsInsecureHTTP: configuration.allowsInsecureHTTP, sleep: sleep, logger: logger)
         let directory = configuration.stateDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        self.cache = PatchCache(directory: directory.appendingPathComponent("cache"))
+        self.cache = PatchCache(directory: directory.appendingPathComponent("cache"), sizeLimit: configuration.maxDownloadBytes)
         self.crashLoopGuard = CrashLoopGuard(directory: directory, threshold: configuration.crashLoopThreshold)
-        self.stateStore = JSONFileStore(url: directory.appendingPathComponent("state.json"))
+        self.stateStore = DeliveryStateStore(directory: directory)
         switch stateStore.load() {
-        case .success(let loaded):
-            state = loaded ?? DeliveryState()
-        case .failure(let error):
+        case .none:
             state = DeliveryState()
-            startupEvents.append(.stateReset(file: "state.json", message: error.message))
+        case .intact(let loaded):
+            state = loaded
+        case let .restored(loaded, badFile, problem):
+            state = loaded
+            startupEvents.append(.stateRestored(file: badFile, message: problem))
+            do { try stateStore.save(&state) } catch { startupEvents.append(.storageFailed(message: "\(error)")) }
+        case .lost(let problem):
+            // Nothing is applied until a fresh revocation list is taken in (see `revocationGate`).
+            state = DeliveryState()
+            startupEvents.append(.stateReset(file: DeliveryStateStore.primaryName, message: problem))
         }
         if let problem = crashLoopGuard.loadProblem {
             startupEvents.append(.stateReset(file: "launch-guard.json", message: problem))
@@ -180,6 +196,11 @@ public final class PatchLoader {
     @discardableResult
     public func applyCachedPatches() -> [PatchEvent] {
         var events = takeStartupEvents()
+        if configuration.revocationListFile != nil, state.revocationSequence == nil, hasCachedCopies {
+            // State lost (or never had a list): a planted or rolled-back copy can't be told apart yet.
+            emit(.revocationListStale(sequence: nil, issued: nil), &events)
+            return events
+        }
         for requested in configuration.patchFiles {
             let file = requested.path
             switch cache.patch(forFile: file, patchID: requested.patchID, verifier: verifier) {
@@ -189,6 +210,8 @@ public final class PatchLoader {
                 state.files[file]?.etag = nil
                 saveState(&events)
                 emit(.cacheDiscarded(file: file, reason: reason), &events)
+            case .skipped(let reason):
+                emit(.cacheSkipped(file: file, reason: reason), &events)
             case .valid(let patch):
                 if live[patch.manifest.patchID]?.patch.digest == patch.digest { continue }
                 if let refusal = admissionRefusal(for: patch, &events) {
@@ -200,6 +223,10 @@ public final class PatchLoader {
             }
         }
         return events
+    }
+
+    private var hasCachedCopies: Bool {
+        configuration.patchFiles.contains { FileManager.default.fileExists(atPath: cache.url(forPatchFile: $0.path).path) }
     }
 
     /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more.
@@ -220,21 +247,37 @@ public final class PatchLoader {
     @discardableResult
     public func update() -> [PatchEvent] {
         var events = takeStartupEvents()
+        let deadline = Deadline(seconds: configuration.updateDeadline)
         if let listFile = configuration.revocationListFile {
-            updateRevocationList(listFile, &events)
+            updateRevocationList(listFile, deadline, &events)
+            if !revocationListIsFresh {
+                emit(.revocationListStale(sequence: state.revocationSequence,
+                                          issued: state.revocationIssued.map { Date(timeIntervalSince1970: TimeInterval($0)) }), &events)
+                return events
+            }
         }
         for file in configuration.patchFiles {
-            updatePatch(file, &events)
+            updatePatch(file, deadline, &events)
         }
         return events
+    }
+
+    /// Whether the newest revocation list taken in is fresh by this device's clock: issued within
+    /// `revocationListMaxAge` and not past its signed expiry.
+    private var revocationListIsFresh: Bool {
+        guard state.revocationSequence != nil, let issued = state.revocationIssued else { return false }
+        let now = now().timeIntervalSince1970
+        if let maxAge = configuration.revocationListMaxAge, now > TimeInterval(issued) + maxAge { return false }
+        if let expires = state.revocationExpires, now >= TimeInterval(expires) { return false }
+        return true
     }
 
     private func url(for file: String) -> URL {
         configuration.baseURL.appendingPathComponent(file)
     }
 
-    private func updateRevocationList(_ file: String, _ events: inout [PatchEvent]) {
-        switch fetcher.fetch(url(for: file), ifNoneMatch: state.revocationETag) {
+    private func updateRevocationList(_ file: String, _ deadline: Deadline, _ events: inout [PatchEvent]) {
+        switch fetcher.fetch(url(for: file), ifNoneMatch: state.revocationETag, deadline: deadline) {
         case .notModified:
             break
         case .failed(let message):
@@ -243,6 +286,10 @@ public final class PatchLoader {
             let signed: SignedRevocationList
             do { signed = try verifier.verify(revocationListFile: data) } catch {
                 emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
+                return
+            }
+            if let current = state.revocationSequence, signed.list.sequence < current {
+                emit(.revocationListRefused(reason: .revocationListRollback(sequence: signed.list.sequence, current: current)), &events)
                 return
             }
             state.merge(signed.list)
@@ -258,12 +305,14 @@ public final class PatchLoader {
         }
     }
 
-    private func updatePatch(_ requested: PatchFile, _ events: inout [PatchEvent]) {
+    private func updatePatch(_ requested: PatchFile, _ deadline: Deadline, _ events: inout [PatchEvent]) {
         let file = requested.path
-        // Only a copy we still hold may be revalidated with its ETag.
-        let haveCopy = FileManager.default.fileExists(atPath: cache.url(forPatchFile: file).path)
+        // Only a copy we still hold, and that verifies now, may be revalidated with its ETag: a 304
+        // for a copy that can't be used would leave the device without the patch.
+        let haveCopy: Bool
+        if case .valid = cache.patch(forFile: file, patchID: requested.patchID, verifier: verifier) { haveCopy = true } else { haveCopy = false }
         let etag = haveCopy ? state.files[file]?.etag : nil
-        switch fetcher.fetch(url(for: file), ifNoneMatch: etag) {
+        switch fetcher.fetch(url(for: file), ifNoneMatch: etag, deadline: deadline) {
         case .notModified:
             let id = state.files[file]?.patchID
             emit(.upToDate(file: file, patchID: id, version: id.flatMap { live[$0]?.version ?? state.applied[$0]?.version }), &events)
@@ -391,7 +440,7 @@ public final class PatchLoader {
     // MARK: - Plumbing
 
     private func saveState(_ events: inout [PatchEvent]) {
-        do { try stateStore.save(state) } catch {
+        do { try stateStore.save(&state) } catch {
             emit(.storageFailed(message: "\(error)"), &events)
         }
     }

@@ -26,6 +26,8 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
     case versionNotNewer(patchID: String, version: Int, applied: Int)
     /// The patch id (or this version of it) is on the revocation list.
     case revoked(patchID: String, version: Int)
+    /// A revocation list with a lower sequence than the one already taken in (rollback).
+    case revocationListRollback(sequence: Int, current: Int)
     /// The crash-loop guard disabled this patch version after launches that never succeeded.
     case disabledByCrashLoop(patchID: String, version: Int)
 
@@ -44,6 +46,7 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
         case .expired: return "expired"
         case .versionNotNewer: return "version-not-newer"
         case .revoked: return "revoked"
+        case .revocationListRollback: return "revocation-list-rollback"
         case .disabledByCrashLoop: return "disabled-by-crash-loop"
         }
     }
@@ -76,6 +79,8 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
             return "patch '\(id)' version \(version) is not newer than the applied version \(applied) (rollback or replay)"
         case let .revoked(id, version):
             return "patch '\(id)' version \(version) is revoked"
+        case let .revocationListRollback(sequence, current):
+            return "revocation list #\(sequence) is older than the list #\(current) already taken in (rollback)"
         case let .disabledByCrashLoop(id, version):
             return "patch '\(id)' version \(version) was disabled by the crash-loop guard"
         }

@@ -10,7 +10,9 @@ import Foundation
 ///      "sequence":4,"type":"revocation-list"}
 ///
 /// An entry without `versions` revokes every version of the id. `sequence` grows with each list
-/// issued. File: `{"list": {…}, "signature": "<base64 Ed25519 signature of the signed bytes>"}`.
+/// issued. An optional `"expires"` (whole seconds) ends the list's freshness early: a device
+/// treats a list as fresh until its expiry or until the app's `revocationListMaxAge` after
+/// `issued`, whichever comes first, and holds network patches back while it has no fresh list. File: `{"list": {…}, "signature": "<base64 Ed25519 signature of the signed bytes>"}`.
 public struct RevocationList: Equatable, Sendable {
     public static let typeName = "revocation-list"
     public static let currentFormat = 1
@@ -29,14 +31,17 @@ public struct RevocationList: Equatable, Sendable {
     public var sequence: Int
     /// When the list was signed (whole seconds).
     public var issued: Date
+    /// After this time the list is no longer fresh (whole seconds); nil for no signed expiry.
+    public var expires: Date?
     /// The key that signed it.
     public var keyID: String
     /// Entries, one per patch id, sorted by id.
     public private(set) var entries: [Entry]
 
-    public init(sequence: Int, issued: Date, keyID: String, entries: [Entry] = []) {
+    public init(sequence: Int, issued: Date, expires: Date? = nil, keyID: String, entries: [Entry] = []) {
         self.sequence = sequence
         self.issued = Date(timeIntervalSince1970: issued.timeIntervalSince1970.rounded(.down))
+        self.expires = expires.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) }
         self.keyID = keyID
         self.entries = []
         for entry in entries { revoke(entry.patchID, versions: entry.versions) }
@@ -63,7 +68,7 @@ public struct RevocationList: Equatable, Sendable {
     }
 
     public var canonical: CanonicalJSON {
-        .object([
+        var members: [String: CanonicalJSON] = [
             "type": .string(Self.typeName),
             "format": .integer(Self.currentFormat),
             "sequence": .integer(sequence),
@@ -74,7 +79,9 @@ public struct RevocationList: Equatable, Sendable {
                 if let versions = entry.versions { o["versions"] = .array(versions.map { .integer($0) }) }
                 return .object(o)
             }),
-        ])
+        ]
+        if let expires { members["expires"] = .integer(Int(expires.timeIntervalSince1970)) }
+        return .object(members)
     }
 
     /// The bytes the signature covers.
@@ -82,7 +89,7 @@ public struct RevocationList: Equatable, Sendable {
 
     init(json: JSONValue) throws {
         let r = try JSONObjectReader(json, context: "revocation list")
-        try r.rejectUnknown(["type", "format", "sequence", "issued", "keyID", "revoked"])
+        try r.rejectUnknown(["type", "format", "sequence", "issued", "expires", "keyID", "revoked"])
         guard try r.string("type") == Self.typeName else {
             throw PatchRefusal.malformed("revocation list type must be '\(Self.typeName)'")
         }
@@ -92,6 +99,10 @@ public struct RevocationList: Equatable, Sendable {
         let issued = try r.integer("issued")
         guard PatchManifest.timeRange.contains(TimeInterval(issued)) else {
             throw PatchRefusal.malformed("revocation list field 'issued' is out of range")
+        }
+        let expires = r.has("expires") ? try r.integer("expires") : nil
+        if let expires, !(issued < expires && PatchManifest.timeRange.contains(TimeInterval(expires))) {
+            throw PatchRefusal.malformed("revocation list field 'expires' must be after 'issued' and in range")
         }
         var entries: [Entry] = []
         for (index, item) in try r.array("revoked").enumerated() {
@@ -113,7 +124,7 @@ public struct RevocationList: Equatable, Sendable {
             throw PatchRefusal.malformed("revocation list field 'keyID' '\(LogSafe.escape(keyID))' has control or format characters")
         }
         self.init(sequence: try r.integer("sequence"), issued: Date(timeIntervalSince1970: TimeInterval(issued)),
-                  keyID: keyID, entries: entries)
+                  expires: expires.map { Date(timeIntervalSince1970: TimeInterval($0)) }, keyID: keyID, entries: entries)
         // Re-deriving the signed bytes must reproduce what was signed: refuse unsorted or duplicate entries
         // (which merging would silently rewrite) with a clear message instead of a bad signature.
         if self.entries != entries {

@@ -60,11 +60,12 @@ final class RevocationTests: XCTestCase {
     func testForgedRevocationListIsRefusedAndChangesNothing() throws {
         let f = try DeliveryFixture(self)
         let config = f.configuration(revocations: true)
+        try f.serveRevocations([])
         try f.serve(try f.patch(version: 1))
         let applier = RecordingApplier()
         let loader = try f.launch(applier, configuration: config)
         loader.update()
-        try f.serveRevocations([.init(patchID: "shop-fixes")], key: .generate(id: "release-1"))
+        try f.serveRevocations([.init(patchID: "shop-fixes")], sequence: 2, key: .generate(id: "release-1"))
         XCTAssertEqual(loader.update(), [
             .revocationListRefused(reason: .badSignature(keyID: "release-1")),
             .upToDate(file: "patch.json", patchID: "shop-fixes", version: 1),

@@ -94,8 +94,9 @@ final class DeliveryFixture {
         try data.write(to: url)
     }
 
-    func serveRevocations(_ entries: [RevocationList.Entry], sequence: Int = 1, key: SigningKey? = nil) throws {
-        let list = RevocationList(sequence: sequence, issued: Date(), keyID: "", entries: entries)
+    func serveRevocations(_ entries: [RevocationList.Entry], sequence: Int = 1, issued: Date = Date(), expires: Date? = nil,
+                          key: SigningKey? = nil) throws {
+        let list = RevocationList(sequence: sequence, issued: issued, expires: expires, keyID: "", entries: entries)
         try serve(try PatchSigner(key: key ?? self.key).sign(list).fileData(), as: "revocations.json")
     }
 

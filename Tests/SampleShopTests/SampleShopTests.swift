@@ -123,7 +123,6 @@ final class SampleShopTests: XCTestCase {
         assertCleanLaunch(run)
         XCTAssertEqual(run.events, [
             "applied shop-fixes v2 from cache",
-            "fetch failed for revocations.json: HTTP 404 Not Found",
             "refused shop-fixes.json: patch 'shop-fixes' version 1 is not newer than the applied version 2 (rollback or replay)",
         ])
         XCTAssertEqual(run.screens(), ExpectedScreens.patched)

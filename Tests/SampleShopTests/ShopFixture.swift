@@ -85,6 +85,8 @@ final class ShopFixture {
         try server.start()
         let server = self.server
         test.addTeardownBlock { server.stop(gracePeriod: 0.1) }
+        // A device takes no patch before it has a fresh revocation list: the server always has one.
+        try publishRevocations([], sequence: 1)
     }
 
     var serverURL: String { server.baseURL?.absoluteString ?? "http://127.0.0.1:9/" }
