@@ -288,7 +288,7 @@ public final class PatchLoader {
                 emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
                 return
             }
-            if let current = state.revocationSequence, signed.list.sequence < current {
+            if let current = state.revocationFloor(trusting: configuration.trustStore.isTrusted), signed.list.sequence < current {
                 emit(.revocationListRefused(reason: .revocationListRollback(sequence: signed.list.sequence, current: current)), &events)
                 return
             }
@@ -374,10 +374,9 @@ public final class PatchLoader {
         } catch {
             emit(.storageFailed(message: "\(error)"), &events)
         }
-        if let applied = state.applied[id] {
-            let samePatch = version == applied.version && patch.digest == applied.digest
-            if version < applied.version || (version == applied.version && !samePatch) {
-                return .versionNotNewer(patchID: id, version: version, applied: applied.version)
+        if let floor = state.applied[id]?.floor(trusting: configuration.trustStore.isTrusted) {
+            if version < floor.version || (version == floor.version && patch.digest != floor.digest) {
+                return .versionNotNewer(patchID: id, version: version, applied: floor.version)
             }
         }
         return nil
@@ -416,7 +415,8 @@ public final class PatchLoader {
             }
         }
         live[m.patchID] = LivePatch(patchID: m.patchID, version: m.version, scriptNames: names, file: file, patch: patch)
-        state.applied[m.patchID] = DeliveryState.Applied(version: m.version, digest: patch.digest)
+        let release = DeliveryState.Release(version: m.version, digest: patch.digest)
+        state.applied[m.patchID, default: DeliveryState.Applied(version: m.version, digest: patch.digest)].record(release, keyID: m.keyID)
         state.files[file, default: DeliveryState.File()].patchID = m.patchID
         saveState(&events)
         emit(.applied(patchID: m.patchID, version: m.version, source: source), &events)

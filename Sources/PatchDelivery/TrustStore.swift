@@ -69,6 +69,9 @@ public struct TrustStore {
     /// All key ids, sorted.
     public var keyIDs: [String] { keys.keys.sorted() }
 
+    /// Whether `id` names a key that verifies signatures (present and not retired).
+    public func isTrusted(_ id: String) -> Bool { keys[id].map { !$0.isRetired } ?? false }
+
     /// The usable key for `id`; throws `unknownKey` or `retiredKey`.
     public func key(for id: String) throws -> Curve25519.Signing.PublicKey {
         guard let key = keys[id] else { throw PatchRefusal.unknownKey(keyID: id) }
