@@ -29,6 +29,11 @@ public final class PatchLoader {
     public struct Configuration {
         /// Where patch files and the revocation list are downloaded from.
         public var baseURL: URL
+        /// Further copies of `baseURL`, tried in order when a file can't be had from the ones
+        /// before: unreachable, refused (bad signature, another patch, an older version) or, for
+        /// the revocation list, not fresh. One bad or frozen mirror can't keep a device from the
+        /// good ones; every copy is verified the same way.
+        public var mirrorURLs: [URL] = []
         /// Patch files under `baseURL`, each with the patch id it must carry, applied in this order.
         public var patchFiles: [PatchFile]
         /// The revocation list under `baseURL`; nil for none.
@@ -130,9 +135,11 @@ public final class PatchLoader {
                 now: @escaping () -> Date = { Date() },
                 sleep: @escaping (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) },
                 onEvent: ((PatchEvent) -> Void)? = nil) throws {
-        let scheme = configuration.baseURL.scheme?.lowercased()
-        guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
-            throw ConfigurationError.insecureURL(configuration.baseURL.absoluteString)
+        for source in [configuration.baseURL] + configuration.mirrorURLs {
+            let scheme = source.scheme?.lowercased()
+            guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
+                throw ConfigurationError.insecureURL(source.absoluteString)
+            }
         }
         guard !configuration.patchFiles.isEmpty else { throw ConfigurationError.noPatchFiles }
         try Self.validate(configuration.patchFiles)
@@ -272,25 +279,35 @@ public final class PatchLoader {
         return true
     }
 
-    private func url(for file: String) -> URL {
-        configuration.baseURL.appendingPathComponent(file)
+    /// The base URL, then the mirrors.
+    private var sources: [URL] { [configuration.baseURL] + configuration.mirrorURLs }
+
+    /// A fetch failure from a mirror names it; one from the base URL reads as it always did.
+    private func fetchFailure(_ message: String, from source: URL) -> String {
+        source == configuration.baseURL ? message : "mirror \(source.absoluteString): \(message)"
     }
 
     private func updateRevocationList(_ file: String, _ deadline: Deadline, _ events: inout [PatchEvent]) {
-        switch fetcher.fetch(url(for: file), ifNoneMatch: state.revocationETag, deadline: deadline) {
+        for source in sources where takeRevocationList(file, from: source, deadline, &events) { return }
+    }
+
+    /// Fetches the revocation list from one source; true once the device holds a fresh list.
+    private func takeRevocationList(_ file: String, from source: URL, _ deadline: Deadline, _ events: inout [PatchEvent]) -> Bool {
+        switch fetcher.fetch(source.appendingPathComponent(file), ifNoneMatch: state.revocationETag, deadline: deadline) {
         case .notModified:
-            break
+            return revocationListIsFresh
         case .failed(let message):
-            emit(.fetchFailed(file: file, message: message), &events)
+            emit(.fetchFailed(file: file, message: fetchFailure(message, from: source)), &events)
+            return false
         case let .fetched(data, etag):
             let signed: SignedRevocationList
             do { signed = try verifier.verify(revocationListFile: data) } catch {
                 emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
-                return
+                return false
             }
             if let current = state.revocationFloor(trusting: configuration.trustStore.isTrusted), signed.list.sequence < current {
                 emit(.revocationListRefused(reason: .revocationListRollback(sequence: signed.list.sequence, current: current)), &events)
-                return
+                return false
             }
             state.merge(signed.list)
             state.revocationETag = etag
@@ -302,42 +319,52 @@ public final class PatchLoader {
                 state.files[patch.file] = nil
                 saveState(&events)
             }
+            return revocationListIsFresh
         }
     }
 
     private func updatePatch(_ requested: PatchFile, _ deadline: Deadline, _ events: inout [PatchEvent]) {
+        for source in sources where takePatch(requested, from: source, deadline, &events) { return }
+    }
+
+    /// Fetches one patch file from one source; true once it is settled there (unchanged, applied,
+    /// or a verified patch whose scripts failed), false when another source should be asked.
+    private func takePatch(_ requested: PatchFile, from source: URL, _ deadline: Deadline, _ events: inout [PatchEvent]) -> Bool {
         let file = requested.path
         // Only a copy we still hold, and that verifies now, may be revalidated with its ETag: a 304
         // for a copy that can't be used would leave the device without the patch.
         let haveCopy: Bool
         if case .valid = cache.patch(forFile: file, patchID: requested.patchID, verifier: verifier) { haveCopy = true } else { haveCopy = false }
         let etag = haveCopy ? state.files[file]?.etag : nil
-        switch fetcher.fetch(url(for: file), ifNoneMatch: etag, deadline: deadline) {
+        switch fetcher.fetch(source.appendingPathComponent(file), ifNoneMatch: etag, deadline: deadline) {
         case .notModified:
             let id = state.files[file]?.patchID
             emit(.upToDate(file: file, patchID: id, version: id.flatMap { live[$0]?.version ?? state.applied[$0]?.version }), &events)
+            return true
         case .failed(let message):
-            emit(.fetchFailed(file: file, message: message), &events)
+            emit(.fetchFailed(file: file, message: fetchFailure(message, from: source)), &events)
+            return false
         case let .fetched(data, etag):
             let patch: SignedPatch
             do { patch = try verifier.verify(patchFile: data, patchID: requested.patchID) } catch {
                 emit(.refused(file: file, reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
-                return
+                return false
             }
             let id = patch.manifest.patchID
             if live[id]?.patch.digest == patch.digest {
                 // The same signed patch again (a server without ETags, or a lost cache): nothing to do but remember it.
                 store(data, patch: patch, file: file, etag: etag, &events)
                 emit(.upToDate(file: file, patchID: id, version: patch.manifest.version), &events)
-                return
+                return true
             }
             if let refusal = admissionRefusal(for: patch, &events) {
                 emit(.refused(file: file, reason: refusal), &events)
-                return
+                return false
             }
             if apply(patch, file: file, source: .network, &events) {
                 store(data, patch: patch, file: file, etag: etag, &events)
             }
+            return true
         }
     }
 
