@@ -98,6 +98,17 @@ final class PreprocessorCommandTests: XCTestCase {
         XCTAssertEqual(run.stderr, "patchctl preprocess: cannot read \(path): Is a directory\n")
     }
 
+    func testAnEndlessInputIsCutAtTheLimitWithAClearError() throws {
+        let run = try patchctl(["preprocess", "/dev/zero"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertEqual(run.stderr, "patchctl preprocess: cannot read /dev/zero: larger than the 16777216-byte limit\n")
+
+        let verify = try patchctl(["verify", "/dev/zero", "--public-key", "/dev/zero"])
+        XCTAssertEqual(verify.status, 1)
+        XCTAssertTrue(verify.stderr.contains("/dev/zero: larger than the 16777216-byte limit"), verify.stderr)
+    }
+
     func testBinaryFileIsAClearError() throws {
         let file = try temporaryFile(Data([0x61, 0x2E, 0x62, 0x28, 0xFF, 0xFE, 0x29]))
         let run = try patchctl(["preprocess", file.path])

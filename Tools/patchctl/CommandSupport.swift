@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 #if canImport(Glibc)
 import Glibc
+/// The C library's read(2), which a method named `read` in this file would otherwise shadow.
+private let posixRead = Glibc.read
 #elseif canImport(Darwin)
 import Darwin
+private let posixRead = Darwin.read
 #endif
 
 /// A failure a subcommand reports: printed to standard error as `error: <message>`, exit status 1.
@@ -13,10 +16,44 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 enum CommandSupport {
+    /// The most any command reads from one file or from standard input: far above any real patch,
+    /// script or key, low enough that a wrong path (a device, a FIFO, a log) can't fill memory.
+    static let inputLimit = 16 << 20
+
     /// Reads a file, or fails with a message naming it.
     static func read(_ path: String, what: String) throws -> Data {
-        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CommandFailure("cannot read \(what) \(path): \(reason(error))")
+        switch readBounded(path) {
+        case .success(let data): return data
+        case .failure(let failure):
+            // The wording patchctl has always used for the common case.
+            let why = failure.description == String(cString: strerror(ENOENT)) ? "no such file" : failure.description
+            throw CommandFailure("cannot read \(what) \(path): \(why)")
+        }
+    }
+
+    /// Reads at most `limit` bytes from `path` ("-" for standard input) with POSIX calls, so a
+    /// failure names the real cause; more than `limit` bytes is a failure, not a truncation.
+    static func readBounded(_ path: String, limit: Int = inputLimit) -> Result<Data, CommandFailure> {
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard fd >= 0 else { return .failure(CommandFailure(String(cString: strerror(errno)))) }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            return .failure(CommandFailure(String(cString: strerror(EISDIR))))
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return .success(data) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(CommandFailure(String(cString: strerror(errno))))
+            }
+            guard data.count + count <= limit else {
+                return .failure(CommandFailure("larger than the \(limit)-byte limit"))
+            }
+            data.append(contentsOf: buffer[0..<count])
         }
     }
 
