@@ -96,6 +96,14 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         set { RouterRegistry.shared.setOption(.treatHostAsPathComponent, enabled: newValue) }
     }
 
+    /// The `RouteDefinition` type routers create for `addRoute(_:priority:handler:)` when their own
+    /// `routeDefinitionType` is nil (JLRoutes' `defaultRouteDefinitionClass`). Default `RouteDefinition`.
+    /// Read once per `addRoute` call, so a change on another thread affects whole calls, not halves.
+    public static var defaultRouteDefinitionType: RouteDefinition.Type {
+        get { RouterRegistry.shared.defaultDefinitionType() }
+        set { RouterRegistry.shared.setDefaultDefinitionType(newValue) }
+    }
+
     // MARK: Routing through the registry
 
     /// Routes a URL with the router of its scheme, or the global router when the scheme has none.
@@ -128,6 +136,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     private var entries: [RouteEntry] = []
     private var fallsBackToGlobalRoutes = false
     private var unmatchedHandler: UnmatchedURLHandler?
+    private var definitionType: RouteDefinition.Type?
 
     /// A standalone router, not registered for any scheme. Routes it with `routeURL` on the instance.
     public convenience init() {
@@ -156,6 +165,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         set { withLock { unmatchedHandler = newValue } }
     }
 
+    /// The `RouteDefinition` type this router creates for `addRoute(_:priority:handler:)`; nil (the
+    /// default) uses `Router.defaultRouteDefinitionType`.
+    public var routeDefinitionType: RouteDefinition.Type? {
+        get { withLock { definitionType } }
+        set { withLock { definitionType = newValue } }
+    }
+
     /// The routes in the order they are tried.
     public var routes: [RouteDefinition] {
         withLock { entries.map(\.definition) }
@@ -177,15 +193,71 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func addRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
-        withLock { insert(newEntries) }
+        withLock { _ = insert(newEntries) }
+        announce(newEntries)
         return token
+    }
+
+    /// Adds a route definition you created (possibly of your own subclass) as it is: no expansion.
+    /// Its `didBecomeRegistered(forScheme:)` is called once it can be matched.
+    ///
+    /// - Returns: the definition's token.
+    /// - Throws: `RouteDefinitionError.alreadyInARouter` when it is in a router already (this one or
+    ///   another): a route has one scheme at a time.
+    @discardableResult
+    public func addRoute(_ definition: RouteDefinition) throws -> RouteToken {
+        let entry = RouteEntry(definition: definition)
+        let added = withLock { insert([entry]) }
+        guard !added.isEmpty else {
+            throw RouteDefinitionError.alreadyInARouter(pattern: definition.pattern, scheme: definition.scheme)
+        }
+        announce(added)
+        return definition.token
+    }
+
+    /// Removes every route equal to `definition` (same pattern, priority and scheme, as JLRoutes'
+    /// `removeRoute:` did), so it also removes an equal route that `addRoute(_:priority:handler:)` made.
+    /// To remove exactly one `addRoute` call's routes, use `removeRoute(definition.token)`.
+    /// Returns how many routes were removed.
+    @discardableResult
+    public func removeRoute(_ definition: RouteDefinition) -> Int {
+        withLock { remove { $0 == definition } }
+    }
+
+    /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
+    ///
+    /// - Getting returns the handler of the first route, in routing order, whose pattern (as passed to
+    ///   `addRoute`, or one concrete expansion) is `pattern`; nil when there is none.
+    /// - Setting a handler replaces every route with this pattern by one route of priority 0, as
+    ///   `replaceRoute` does (a dictionary keeps one value per key; JLRoutes added another route).
+    /// - Setting nil removes every route with this pattern, as `removeRoute(pattern:)` does.
+    ///
+    /// A malformed pattern is a programming error here and stops the program (a setter can't throw);
+    /// use `addRoute` or `replaceRoute` for patterns that come from outside.
+    public subscript(pattern: String) -> Handler? {
+        get {
+            withLock { entries.first { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }?
+                .definition.handler
+        }
+        set {
+            guard let newValue else {
+                removeRoute(pattern: pattern)
+                return
+            }
+            do {
+                try replaceRoute(pattern, handler: newValue)
+            } catch {
+                preconditionFailure("router[\"\(pattern)\"] = handler: \(error)")
+            }
+        }
     }
 
     /// Adds several patterns with one handler; nothing is added when one of them is invalid.
     @discardableResult
     public func addRoutes(_ patterns: [String], priority: Int = 0, handler: @escaping Handler) throws -> [RouteToken] {
         let made = try patterns.map { try makeEntries($0, priority: priority, handler: handler) }
-        withLock { made.forEach { insert($0.entries) } }
+        withLock { made.forEach { _ = insert($0.entries) } }
+        made.forEach { announce($0.entries) }
         return made.map(\.token)
     }
 
@@ -197,8 +269,9 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
         withLock {
             _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
-            insert(newEntries)
+            _ = insert(newEntries)
         }
+        announce(newEntries)
         return token
     }
 
@@ -227,9 +300,11 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Puts back routes returned by `takeRoutes`, with their original tokens, patterns, priorities and
-    /// handlers (after routes of equal priority added since).
+    /// handlers (after routes of equal priority added since). Routes already back in a router (restored
+    /// before) are skipped: a route is in one router at a time.
     public func restoreRoutes(_ routes: DetachedRoutes) {
-        withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition, handler: $0.handler) }) }
+        let restored = withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition) }) }
+        announce(restored)
     }
 
     /// Removes every route of this router.
@@ -290,7 +365,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
                 index = 0
                 continue
             }
-            if entry.handler(response.parameters) { return (true, nil) }
+            if entry.definition.callHandler(with: response.parameters) { return (true, nil) }
         }
         guard fallsBack else { return (false, nil) }
         let global = Router.global
@@ -300,20 +375,38 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     private func makeEntries(_ pattern: String, priority: Int, handler: @escaping Handler) throws -> (token: RouteToken, entries: [RouteEntry]) {
         let parsed = try RoutePattern(pattern)
         let token = RouteToken.next()
-        let entries = parsed.expansions.map { expansion in
-            RouteEntry(
-                definition: RouteDefinition(expansion: expansion, sourcePattern: pattern, priority: priority, token: token, scheme: scheme),
-                handler: handler
-            )
+        // Read once, so every expansion of this call has the same type. Created outside the lock: a
+        // subclass's initializer is user code.
+        let type = routeDefinitionType ?? Router.defaultRouteDefinitionType
+        let entries = try parsed.expansions.map { expansion in
+            let definition = try type.init(pattern: expansion.pattern, priority: priority, handler: handler)
+            // Not shared yet, so these plain writes are safe.
+            definition.sourcePattern = pattern
+            definition.token = token
+            return RouteEntry(definition: definition)
         }
         return (token, entries)
     }
 
-    /// Inserts before the first route of lower priority. Call with the lock held.
-    private func insert(_ newEntries: [RouteEntry]) {
-        guard let priority = newEntries.first?.definition.priority else { return }
-        let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
-        entries.insert(contentsOf: newEntries, at: index)
+    /// Inserts each route before the first route of lower priority, unless its definition is in a router
+    /// already. Returns the entries inserted. Call with the lock held.
+    private func insert(_ newEntries: [RouteEntry]) -> [RouteEntry] {
+        var inserted: [RouteEntry] = []
+        for entry in newEntries where entry.definition.claim(forScheme: scheme) {
+            let priority = entry.definition.priority
+            // After the ones inserted just before it: one call's expansions keep their order.
+            let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
+            entries.insert(entry, at: index)
+            inserted.append(entry)
+        }
+        return inserted
+    }
+
+    /// Tells newly added definitions where they are. Call without the lock: this runs user code.
+    private func announce(_ added: [RouteEntry]) {
+        for entry in added {
+            entry.definition.didBecomeRegistered(forScheme: scheme)
+        }
     }
 
     /// Removes and deactivates the matching routes; returns how many. Call with the lock held.
@@ -322,6 +415,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         entries.removeAll { entry in
             guard shouldRemove(entry.definition) else { return false }
             entry.isActive = false
+            entry.definition.release()
             removed += 1
             return true
         }
