@@ -16,7 +16,12 @@ import Foundation
 ///   `Router.wildcardComponentsKey`. Without it the component counts must be equal.
 ///
 /// Two definitions are equal when pattern, priority and scheme are (JLRoutes' rule); handlers and
-/// types don't count. A definition is in at most one router at a time.
+/// types don't count. The scheme is set when the definition is added to a router, so its hash changes
+/// then: don't keep a definition in a `Set` or as a dictionary key across that. A definition is in at
+/// most one router at a time.
+///
+/// Thread safety: routers call `response(for:)` and `callHandler(with:)` from any thread, possibly at
+/// once; a subclass with mutable state must guard it itself.
 open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// The concrete pattern, reported to handlers under `Router.patternKey`. For a pattern with optional
     /// groups this is one expansion (`/a/:b/c` from `/a/:b(/c)`), otherwise the pattern as written.

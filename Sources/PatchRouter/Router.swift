@@ -25,10 +25,18 @@ import Foundation
 /// - `removeRoute(pattern:)` removes every route with that pattern, including all expansions of an
 ///   optional pattern (JLRoutes removed the first exact match only, so optional routes stayed);
 /// - schemes compare case-insensitively; at most one unmatched URL handler runs per URL;
-/// - literal components also match their percent-decoded form (`/my docs` matches `my%20docs`).
+/// - literal components also match their percent-decoded form (`/my docs` matches `my%20docs`);
+/// - `router[pattern] = handler` replaces the pattern's routes (JLRoutes added one more), and a route
+///   definition is in one router at a time (`addRoute(_:)` throws instead of asserting).
 ///
-/// Thread safety: adding, removing and routing may happen concurrently. Handlers are never called
-/// while a lock is held, so a handler may add or remove routes or route another URL. A route removed
+/// Customising: add `RouteDefinition` objects (or subclasses) with `addRoute(_:)`, choose the type
+/// routers create with `Router.defaultRouteDefinitionType` or `routeDefinitionType`, and build handlers
+/// with `RouteHandler`.
+///
+/// Thread safety: adding (by pattern, subscript or definition object), removing, reading routes,
+/// changing the definition types and routing may happen concurrently. Handlers, definitions' methods
+/// and initializers are never called while a router lock is held, so they may add or remove routes or
+/// route another URL. A route removed
 /// while a URL is being routed is not called after its removal (one already running finishes); a URL
 /// routed while `replaceRoute` runs reaches the old or the new route, never neither.
 public final class Router: @unchecked Sendable, CustomStringConvertible {
@@ -226,8 +234,9 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
 
     /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
     ///
-    /// - Getting returns the handler of the first route, in routing order, whose pattern (as passed to
-    ///   `addRoute`, or one concrete expansion) is `pattern`; nil when there is none.
+    /// - Getting returns the handler (as created, see `RouteDefinition.handler`) of the first route, in
+    ///   routing order, whose pattern (as passed to `addRoute`, or one concrete expansion) is `pattern`;
+    ///   nil when there is none.
     /// - Setting a handler replaces every route with this pattern by one route of priority 0, as
     ///   `replaceRoute` does (a dictionary keeps one value per key; JLRoutes added another route).
     /// - Setting nil removes every route with this pattern, as `removeRoute(pattern:)` does.
