@@ -229,7 +229,10 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// Returns how many routes were removed.
     @discardableResult
     public func removeRoute(_ definition: RouteDefinition) -> Int {
-        withLock { remove { $0 == definition } }
+        // Compared outside the lock: `isEqual(to:)` may be a subclass's code.
+        let current = withLock { entries }
+        let equal = Set(current.filter { $0.definition == definition }.map(ObjectIdentifier.init))
+        return withLock { remove { equal.contains(ObjectIdentifier($0)) } }
     }
 
     /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
@@ -277,7 +280,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public func replaceRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
         withLock {
-            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
+            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
             _ = insert(newEntries)
         }
         announce(newEntries)
@@ -288,13 +291,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// Returns how many concrete routes were removed.
     @discardableResult
     public func removeRoute(pattern: String) -> Int {
-        withLock { remove { $0.sourcePattern == pattern || $0.pattern == pattern } }
+        withLock { remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }
     }
 
     /// Removes the routes added by the `addRoute` call that returned `token`. Returns whether any were here.
     @discardableResult
     public func removeRoute(_ token: RouteToken) -> Bool {
-        withLock { remove { $0.token == token } } > 0
+        withLock { remove { $0.definition.token == token } } > 0
     }
 
     /// Takes out every route with this pattern (as `removeRoute(pattern:)` does) and returns them with
@@ -303,7 +306,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public func takeRoutes(pattern: String) -> DetachedRoutes {
         withLock {
             let taken = entries.filter { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
-            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
+            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
             return DetachedRoutes(entries: taken)
         }
     }
@@ -419,10 +422,10 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Removes and deactivates the matching routes; returns how many. Call with the lock held.
-    private func remove(where shouldRemove: (RouteDefinition) -> Bool) -> Int {
+    private func remove(where shouldRemove: (RouteEntry) -> Bool) -> Int {
         var removed = 0
         entries.removeAll { entry in
-            guard shouldRemove(entry.definition) else { return false }
+            guard shouldRemove(entry) else { return false }
             entry.isActive = false
             entry.definition.release()
             removed += 1
