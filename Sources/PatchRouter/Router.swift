@@ -36,9 +36,9 @@ import Foundation
 /// Thread safety: adding (by pattern, subscript or definition object), removing, reading routes,
 /// changing the definition types and routing may happen concurrently. Handlers, definitions' methods
 /// and initializers are never called while a router lock is held, so they may add or remove routes or
-/// route another URL. A route removed
-/// while a URL is being routed is not called after its removal (one already running finishes); a URL
-/// routed while `replaceRoute` runs reaches the old or the new route, never neither.
+/// route another URL. A route removed while a URL is being routed is not called after its removal (one
+/// already running finishes); a URL routed while `replaceRoute` runs reaches the old or the new route,
+/// never neither.
 public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// A route handler: receives the parameters, returns false to let the next matching route try.
     public typealias Handler = ([String: Any]) -> Bool
