@@ -1,5 +1,12 @@
-/// One concrete route registered with a router: a pattern without optional groups, its priority
-/// and the token of the `addRoute` call that created it.
+import Foundation
+
+/// One concrete route: a pattern without optional groups, its priority and its handler.
+///
+/// Routers create definitions for `addRoute(_:priority:handler:)` (one per expansion of an optional
+/// pattern, of the router's `routeDefinitionType`). You may also create one and add it with
+/// `Router.addRoute(_:)`, and subclass it to change how URLs match (`routeVariables(for:)`), which
+/// parameters the handler gets (`matchParameters(for:routeVariables:)`), how the handler is called
+/// (`callHandler(with:)`) or to learn where it was registered (`didBecomeRegistered(forScheme:)`).
 ///
 /// Matching rules (JLRoutes'):
 /// - A literal component matches the URL component as written or percent-decoded; case matters.
@@ -7,18 +14,31 @@
 ///   and percent-decoded. A trailing "#" on the name or the value is dropped (fragment routes).
 /// - A trailing `*` matches zero or more remaining components, decoded like variables, under
 ///   `Router.wildcardComponentsKey`. Without it the component counts must be equal.
-public struct RouteDefinition: CustomStringConvertible {
+///
+/// Two definitions are equal when pattern, priority and scheme are (JLRoutes' rule); handlers and
+/// types don't count. The scheme is set when the definition is added to a router, so its hash changes
+/// then: don't keep a definition in a `Set` or as a dictionary key across that. A definition is in at
+/// most one router at a time.
+///
+/// Thread safety: routers call `response(for:)` and `callHandler(with:)` from any thread, possibly at
+/// once; a subclass with mutable state must guard it itself.
+open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// The concrete pattern, reported to handlers under `Router.patternKey`. For a pattern with optional
     /// groups this is one expansion (`/a/:b/c` from `/a/:b(/c)`), otherwise the pattern as written.
     public let pattern: String
-    /// The pattern as passed to `addRoute`, groups included.
-    public let sourcePattern: String
+    /// The pattern as passed to `addRoute`, groups included; equals `pattern` for a definition you created.
+    public internal(set) var sourcePattern: String
     /// Higher priorities are tried first; equal priorities in the order they were added.
     public let priority: Int
-    /// The token `addRoute` returned for this route.
-    public let token: RouteToken
-    /// The scheme of the router that holds this route (nil for a standalone router).
-    public let scheme: String?
+    /// Identifies this definition (and the other expansions of the same `addRoute` call) for
+    /// `Router.removeRoute(_:)`. Set once, before the definition is shared.
+    public internal(set) var token: RouteToken
+    /// The handler given at creation; `callHandler(with:)` calls it.
+    public let handler: Router.Handler
+
+    /// Guards `registration`: routers on several threads may add or remove the same definition.
+    private let lock = NSLock()
+    private var registration: (scheme: String?, isRegistered: Bool) = (nil, false)
 
     private let components: [Component]
     /// Whether this pattern addresses a fragment path (contains "#"), see `RouteRequest`.
@@ -30,12 +50,22 @@ public struct RouteDefinition: CustomStringConvertible {
         case wildcard
     }
 
-    init(expansion: RoutePattern.Expansion, sourcePattern: String, priority: Int, token: RouteToken, scheme: String?) {
-        pattern = expansion.pattern
-        self.sourcePattern = sourcePattern
+    /// Creates a definition for one concrete pattern (`/user/view/:userID`, `/files/*`).
+    ///
+    /// Routers create their definitions through this initializer (see `Router.routeDefinitionType`), so a
+    /// subclass that overrides it must call it.
+    /// - Throws: `RoutePatternError` for a malformed pattern, or `.optionalGroupsInDefinition` when it has
+    ///   optional groups: one definition is one concrete route; `addRoute(_:priority:handler:)` expands them.
+    public required init(pattern: String, priority: Int = 0, handler: @escaping Router.Handler) throws {
+        let parsed = try RoutePattern(pattern)
+        guard parsed.expansions.count == 1, let expansion = parsed.expansions.first, expansion.pattern == pattern else {
+            throw RoutePatternError.optionalGroupsInDefinition(pattern: pattern)
+        }
+        self.pattern = pattern
+        sourcePattern = pattern
         self.priority = priority
-        self.token = token
-        self.scheme = scheme
+        self.handler = handler
+        token = RouteToken.next()
         matchesFragment = expansion.components.contains { $0.contains("#") }
         components = expansion.components.map { text in
             if text == "*" { return .wildcard }
@@ -47,14 +77,71 @@ public struct RouteDefinition: CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(pattern) (priority \(priority), \(token))" }
+    /// The scheme of the router that holds (or last held) this route: nil before it is added, and for a
+    /// standalone router; `Router.globalScheme` for the global router.
+    public var scheme: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return registration.scheme
+    }
 
-    /// Matches the request and, on a match, builds the handler's parameters: query items, then route
-    /// variables (which win over query items of the same name), then the caller's extra parameters,
-    /// then the pattern, URL and scheme keys, which nothing overrides.
-    func response(for request: RouteRequest) -> RouteResponse {
+    open var description: String { "\(pattern) (priority \(priority), \(token))" }
+
+    // MARK: Registration
+
+    /// Called after the route was added to a router (and can be matched), with the router's scheme
+    /// (nil for a standalone router). `scheme` is already set. Called on the thread that added the
+    /// route, with no router lock held. Does nothing by default.
+    open func didBecomeRegistered(forScheme scheme: String?) {}
+
+    /// Marks the definition as held by a router of `scheme`; false when another router holds it.
+    func claim(forScheme scheme: String?) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !registration.isRegistered else { return false }
+        registration = (scheme, true)
+        return true
+    }
+
+    /// Marks the definition as held by no router; it keeps its scheme for equality and parameters.
+    func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        registration.isRegistered = false
+    }
+
+    // MARK: Equality
+
+    /// JLRoutes' equality: same pattern, priority and scheme. Subclasses may add their own fields
+    /// (override `hash(into:)` to match).
+    open func isEqual(to other: RouteDefinition) -> Bool {
+        self === other || (pattern == other.pattern && priority == other.priority && scheme == other.scheme)
+    }
+
+    public static func == (lhs: RouteDefinition, rhs: RouteDefinition) -> Bool {
+        lhs.isEqual(to: rhs)
+    }
+
+    open func hash(into hasher: inout Hasher) {
+        hasher.combine(pattern)
+        hasher.combine(priority)
+        hasher.combine(scheme)
+    }
+
+    // MARK: Matching
+
+    /// Matches the request: the handler's parameters on a match. Override to match differently; the
+    /// default asks `routeVariables(for:)` and, when they exist, `matchParameters(for:routeVariables:)`.
+    open func response(for request: RouteRequest) -> RouteResponse {
+        guard let variables = routeVariables(for: request) else { return .noMatch }
+        return .match(matchParameters(for: request, routeVariables: variables))
+    }
+
+    /// The route variables (and wildcard components) taken from the URL, or nil when the URL doesn't
+    /// match this pattern.
+    open func routeVariables(for request: RouteRequest) -> [String: Any]? {
         let urlComponents = matchesFragment ? request.fragmentPathComponents : request.pathComponents
-        let decodePlus = request.options.contains(.decodePlusSymbols)
+        let decodePlus = request.decodesPlusSymbols
         var variables: [String: Any] = [:]
         var sawWildcard = false
 
@@ -66,28 +153,40 @@ public struct RouteDefinition: CustomStringConvertible {
                 sawWildcard = true
                 break
             }
-            guard index < urlComponents.count else { return .noMatch }
+            guard index < urlComponents.count else { return nil }
             let raw = urlComponents[index]
             switch component {
             case let .literal(text):
-                guard text == raw || text == RouteDecoding.percentDecoded(raw) else { return .noMatch }
+                guard text == raw || text == RouteDecoding.percentDecoded(raw) else { return nil }
             case let .variable(name):
                 var value = Substring(raw)
                 if value.count > 1, value.hasSuffix("#") { value = value.dropLast() }
-                guard !value.isEmpty, value != "#" else { return .noMatch }
+                guard !value.isEmpty, value != "#" else { return nil }
                 variables[name] = RouteDecoding.value(value, decodePlusSymbols: decodePlus)
             case .wildcard:
                 break
             }
         }
-        if !sawWildcard, urlComponents.count != components.count { return .noMatch }
+        if !sawWildcard, urlComponents.count != components.count { return nil }
+        return variables
+    }
 
+    /// The handler's parameters: query items, then route variables (which win over query items of the
+    /// same name), then the caller's extra parameters, then the pattern, URL and scheme keys, which
+    /// nothing overrides. Override to add or change parameters.
+    open func matchParameters(for request: RouteRequest, routeVariables: [String: Any]) -> [String: Any] {
         var parameters = request.queryParameters
-        parameters.merge(variables) { _, variable in variable }
+        parameters.merge(routeVariables) { _, variable in variable }
         parameters.merge(request.additionalParameters) { _, extra in extra }
         parameters[Router.patternKey] = pattern
         parameters[Router.urlKey] = request.url
         if let scheme { parameters[Router.schemeKey] = scheme }
-        return .match(parameters)
+        return parameters
+    }
+
+    /// Runs the handler for a match; its result says whether the URL was handled (false lets the next
+    /// matching route try). Override to wrap or replace the handler.
+    open func callHandler(with parameters: [String: Any]) -> Bool {
+        handler(parameters)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why `addRoute` refused a pattern. The description names the pattern and the problem.
+/// Why `addRoute` (or `RouteDefinition`'s initializer) refused a pattern. The description names the pattern and the problem.
 public enum RoutePatternError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// A "(" at this character offset has no matching ")".
     case unclosedGroup(pattern: String, offset: Int)
@@ -10,6 +10,8 @@ public enum RoutePatternError: Error, Equatable, CustomStringConvertible, Locali
     case wildcardNotLast(pattern: String)
     /// The optional groups expand into more concrete routes than the router accepts.
     case tooManyCombinations(pattern: String, limit: Int)
+    /// A `RouteDefinition` was created with optional groups: a definition is one concrete route.
+    case optionalGroupsInDefinition(pattern: String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum RoutePatternError: Error, Equatable, CustomStringConvertible, Locali
             return "route pattern \"\(pattern)\": \"*\" must be the last path component"
         case let .tooManyCombinations(pattern, limit):
             return "route pattern \"\(pattern)\": its optional groups expand into more than \(limit) routes"
+        case let .optionalGroupsInDefinition(pattern):
+            return "route pattern \"\(pattern)\": a route definition takes one concrete pattern; addRoute expands optional groups"
         }
     }
 

@@ -20,16 +20,23 @@ struct RouteRequestOptions: OptionSet {
 ///   (`/user#/view/:id`) match those components. Patterns without "#" match the path alone, so an
 ///   anchor such as `#top` doesn't keep `/user` from matching (in JLRoutes it did).
 /// - Components stay percent-encoded here; empty components are dropped (`a//b/` = `a/b`).
-struct RouteRequest {
-    let url: URL
+///
+/// Routers create requests; custom `RouteDefinition`s read them.
+public struct RouteRequest {
+    /// The URL being routed.
+    public let url: URL
     let options: RouteRequestOptions
-    let additionalParameters: [String: Any]
+    /// The extra parameters given to `routeURL`.
+    public let additionalParameters: [String: Any]
     /// The path's components (host first when it counts as one), percent-encoded.
-    let pathComponents: [String]
+    public let pathComponents: [String]
     /// The path with the fragment's path glued on after "#"; equals `pathComponents` without one.
-    let fragmentPathComponents: [String]
+    public let fragmentPathComponents: [String]
     /// Query and fragment-query items, decoded; a repeated name gives an array of its values in order.
-    let queryParameters: [String: Any]
+    public let queryParameters: [String: Any]
+
+    /// Whether `+` means a space (`Router.shouldDecodePlusSymbols` when the request was made).
+    public var decodesPlusSymbols: Bool { options.contains(.decodePlusSymbols) }
 
     init(url: URL, options: RouteRequestOptions, additionalParameters: [String: Any]) {
         self.url = url

@@ -1,13 +1,15 @@
-/// The result of matching one route definition against one request.
-struct RouteResponse {
+/// The result of matching one route definition against one request (`RouteDefinition.response(for:)`).
+public struct RouteResponse {
     /// Whether the definition matched the request.
-    let isMatch: Bool
+    public let isMatch: Bool
     /// What the handler receives; empty when there was no match.
-    let parameters: [String: Any]
+    public let parameters: [String: Any]
 
-    static let noMatch = RouteResponse(isMatch: false, parameters: [:])
+    /// No match: the router tries the next route.
+    public static let noMatch = RouteResponse(isMatch: false, parameters: [:])
 
-    static func match(_ parameters: [String: Any]) -> RouteResponse {
+    /// A match: the router calls the definition's handler with these parameters.
+    public static func match(_ parameters: [String: Any]) -> RouteResponse {
         RouteResponse(isMatch: true, parameters: parameters)
     }
 }

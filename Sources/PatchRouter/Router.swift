@@ -25,12 +25,20 @@ import Foundation
 /// - `removeRoute(pattern:)` removes every route with that pattern, including all expansions of an
 ///   optional pattern (JLRoutes removed the first exact match only, so optional routes stayed);
 /// - schemes compare case-insensitively; at most one unmatched URL handler runs per URL;
-/// - literal components also match their percent-decoded form (`/my docs` matches `my%20docs`).
+/// - literal components also match their percent-decoded form (`/my docs` matches `my%20docs`);
+/// - `router[pattern] = handler` replaces the pattern's routes (JLRoutes added one more), and a route
+///   definition is in one router at a time (`addRoute(_:)` throws instead of asserting).
 ///
-/// Thread safety: adding, removing and routing may happen concurrently. Handlers are never called
-/// while a lock is held, so a handler may add or remove routes or route another URL. A route removed
-/// while a URL is being routed is not called after its removal (one already running finishes); a URL
-/// routed while `replaceRoute` runs reaches the old or the new route, never neither.
+/// Customising: add `RouteDefinition` objects (or subclasses) with `addRoute(_:)`, choose the type
+/// routers create with `Router.defaultRouteDefinitionType` or `routeDefinitionType`, and build handlers
+/// with `RouteHandler`.
+///
+/// Thread safety: adding (by pattern, subscript or definition object), removing, reading routes,
+/// changing the definition types and routing may happen concurrently. Handlers, definitions' methods
+/// and initializers are never called while a router lock is held, so they may add or remove routes or
+/// route another URL. A route removed while a URL is being routed is not called after its removal (one
+/// already running finishes); a URL routed while `replaceRoute` runs reaches the old or the new route,
+/// never neither.
 public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// A route handler: receives the parameters, returns false to let the next matching route try.
     public typealias Handler = ([String: Any]) -> Bool
@@ -96,6 +104,14 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         set { RouterRegistry.shared.setOption(.treatHostAsPathComponent, enabled: newValue) }
     }
 
+    /// The `RouteDefinition` type routers create for `addRoute(_:priority:handler:)` when their own
+    /// `routeDefinitionType` is nil (JLRoutes' `defaultRouteDefinitionClass`). Default `RouteDefinition`.
+    /// Read once per `addRoute` call, so a change on another thread affects whole calls, not halves.
+    public static var defaultRouteDefinitionType: RouteDefinition.Type {
+        get { RouterRegistry.shared.defaultDefinitionType() }
+        set { RouterRegistry.shared.setDefaultDefinitionType(newValue) }
+    }
+
     // MARK: Routing through the registry
 
     /// Routes a URL with the router of its scheme, or the global router when the scheme has none.
@@ -128,6 +144,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     private var entries: [RouteEntry] = []
     private var fallsBackToGlobalRoutes = false
     private var unmatchedHandler: UnmatchedURLHandler?
+    private var definitionType: RouteDefinition.Type?
 
     /// A standalone router, not registered for any scheme. Routes it with `routeURL` on the instance.
     public convenience init() {
@@ -156,6 +173,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         set { withLock { unmatchedHandler = newValue } }
     }
 
+    /// The `RouteDefinition` type this router creates for `addRoute(_:priority:handler:)`; nil (the
+    /// default) uses `Router.defaultRouteDefinitionType`.
+    public var routeDefinitionType: RouteDefinition.Type? {
+        get { withLock { definitionType } }
+        set { withLock { definitionType = newValue } }
+    }
+
     /// The routes in the order they are tried.
     public var routes: [RouteDefinition] {
         withLock { entries.map(\.definition) }
@@ -177,15 +201,75 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func addRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
-        withLock { insert(newEntries) }
+        withLock { _ = insert(newEntries) }
+        announce(newEntries)
         return token
+    }
+
+    /// Adds a route definition you created (possibly of your own subclass) as it is: no expansion.
+    /// Its `didBecomeRegistered(forScheme:)` is called once it can be matched.
+    ///
+    /// - Returns: the definition's token.
+    /// - Throws: `RouteDefinitionError.alreadyInARouter` when it is in a router already (this one or
+    ///   another): a route has one scheme at a time.
+    @discardableResult
+    public func addRoute(_ definition: RouteDefinition) throws -> RouteToken {
+        let entry = RouteEntry(definition: definition)
+        let added = withLock { insert([entry]) }
+        guard !added.isEmpty else {
+            throw RouteDefinitionError.alreadyInARouter(pattern: definition.pattern, scheme: definition.scheme)
+        }
+        announce(added)
+        return definition.token
+    }
+
+    /// Removes every route equal to `definition` (same pattern, priority and scheme, as JLRoutes'
+    /// `removeRoute:` did), so it also removes an equal route that `addRoute(_:priority:handler:)` made.
+    /// To remove exactly one `addRoute` call's routes, use `removeRoute(definition.token)`.
+    /// Returns how many routes were removed.
+    @discardableResult
+    public func removeRoute(_ definition: RouteDefinition) -> Int {
+        // Compared outside the lock: `isEqual(to:)` may be a subclass's code.
+        let current = withLock { entries }
+        let equal = Set(current.filter { $0.definition == definition }.map(ObjectIdentifier.init))
+        return withLock { remove { equal.contains(ObjectIdentifier($0)) } }
+    }
+
+    /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
+    ///
+    /// - Getting returns the handler (as created, see `RouteDefinition.handler`) of the first route, in
+    ///   routing order, whose pattern (as passed to `addRoute`, or one concrete expansion) is `pattern`;
+    ///   nil when there is none.
+    /// - Setting a handler replaces every route with this pattern by one route of priority 0, as
+    ///   `replaceRoute` does (a dictionary keeps one value per key; JLRoutes added another route).
+    /// - Setting nil removes every route with this pattern, as `removeRoute(pattern:)` does.
+    ///
+    /// A malformed pattern is a programming error here and stops the program (a setter can't throw);
+    /// use `addRoute` or `replaceRoute` for patterns that come from outside.
+    public subscript(pattern: String) -> Handler? {
+        get {
+            withLock { entries.first { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }?
+                .definition.handler
+        }
+        set {
+            guard let newValue else {
+                removeRoute(pattern: pattern)
+                return
+            }
+            do {
+                try replaceRoute(pattern, handler: newValue)
+            } catch {
+                preconditionFailure("router[\"\(pattern)\"] = handler: \(error)")
+            }
+        }
     }
 
     /// Adds several patterns with one handler; nothing is added when one of them is invalid.
     @discardableResult
     public func addRoutes(_ patterns: [String], priority: Int = 0, handler: @escaping Handler) throws -> [RouteToken] {
         let made = try patterns.map { try makeEntries($0, priority: priority, handler: handler) }
-        withLock { made.forEach { insert($0.entries) } }
+        withLock { made.forEach { _ = insert($0.entries) } }
+        made.forEach { announce($0.entries) }
         return made.map(\.token)
     }
 
@@ -196,9 +280,10 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public func replaceRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
         withLock {
-            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
-            insert(newEntries)
+            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
+            _ = insert(newEntries)
         }
+        announce(newEntries)
         return token
     }
 
@@ -206,13 +291,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// Returns how many concrete routes were removed.
     @discardableResult
     public func removeRoute(pattern: String) -> Int {
-        withLock { remove { $0.sourcePattern == pattern || $0.pattern == pattern } }
+        withLock { remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }
     }
 
     /// Removes the routes added by the `addRoute` call that returned `token`. Returns whether any were here.
     @discardableResult
     public func removeRoute(_ token: RouteToken) -> Bool {
-        withLock { remove { $0.token == token } } > 0
+        withLock { remove { $0.definition.token == token } } > 0
     }
 
     /// Takes out every route with this pattern (as `removeRoute(pattern:)` does) and returns them with
@@ -221,15 +306,17 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public func takeRoutes(pattern: String) -> DetachedRoutes {
         withLock {
             let taken = entries.filter { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
-            _ = remove { $0.sourcePattern == pattern || $0.pattern == pattern }
+            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
             return DetachedRoutes(entries: taken)
         }
     }
 
     /// Puts back routes returned by `takeRoutes`, with their original tokens, patterns, priorities and
-    /// handlers (after routes of equal priority added since).
+    /// handlers (after routes of equal priority added since). Routes already back in a router (restored
+    /// before) are skipped: a route is in one router at a time.
     public func restoreRoutes(_ routes: DetachedRoutes) {
-        withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition, handler: $0.handler) }) }
+        let restored = withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition) }) }
+        announce(restored)
     }
 
     /// Removes every route of this router.
@@ -290,7 +377,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
                 index = 0
                 continue
             }
-            if entry.handler(response.parameters) { return (true, nil) }
+            if entry.definition.callHandler(with: response.parameters) { return (true, nil) }
         }
         guard fallsBack else { return (false, nil) }
         let global = Router.global
@@ -300,28 +387,47 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     private func makeEntries(_ pattern: String, priority: Int, handler: @escaping Handler) throws -> (token: RouteToken, entries: [RouteEntry]) {
         let parsed = try RoutePattern(pattern)
         let token = RouteToken.next()
-        let entries = parsed.expansions.map { expansion in
-            RouteEntry(
-                definition: RouteDefinition(expansion: expansion, sourcePattern: pattern, priority: priority, token: token, scheme: scheme),
-                handler: handler
-            )
+        // Read once, so every expansion of this call has the same type. Created outside the lock: a
+        // subclass's initializer is user code.
+        let type = routeDefinitionType ?? Router.defaultRouteDefinitionType
+        let entries = try parsed.expansions.map { expansion in
+            let definition = try type.init(pattern: expansion.pattern, priority: priority, handler: handler)
+            // Not shared yet, so these plain writes are safe.
+            definition.sourcePattern = pattern
+            definition.token = token
+            return RouteEntry(definition: definition)
         }
         return (token, entries)
     }
 
-    /// Inserts before the first route of lower priority. Call with the lock held.
-    private func insert(_ newEntries: [RouteEntry]) {
-        guard let priority = newEntries.first?.definition.priority else { return }
-        let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
-        entries.insert(contentsOf: newEntries, at: index)
+    /// Inserts each route before the first route of lower priority, unless its definition is in a router
+    /// already. Returns the entries inserted. Call with the lock held.
+    private func insert(_ newEntries: [RouteEntry]) -> [RouteEntry] {
+        var inserted: [RouteEntry] = []
+        for entry in newEntries where entry.definition.claim(forScheme: scheme) {
+            let priority = entry.definition.priority
+            // After the ones inserted just before it: one call's expansions keep their order.
+            let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
+            entries.insert(entry, at: index)
+            inserted.append(entry)
+        }
+        return inserted
+    }
+
+    /// Tells newly added definitions where they are. Call without the lock: this runs user code.
+    private func announce(_ added: [RouteEntry]) {
+        for entry in added {
+            entry.definition.didBecomeRegistered(forScheme: scheme)
+        }
     }
 
     /// Removes and deactivates the matching routes; returns how many. Call with the lock held.
-    private func remove(where shouldRemove: (RouteDefinition) -> Bool) -> Int {
+    private func remove(where shouldRemove: (RouteEntry) -> Bool) -> Int {
         var removed = 0
         entries.removeAll { entry in
-            guard shouldRemove(entry.definition) else { return false }
+            guard shouldRemove(entry) else { return false }
             entry.isActive = false
+            entry.definition.release()
             removed += 1
             return true
         }

@@ -8,6 +8,7 @@ final class RouterRegistry: @unchecked Sendable {
     /// Keyed by the lowercased scheme: URL schemes are case-insensitive (RFC 3986).
     private var routers: [String: Router] = [:]
     private var options: RouteRequestOptions = [.decodePlusSymbols]
+    private var definitionType: RouteDefinition.Type = RouteDefinition.self
 
     /// The router for a scheme, created on first use.
     func router(forScheme scheme: String) -> Router {
@@ -54,5 +55,17 @@ final class RouterRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if enabled { options.insert(option) } else { options.remove(option) }
+    }
+
+    func defaultDefinitionType() -> RouteDefinition.Type {
+        lock.lock()
+        defer { lock.unlock() }
+        return definitionType
+    }
+
+    func setDefaultDefinitionType(_ type: RouteDefinition.Type) {
+        lock.lock()
+        defer { lock.unlock() }
+        definitionType = type
     }
 }

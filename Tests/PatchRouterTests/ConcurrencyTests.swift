@@ -131,4 +131,85 @@ final class ConcurrencyTests: RouterTestCase {
         XCTAssertEqual(failures.all, [])
         XCTAssertEqual(router.routes.map(\.pattern), ["/spawn/:n"])
     }
+
+    /// The entry points added for custom definitions, subscripts, definition types and weak targets,
+    /// each on its own threads while the others run.
+    func testDefinitionsSubscriptsTypesAndWeakTargetsConcurrently() throws {
+        let router = Router.routes(forScheme: "conc")
+        let typed = Router.routes(forScheme: "typed")
+        let failures = Failures()
+        func url(_ string: String) -> URL { URL(string: string)! }
+
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<100 {
+                do {
+                    switch thread % 4 {
+                    case 0:
+                        let pattern = "/sub/\(thread)/\(i)/:v"
+                        let target = url("conc://sub/\(thread)/\(i)/\(i)")
+                        router[pattern] = { $0["v"] as? String == "\(i)" }
+                        if router[pattern] == nil { failures.add("\(pattern): getter found nothing") }
+                        if !Router.routeURL(target) { failures.add("\(target) did not route") }
+                        router[pattern] = nil
+                        if router[pattern] != nil { failures.add("\(pattern): still there after nil") }
+                        if Router.canRouteURL(target) { failures.add("\(target) routable after nil") }
+                    case 1:
+                        let definition = try RecordingDefinition(pattern: "/def/\(thread)/\(i)", priority: i % 3) { _ in true }
+                        let target = url("conc://def/\(thread)/\(i)")
+                        try router.addRoute(definition)
+                        if !Router.routeURL(target) { failures.add("\(target) did not route") }
+                        if definition.registeredSchemes != ["conc"] { failures.add("\(target): registered \(definition.registeredSchemes)") }
+                        let removed = router.removeRoute(definition)
+                        if removed != 1 { failures.add("\(target): removed \(removed)") }
+                        if Router.routeURL(target) { failures.add("\(target) routes after removal") }
+                    case 2:
+                        Router.defaultRouteDefinitionType = i.isMultiple(of: 2) ? RecordingDefinition.self : RouteDefinition.self
+                        typed.routeDefinitionType = i.isMultiple(of: 3) ? CaseInsensitiveDefinition.self : nil
+                        let token = try typed.addRoute("/typed/\(thread)/\(i)(/x)(/y)") { _ in true }
+                        let mine = typed.routes.filter { $0.token == token }
+                        let types = Set(mine.map { ObjectIdentifier(type(of: $0)) })
+                        if mine.count != 4 || types.count != 1 { failures.add("typed \(i): \(mine.count) routes of \(types.count) types") }
+                        if !typed.removeRoute(token) { failures.add("typed \(i): token removed nothing") }
+                    default:
+                        var screen: MockScreen? = MockScreen()
+                        let target = url("conc://weak/\(thread)/\(i)")
+                        let token = try router.addRoute("/weak/\(thread)/\(i)", handler: RouteHandler.forWeakTarget(screen!))
+                        if !Router.routeURL(target) { failures.add("\(target) did not route") }
+                        if screen?.handledCount != 1 { failures.add("\(target): target ran \(screen?.handledCount ?? -1) times") }
+                        screen = nil
+                        if Router.routeURL(target) { failures.add("\(target) handled after its target went away") }
+                        router.removeRoute(token)
+                    }
+                } catch {
+                    failures.add("thread \(thread), \(i): \(error)")
+                }
+            }
+        }
+
+        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(router.routes.count, 0)
+        XCTAssertEqual(typed.routes.count, 0)
+    }
+
+    func testOneDefinitionAddedToManyRoutersAtOnceLandsInOne() throws {
+        for round in 0..<50 {
+            let definition = try RouteDefinition(pattern: "/race/\(round)") { _ in true }
+            let lock = NSLock()
+            var winners: [String] = []
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                let scheme = "race\(thread)"
+                if (try? Router.routes(forScheme: scheme).addRoute(definition)) != nil {
+                    lock.lock()
+                    winners.append(scheme)
+                    lock.unlock()
+                }
+            }
+            XCTAssertEqual(winners.count, 1, "round \(round): \(winners)")
+            guard let winner = winners.first else { continue }
+            XCTAssertEqual(definition.scheme, winner)
+            let holders = (0..<8).filter { !Router.routes(forScheme: "race\($0)").routes.isEmpty }
+            XCTAssertEqual(holders.map { "race\($0)" }, [winner])
+            XCTAssertEqual(Router.routes(forScheme: winner).removeRoute(definition), 1)
+        }
+    }
 }

@@ -100,4 +100,53 @@ final class ReentrancyTests: RouterTestCase {
         assertRouted([:], scheme: Router.globalScheme)
         XCTAssertFalse(Router.shouldDecodePlusSymbols)
     }
+
+    /// Every overridable method of a definition reads the router it is in: none runs under the router's
+    /// lock (which isn't reentrant, so this would hang).
+    func testDefinitionMethodsMayUseTheRouter() throws {
+        RouterReadingDefinition.calls = []
+        let router = Router.routes(forScheme: "reentrant")
+        router.routeDefinitionType = RouterReadingDefinition.self
+        try router.addRoute("/a", handler: record)
+        let custom = try RouterReadingDefinition(pattern: "/a", handler: record)
+        try router.addRoute(custom)
+
+        route("reentrant://a")
+        assertRouted([:])
+        XCTAssertEqual(router.removeRoute(custom), 2)
+        XCTAssertEqual(RouterReadingDefinition.calls.sorted(), ["callHandler", "equality", "equality", "init", "init", "registered", "registered", "variables"])
+    }
+}
+
+/// Reads its router's routes from each overridable method, recording which ran.
+final class RouterReadingDefinition: RouteDefinition {
+    nonisolated(unsafe) static var calls: [String] = []
+
+    required init(pattern: String, priority: Int = 0, handler: @escaping Router.Handler) throws {
+        _ = Router.routes(forScheme: "reentrant").routes
+        RouterReadingDefinition.calls.append("init")
+        try super.init(pattern: pattern, priority: priority, handler: handler)
+    }
+
+    private func touch(_ name: String) {
+        _ = Router.routes(forScheme: "reentrant").routes
+        RouterReadingDefinition.calls.append(name)
+    }
+
+    override func didBecomeRegistered(forScheme scheme: String?) { touch("registered") }
+
+    override func routeVariables(for request: RouteRequest) -> [String: Any]? {
+        touch("variables")
+        return super.routeVariables(for: request)
+    }
+
+    override func callHandler(with parameters: [String: Any]) -> Bool {
+        touch("callHandler")
+        return super.callHandler(with: parameters)
+    }
+
+    override func isEqual(to other: RouteDefinition) -> Bool {
+        touch("equality")
+        return super.isEqual(to: other)
+    }
 }

@@ -22,6 +22,7 @@ class RouterTestCase: XCTestCase {
         Router.unregisterAllRouteSchemes()
         Router.shouldDecodePlusSymbols = true
         Router.alwaysTreatsHostAsPathComponent = false
+        Router.defaultRouteDefinitionType = RouteDefinition.self
     }
 
     /// A handler that records its parameters and returns true.
