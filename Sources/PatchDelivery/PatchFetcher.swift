@@ -110,7 +110,7 @@ final class PatchFetcher {
         }
         switch http.statusCode {
         case 200:
-            return .done(.fetched(result.body, etag: http.value(forHTTPHeaderField: "ETag")))
+            return .done(.fetched(result.body, etag: http.value(forHTTPHeaderField: "ETag").flatMap(Self.usableETag)))
         case 304:
             return .done(.notModified)
         case let status where RetryPolicy.isRetryable(status: status):
@@ -118,6 +118,14 @@ final class PatchFetcher {
         case let status:
             return .done(.failed("HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"))
         }
+    }
+
+    /// An ETag worth keeping and sending back: at most 256 characters of visible ASCII (RFC 9110's
+    /// entity-tag characters). Anything else from a server is dropped, so it never reaches the
+    /// state file or a request header, and the file is simply fetched whole next time.
+    static func usableETag(_ text: String) -> String? {
+        guard !text.isEmpty, text.utf8.count <= 256, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return text
     }
 
     /// The session's delegate: collects each task's bytes up to the limit and refuses what is

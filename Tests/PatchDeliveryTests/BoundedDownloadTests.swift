@@ -1,5 +1,5 @@
 import Foundation
-import PatchDelivery
+@testable import PatchDelivery
 import XCTest
 
 /// Endless data and slow retrieval (TUF): a server that sends too much, too slowly or nothing at
@@ -58,6 +58,38 @@ final class BoundedDownloadTests: XCTestCase {
             .fetchFailed(file: "other", message: "not attempted: the update's 1 s deadline had passed"),
         ])
         XCTAssertEqual(server.requests("/other"), 0)
+    }
+
+    func testLyingContentLengthsEndInAClearFailureOrARefusal() throws {
+        let server = try hostileServer()
+        let short = try loader(server, files: ["short-length"]).update()
+        guard case .fetchFailed("short-length", _)? = short.first, short.count == 1 else { return XCTFail("\(short)") }
+        // Fewer bytes than announced are never taken for the file; more than announced are not read.
+        let long = try loader(server, files: ["long-length"]).update()
+        XCTAssertEqual(long.count, 1, "\(long)")
+        XCTAssertLessThan(server.sent("/long-length"), 32 << 20)
+    }
+
+    func testAHostileETagIsNeitherStoredNorSentBack() throws {
+        let server = try hostileServer()
+        let dir = try makeTemporaryDirectory(self)
+        let key = SigningKey.generate(id: "k")
+        let patch = try PatchSigner(key: key).sign(patchID: "p0", version: 1, appID: "com.example.shop", appVersions: .any,
+                                                   created: Date(), expires: nil, scripts: [("fix.js", "var fixed = 1;\n")])
+        server.hostileETagBody = try patch.fileData()
+        var config = PatchLoader.Configuration(
+            baseURL: server.baseURL, appID: "com.example.shop", appVersion: "1.4.0",
+            trustStore: TrustStore(keys: [key.trustedKey]), stateDirectory: dir,
+            patchFiles: [.init("hostile-etag", patchID: "p0")], revocationListFile: nil)
+        config.allowsInsecureHTTP = true
+        config.retryPolicy = .none
+        XCTAssertEqual(try PatchLoader(configuration: config, applier: RecordingApplier()).update().first,
+                       .applied(patchID: "p0", version: 1, source: .network))
+        let state = try String(contentsOf: dir.appendingPathComponent("state.json"), encoding: .utf8)
+        XCTAssertFalse(state.contains("[31m"), "the ETag went into the state file")
+        XCTAssertNil(PatchFetcher.usableETag("\"a\u{1b}\""))
+        XCTAssertNil(PatchFetcher.usableETag(String(repeating: "a", count: 257)))
+        XCTAssertEqual(PatchFetcher.usableETag("W/\"abc-123\""), "W/\"abc-123\"")
     }
 
     func testARedirectLoopIsCutShort() throws {

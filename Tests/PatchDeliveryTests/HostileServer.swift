@@ -13,6 +13,9 @@ import Glibc
 /// - `/endless`: a chunked body that never ends (at most `byteLimit` bytes or `holdLimit`).
 /// - `/huge-length`: announces 1 GiB, then streams (same bounds as `/endless`).
 /// - `/redirect`: answers 302 to itself (at most `redirectLimit` times, then 500).
+/// - `/short-length`: announces 10 000 bytes, sends 10 and closes.
+/// - `/long-length`: announces 100 bytes, then streams far more (same bounds as `/endless`).
+/// - `/hostile-etag`: `hostileETagBody` with a 4 KB ETag full of control characters.
 /// - anything else: 404.
 ///
 /// `sent(path)` tells how many body bytes went out on that path: proof that a client stopped reading.
@@ -28,6 +31,12 @@ final class HostileServer: @unchecked Sendable {
     private var requestCounts: [String: Int] = [:]
     private var bodyBytes: [String: Int] = [:]
     private let connections = DispatchGroup()
+    private var storedETagBody = Data()
+    /// What `/hostile-etag` serves (a validly signed patch, say).
+    var hostileETagBody: Data {
+        get { lock.withLock { storedETagBody } }
+        set { lock.withLock { storedETagBody = newValue } }
+    }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
@@ -116,6 +125,18 @@ final class HostileServer: @unchecked Sendable {
             } else {
                 _ = send(client, "HTTP/1.1 302 Found\r\nLocation: /redirect\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             }
+        case "/short-length":
+            guard send(client, "HTTP/1.1 200 OK\r\nContent-Length: 10000\r\nConnection: close\r\n\r\n") else { return }
+            _ = sendBody(client, path, [UInt8](repeating: UInt8(ascii: "x"), count: 10))
+        case "/long-length":
+            guard send(client, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n") else { return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 0x10000)
+            while inTime(), sent(path) < byteLimit, sendBody(client, path, chunk) { usleep(1000) }
+        case "/hostile-etag":
+            let etag = "\"" + String(repeating: "a\u{1b}[31m\u{7}", count: 600) + "\""
+            let body = [UInt8](hostileETagBody)
+            guard send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nETag: \(etag)\r\nConnection: close\r\n\r\n") else { return }
+            _ = sendBody(client, path, body)
         default:
             _ = send(client, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         }
