@@ -242,6 +242,27 @@ final class PatchCtlTests: XCTestCase {
                        "valid: patch p v1 for com.example.shop *, scripts a.js, signed by qa-key, expires 2030-01-01T00:00:00Z\n")
     }
 
+    func testLintRefusesIncludeOfAScriptThePatchDoesNotCarry() throws {
+        try write("include('helpers.js');\ninclude('./helpers.js');\n  include(\"misc.js\");\n// include('gone.js') in a comment\n",
+                  "main.js")
+        try write("var helper = 1;\n", "helpers.js")
+        let run = try patchctl(["lint", path("main.js"), path("helpers.js")])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.err.split(separator: "\n").map(String.init), [
+            "\(path("main.js")):3:12: error: include('misc.js'): the patch has no script named 'misc.js' (its scripts: main.js, helpers.js)",
+        ])
+        // Alone, main.js is a patch without helpers.js.
+        let alone = try patchctl(["lint", path("main.js")])
+        XCTAssertEqual(alone.status, 1)
+        XCTAssertTrue(alone.err.hasPrefix("\(path("main.js")):1:10: error: include('helpers.js'): the patch has no script named 'helpers.js'"),
+                      alone.err)
+        try write("var m = 1;\ninclude('./misc.js');\n", "other.js")
+        try write("var x = 2;\n", "misc.js")
+        let fine = try patchctl(["lint", path("other.js"), path("misc.js")])
+        XCTAssertEqual(fine.status, 0, fine.err)
+        XCTAssertEqual(fine.out, "2 scripts checked: 0 errors, 0 warnings\n")
+    }
+
     func testRevokeCreatesAndExtendsASignedList() throws {
         try keygen()
         try keygen("other")
