@@ -35,6 +35,8 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
     case cacheDiscarded(file: String, reason: PatchRefusal)
     /// The crash-loop guard disabled this patch version: `launches` launches applied it and never succeeded.
     case disabledByCrashLoop(patchID: String, version: Int, launches: Int)
+    /// Temporary files a crash left in the middle of a write were deleted at start (names only ours).
+    case temporaryFilesRemoved(directory: String, files: [String])
     /// A verified revocation list was taken in (`revokedCount` entries).
     case revocationListUpdated(sequence: Int, revokedCount: Int)
     /// The revocation list was refused (bad signature, unknown key…); the last good one stays in force.
@@ -77,6 +79,8 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
             return "discarded cached \(file): \(reason)"
         case let .disabledByCrashLoop(id, version, launches):
             return "disabled \(id) v\(version): \(launches) launches in a row did not succeed with it"
+        case let .temporaryFilesRemoved(directory, files):
+            return "removed \(files.count) temporary file\(files.count == 1 ? "" : "s") left by an interrupted write in \(directory): \(files.joined(separator: ", "))"
         case let .revocationListUpdated(sequence, count):
             return "revocation list #\(sequence): \(count) revoked"
         case let .revocationListRefused(reason):

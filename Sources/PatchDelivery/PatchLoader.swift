@@ -171,6 +171,11 @@ public final class PatchLoader {
         if let problem = crashLoopGuard.loadProblem {
             startupEvents.append(.stateReset(file: "launch-guard.json", message: problem))
         }
+        // A crash in the middle of a write leaves its temporary file behind; nothing else would delete it.
+        for folder in [directory, cache.directory] {
+            let removed = AtomicFile.removeStaleTemporaryFiles(in: folder)
+            if !removed.isEmpty { startupEvents.append(.temporaryFilesRemoved(directory: folder.lastPathComponent, files: removed)) }
+        }
     }
 
     private static func validate(_ files: [PatchFile]) throws {
