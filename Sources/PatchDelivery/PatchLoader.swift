@@ -171,6 +171,14 @@ public final class PatchLoader {
         if let problem = crashLoopGuard.loadProblem {
             startupEvents.append(.stateReset(file: "launch-guard.json", message: problem))
         }
+        for verdict in crashLoopGuard.verdicts {
+            switch verdict {
+            case let .disabled(id, launches):
+                startupEvents.append(.disabledByCrashLoop(patchID: id.patchID, version: id.version, launches: launches))
+            case .searchStarted(let suspects):
+                startupEvents.append(.crashLoopSearchStarted(suspects: suspects))
+            }
+        }
         // A crash in the middle of a write leaves its temporary file behind; nothing else would delete it.
         for folder in [directory, cache.directory] {
             let removed = AtomicFile.removeStaleTemporaryFiles(in: folder)
@@ -224,6 +232,7 @@ public final class PatchLoader {
                     emit(.refused(file: file, reason: refusal), &events)
                     continue
                 }
+                if heldBack(patch, &events) { continue }
                 apply(patch, file: file, source: .cache, &events)
             }
         }
@@ -238,7 +247,11 @@ public final class PatchLoader {
     @discardableResult
     public func markLaunchSucceeded() -> [PatchEvent] {
         var events: [PatchEvent] = []
-        do { try crashLoopGuard.markLaunchSucceeded() } catch {
+        do {
+            for id in try crashLoopGuard.markLaunchSucceeded() {
+                emit(.clearedByCrashLoopGuard(patchID: id.patchID, version: id.version), &events)
+            }
+        } catch {
             emit(.storageFailed(message: "\(error)"), &events)
         }
         return events
@@ -253,6 +266,9 @@ public final class PatchLoader {
     public func update() -> [PatchEvent] {
         var events = takeStartupEvents()
         let deadline = Deadline(seconds: configuration.updateDeadline)
+        // A launch killed while this waits must not count against the cached patches applied before it.
+        crashLoopGuard.networkWaitBegins()
+        defer { crashLoopGuard.networkWaitEnded() }
         if let listFile = configuration.revocationListFile {
             updateRevocationList(listFile, deadline, &events)
             if !revocationListIsFresh {
@@ -340,6 +356,7 @@ public final class PatchLoader {
                 emit(.refused(file: file, reason: refusal), &events)
                 return
             }
+            if heldBack(patch, &events) { return }
             if apply(patch, file: file, source: .network, &events) {
                 store(data, patch: patch, file: file, etag: etag, &events)
             }
@@ -370,15 +387,6 @@ public final class PatchLoader {
         if crashLoopGuard.isDisabled(patchID: id, version: version) {
             return .disabledByCrashLoop(patchID: id, version: version)
         }
-        let launches = crashLoopGuard.unconfirmedLaunches(patchID: id, version: version)
-        do {
-            if try crashLoopGuard.disableIfLooping(patchID: id, version: version) {
-                emit(.disabledByCrashLoop(patchID: id, version: version, launches: launches), &events)
-                return .disabledByCrashLoop(patchID: id, version: version)
-            }
-        } catch {
-            emit(.storageFailed(message: "\(error)"), &events)
-        }
         if let applied = state.applied[id] {
             let samePatch = version == applied.version && patch.digest == applied.digest
             if version < applied.version || (version == applied.version && !samePatch) {
@@ -388,20 +396,31 @@ public final class PatchLoader {
         return nil
     }
 
+    /// Whether the crash-loop guard holds the patch back for this launch (a culprit search is
+    /// trying other patches); reported, and the patch is kept.
+    private func heldBack(_ patch: SignedPatch, _ events: inout [PatchEvent]) -> Bool {
+        let m = patch.manifest
+        guard crashLoopGuard.holdsBack(patchID: m.patchID, version: m.version) else { return false }
+        emit(.heldByCrashLoopGuard(patchID: m.patchID, version: m.version), &events)
+        return true
+    }
+
     /// Evaluates the patch's scripts in order; on a throwing script, undoes the ones before it and
     /// brings back the version it was replacing. Returns whether the patch is live.
     @discardableResult
     private func apply(_ patch: SignedPatch, file: String, source: PatchEvent.Source, _ events: inout [PatchEvent]) -> Bool {
         let m = patch.manifest
         let previous = live[m.patchID]
-        if let previous {
-            revert(previous, reason: .superseded(byVersion: m.version), &events)
-        }
         do {
-            // Marked before evaluation: a script that crashes the process must still count.
+            // Marked before evaluation: a script that crashes the process must still count. And
+            // first of all: unmarked, nothing is evaluated, and the previous version stays live.
             try crashLoopGuard.willApply(patchID: m.patchID, version: m.version)
         } catch {
-            emit(.storageFailed(message: "\(error)"), &events)
+            emit(.guardUnavailable(patchID: m.patchID, version: m.version, message: "\(error)"), &events)
+            return false
+        }
+        if let previous {
+            revert(previous, reason: .superseded(byVersion: m.version), &events)
         }
         var names: [String] = []
         for (script, source) in patch.orderedScripts {
@@ -415,7 +434,7 @@ public final class PatchLoader {
                 if let previous {
                     apply(previous.patch, file: previous.file, source: .cache, &events)
                 } else {
-                    try? crashLoopGuard.forget(patchID: m.patchID)
+                    try? crashLoopGuard.forget(patchID: m.patchID, version: m.version)
                 }
                 return false
             }
@@ -434,7 +453,7 @@ public final class PatchLoader {
             do { try applier.revert(name: name) } catch { failures.append("\(error)") }
         }
         live[patch.patchID] = nil
-        try? crashLoopGuard.forget(patchID: patch.patchID)
+        try? crashLoopGuard.forget(patchID: patch.patchID, version: patch.version, leavesDevice: true)
         if failures.isEmpty {
             emit(.reverted(patchID: patch.patchID, version: patch.version, reason: reason), &events)
         } else {
@@ -459,7 +478,8 @@ public final class PatchLoader {
 
     private func emit(_ event: PatchEvent, _ events: inout [PatchEvent]) {
         switch event {
-        case .refused, .failed, .cacheDiscarded, .disabledByCrashLoop, .revocationListRefused, .stateReset, .storageFailed:
+        case .refused, .failed, .cacheDiscarded, .disabledByCrashLoop, .revocationListRefused, .stateReset, .storageFailed,
+             .crashLoopSearchStarted, .heldByCrashLoopGuard, .guardUnavailable:
             logger.warning("\(event.description)")
         case .fetchFailed:
             logger.notice("\(event.description)")

@@ -61,6 +61,51 @@ final class CrashLoopGuardTests: XCTestCase {
                        .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 3))
     }
 
+    func testLaunchesKilledWhileWaitingOnTheNetworkDoNotCountAgainstTheCachedPatch() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        let first = try f.launch(RecordingApplier())
+        first.update()
+        first.markLaunchSucceeded()
+        // The server is gone; each attempt fails and update() waits before retrying. The "kill"
+        // happens in that wait: the state directory is put back as it was at that moment.
+        var offline = f.configuration(retry: RetryPolicy(maxAttempts: 2, initialDelay: 1))
+        offline.baseURL = URL(string: "http://127.0.0.1:9/")!
+        let snapshot = f.root.appendingPathComponent("at-the-kill")
+        for launch in 2...5 {
+            let applier = RecordingApplier()
+            let loader = try PatchLoader(configuration: offline, applier: applier, sleep: { _ in
+                try? FileManager.default.removeItem(at: snapshot)
+                try? FileManager.default.copyItem(at: f.stateDirectory, to: snapshot)
+            })
+            XCTAssertEqual(loader.applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)], "launch \(launch)")
+            loader.update()
+            try FileManager.default.removeItem(at: f.stateDirectory)
+            try FileManager.default.moveItem(at: snapshot, to: f.stateDirectory)
+        }
+        // A launch that goes past the network and never succeeds still counts, from the moment it applies.
+        for _ in 0..<2 {
+            let applier = RecordingApplier()
+            XCTAssertEqual(try f.launch(applier, configuration: offline).applyCachedPatches(),
+                           [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
+        }
+        XCTAssertEqual(try f.launch(RecordingApplier(), configuration: offline).applyCachedPatches().first,
+                       .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2))
+    }
+
+    func testALaunchKilledBeforeApplyingAnythingDoesNotCount() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        try f.launch(RecordingApplier()).update()  // launch 1 applies v1 and crashes: 1 launch
+        // Launches that end before applying anything (killed while starting up) change nothing.
+        for _ in 0..<3 { _ = try f.launch(RecordingApplier()) }
+        let applier = RecordingApplier()
+        let loader = try f.launch(applier)
+        XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 1)
+        XCTAssertEqual(loader.applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
+        XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 2)
+    }
+
     func testGuardFileOnItsOwn() throws {
         let dir = try makeTemporaryDirectory(self)
         let launch1 = CrashLoopGuard(directory: dir, threshold: 2)
