@@ -76,9 +76,9 @@ public final class CrashLoopGuard {
     /// What this launch concluded about the earlier ones.
     public private(set) var verdicts: [Verdict] = []
 
-    /// Opens (or creates) the guard's file `launch-guard.json` in `directory` and judges the
-    /// launches before this one. Nothing is written until a patch is applied or a launch succeeds:
-    /// the same judgement is made again if this launch ends first.
+    /// Opens (or creates) the guard's file `launch-guard.json` in `directory`, judges the launches
+    /// before this one and writes the judgement (if that fails, the next write carries it; until
+    /// then the same judgement would be made again). Judging counts no launch.
     public init(directory: URL, threshold: Int = 2) {
         self.threshold = max(1, threshold)
         self.store = JSONFileStore(url: directory.appendingPathComponent("launch-guard.json"))
@@ -91,6 +91,7 @@ public final class CrashLoopGuard {
             self.loadProblem = error.message
         }
         judgeEarlierLaunches()
+        if unsaved, (try? store.save(record)) != nil { unsaved = false }
     }
 
     /// Whether this patch version has been disabled.
@@ -202,7 +203,7 @@ public final class CrashLoopGuard {
 
     // MARK: - Judging earlier launches
 
-    /// In memory only (see `init`): the first write of this launch persists it.
+    /// In memory; `init` writes it.
     private func judgeEarlierLaunches() {
         let before = record
         defer { unsaved = record != before }

@@ -24,6 +24,8 @@ final class CrashLoopGuardTests: XCTestCase {
         // Still served: downloaded again but refused.
         XCTAssertEqual(loader.update().refusals, [.disabledByCrashLoop(patchID: "shop-fixes", version: 1)])
         XCTAssertEqual(third.calls, [])
+        // The verdict is on disk at once: the next launch doesn't judge (or report) it again.
+        XCTAssertEqual(try f.launch(RecordingApplier()).applyCachedPatches(), [])
         // A fixed version is a fresh start.
         try f.serve(try f.patch(version: 2))
         XCTAssertEqual(loader.update().first, .applied(patchID: "shop-fixes", version: 2, source: .network))
