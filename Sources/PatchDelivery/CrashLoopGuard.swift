@@ -10,7 +10,7 @@ import Foundation
 /// When a launch starts, the guard judges the launches before it, in this order:
 /// 1. a launch that ended while `update()` waited on the network, before the network brought a
 ///    patch, is not held against the patches it had applied (at most `maxExcusedNetworkWaits`
-///    such launches in a row, so a patch that crashes the app during that wait is still caught);
+///    such launches until one succeeds, so a patch that crashes the app during that wait is still caught);
 /// 2. during a culprit search (`CulpritSearch`), a trial that failed `threshold` launches in a
 ///    row gets its verdict: a single patch is disabled, a larger trial is halved;
 /// 3. otherwise, once a pending patch reached `threshold` launches in a row that applied it and
@@ -25,7 +25,7 @@ import Foundation
 public final class CrashLoopGuard {
     /// Launches in a row without success after which a pending patch (or a trial) is judged.
     public let threshold: Int
-    /// Launches in a row that may end during the network wait without counting.
+    /// Launches that may end during the network wait without counting, until a launch succeeds.
     public static let maxExcusedNetworkWaits = 5
 
     struct Record: Codable, Equatable {

@@ -69,21 +69,10 @@ final class CrashLoopGuardTests: XCTestCase {
         let first = try f.launch(RecordingApplier())
         first.update()
         first.markLaunchSucceeded()
-        // The server is gone; each attempt fails and update() waits before retrying. The "kill"
-        // happens in that wait: the state directory is put back as it was at that moment.
-        var offline = f.configuration(retry: RetryPolicy(maxAttempts: 2, initialDelay: 1))
-        offline.baseURL = URL(string: "http://127.0.0.1:9/")!
-        let snapshot = f.root.appendingPathComponent("at-the-kill")
+        let offline = offlineConfiguration(f)
         for launch in 2...5 {
-            let applier = RecordingApplier()
-            let loader = try PatchLoader(configuration: offline, applier: applier, sleep: { _ in
-                try? FileManager.default.removeItem(at: snapshot)
-                try? FileManager.default.copyItem(at: f.stateDirectory, to: snapshot)
-            })
-            XCTAssertEqual(loader.applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)], "launch \(launch)")
-            loader.update()
-            try FileManager.default.removeItem(at: f.stateDirectory)
-            try FileManager.default.moveItem(at: snapshot, to: f.stateDirectory)
+            XCTAssertEqual(try launchKilledWhileWaitingOnTheNetwork(f, offline), [.applied(patchID: "shop-fixes", version: 1, source: .cache)],
+                           "launch \(launch)")
         }
         // A launch that goes past the network and never succeeds still counts, from the moment it applies.
         for _ in 0..<2 {
@@ -93,6 +82,46 @@ final class CrashLoopGuardTests: XCTestCase {
         }
         XCTAssertEqual(try f.launch(RecordingApplier(), configuration: offline).applyCachedPatches().first,
                        .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2))
+    }
+
+    func testOnlySoManyLaunchesKilledDuringTheNetworkWaitAreExcused() throws {
+        // Else a patch that crashes the app while update() waits would never be caught.
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        let first = try f.launch(RecordingApplier())
+        first.update()
+        first.markLaunchSucceeded()
+        let offline = offlineConfiguration(f)
+        let excused = CrashLoopGuard.maxExcusedNetworkWaits
+        XCTAssertEqual(excused, 5)
+        var results: [[PatchEvent]] = []
+        for _ in 0..<(excused + 3) { results.append(try launchKilledWhileWaitingOnTheNetwork(f, offline)) }
+        let applied: [PatchEvent] = [.applied(patchID: "shop-fixes", version: 1, source: .cache)]
+        XCTAssertEqual(Array(results.prefix(excused + 2)), Array(repeating: applied, count: excused + 2))
+        XCTAssertEqual(results.last?.first, .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2))
+    }
+
+    /// The server is gone: each attempt fails and update() waits before retrying.
+    func offlineConfiguration(_ f: DeliveryFixture) -> PatchLoader.Configuration {
+        var offline = f.configuration(retry: RetryPolicy(maxAttempts: 2, initialDelay: 1))
+        offline.baseURL = URL(string: "http://127.0.0.1:9/")!
+        return offline
+    }
+
+    /// One launch: cached patches, then update(), "killed" in update()'s wait: the state directory
+    /// is put back as it was at that moment. Returns what applyCachedPatches() reported.
+    func launchKilledWhileWaitingOnTheNetwork(_ f: DeliveryFixture, _ configuration: PatchLoader.Configuration) throws -> [PatchEvent] {
+        let snapshot = f.root.appendingPathComponent("at-the-kill")
+        let loader = try PatchLoader(configuration: configuration, applier: RecordingApplier(), sleep: { _ in
+            try? FileManager.default.removeItem(at: snapshot)
+            try? FileManager.default.copyItem(at: f.stateDirectory, to: snapshot)
+        })
+        let events = loader.applyCachedPatches()
+        loader.update()
+        guard FileManager.default.fileExists(atPath: snapshot.path) else { return events }  // not killed: applied nothing to wait with
+        try FileManager.default.removeItem(at: f.stateDirectory)
+        try FileManager.default.moveItem(at: snapshot, to: f.stateDirectory)
+        return events
     }
 
     func testALaunchKilledBeforeApplyingAnythingDoesNotCount() throws {

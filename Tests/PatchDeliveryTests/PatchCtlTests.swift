@@ -243,8 +243,8 @@ final class PatchCtlTests: XCTestCase {
     }
 
     func testLintRefusesIncludeOfAScriptThePatchDoesNotCarry() throws {
-        try write("include('helpers.js');\ninclude('./helpers.js');\n  include(\"misc.js\");\n// include('gone.js') in a comment\n",
-                  "main.js")
+        try write("include('helpers.js');\ninclude('./helpers.js');\n  include(\"misc.js\");\n// include('gone.js') in a comment\n"
+                  + "var s = new Set(); s.include('not-a-script');\n", "main.js")
         try write("var helper = 1;\n", "helpers.js")
         let run = try patchctl(["lint", path("main.js"), path("helpers.js")])
         XCTAssertEqual(run.status, 1)

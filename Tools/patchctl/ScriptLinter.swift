@@ -111,7 +111,8 @@ struct ScriptLinter {
         let lines = LineIndex(code)
         let known = Set(patchScripts)
         var errors: [Warning] = []
-        for match in matches(#"\binclude\(\s*['"]([^'"]*)['"]"#, in: code) {
+        // The global include(), not a method of the same name (`list.include(…)`).
+        for match in matches(#"(?<![.\w$])include\(\s*['"]([^'"]*)['"]"#, in: code) {
             let key = match.text.hasPrefix("./") ? String(match.text.dropFirst(2)) : match.text
             guard !known.contains(key) else { continue }
             let (line, column) = lines.position(ofUTF8Offset: match.offset)
