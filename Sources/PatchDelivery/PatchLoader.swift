@@ -227,7 +227,7 @@ public final class PatchLoader {
                 emit(.cacheSkipped(file: file, reason: reason), &events)
             case .valid(let patch):
                 if live[patch.manifest.patchID]?.patch.digest == patch.digest { continue }
-                if let refusal = admissionRefusal(for: patch, &events) {
+                if let refusal = admissionRefusal(for: patch) {
                     cache.removePatch(forFile: file)
                     emit(.refused(file: file, reason: refusal), &events)
                     continue
@@ -243,7 +243,8 @@ public final class PatchLoader {
         configuration.patchFiles.contains { FileManager.default.fileExists(atPath: cache.url(forPatchFile: $0.path).path) }
     }
 
-    /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more.
+    /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more (during
+    /// a culprit search, the patches this launch applied are cleared and reported).
     @discardableResult
     public func markLaunchSucceeded() -> [PatchEvent] {
         var events: [PatchEvent] = []
@@ -352,7 +353,7 @@ public final class PatchLoader {
                 emit(.upToDate(file: file, patchID: id, version: patch.manifest.version), &events)
                 return
             }
-            if let refusal = admissionRefusal(for: patch, &events) {
+            if let refusal = admissionRefusal(for: patch) {
                 emit(.refused(file: file, reason: refusal), &events)
                 return
             }
@@ -379,7 +380,7 @@ public final class PatchLoader {
 
     /// The device-state checks a verified patch must also pass: not revoked, not disabled by the
     /// crash-loop guard, and not older than (or a different patch with the same version as) the applied one.
-    private func admissionRefusal(for patch: SignedPatch, _ events: inout [PatchEvent]) -> PatchRefusal? {
+    private func admissionRefusal(for patch: SignedPatch) -> PatchRefusal? {
         let id = patch.manifest.patchID, version = patch.manifest.version
         if state.isRevoked(id, version: version) {
             return .revoked(patchID: id, version: version)
