@@ -128,8 +128,10 @@ mkdir -p "$WORK/keys" "$WORK/served" "$WORK/devices"
 PRIVATE_KEY="$WORK/keys/demo-key.private-key.json"
 PUBLIC_KEY="$WORK/keys/demo-key.public-key.json"
 "$PATCHCTL" lint "${SCRIPTS[@]}" | sed 's/^/  /'
+# A patch names its app and expires (GNU date, then BSD date): a leaked copy can't run anywhere, forever.
+EXPIRES=$(date -u -d '+30 days' +%Y-%m-%d 2>/dev/null || date -u -v+30d +%Y-%m-%d)
 "$PATCHCTL" sign "${SCRIPTS[@]}" --key "$PRIVATE_KEY" --id "$PATCH_ID" --version 1 \
-    --app-id "$APP_ID" --app-version "$APP_RANGE" --out "$WORK/$PATCH_FILE" | sed 's/^/  /'
+    --app-id "$APP_ID" --app-version "$APP_RANGE" --expires "$EXPIRES" --out "$WORK/$PATCH_FILE" | sed 's/^/  /'
 "$PATCHCTL" verify "$WORK/$PATCH_FILE" --public-key "$PUBLIC_KEY" --app-id "$APP_ID" --app-version 1.4.0 | sed 's/^/  /'
 # The server always carries a revocation list; this one withdraws an old experiment.
 "$PATCHCTL" revoke shop-experiment --key "$PRIVATE_KEY" --out "$WORK/served/revocations.json" | sed 's/^/  /'

@@ -19,7 +19,7 @@ public enum AtomicFile {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw AtomicFileError(description: "cannot create directory \(directory.path): \((error as NSError).localizedDescription)")
         }
-        let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temp = directory.appendingPathComponent(temporaryName(for: url.lastPathComponent))
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw error("create", temp) }
         var ok = false
@@ -53,6 +53,38 @@ public enum AtomicFile {
     /// Removes `url` if it exists.
     public static func remove(_ url: URL) {
         unlink(url.path)
+    }
+
+    /// The temporary file `write` uses for `name`: `.<name>.<UUID>.tmp`.
+    static func temporaryName(for name: String) -> String {
+        ".\(name).\(UUID().uuidString).tmp"
+    }
+
+    /// Whether `name` is one of `write`'s temporary names (the exact pattern, an uppercase UUID included).
+    public static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        let body = name.dropFirst().dropLast(4)  // "<name>.<UUID>"
+        guard let dot = body.lastIndex(of: "."), dot != body.startIndex else { return false }
+        let uuid = body[body.index(after: dot)...]
+        return uuid.count == 36 && UUID(uuidString: String(uuid))?.uuidString == String(uuid)
+    }
+
+    /// Deletes the temporary files a crash in the middle of `write` left in `directory` (only
+    /// regular files with `write`'s own temporary names; other files are never touched). Call it
+    /// before writing there: a write under way in the same folder would lose its file. Returns
+    /// the names removed, sorted.
+    @discardableResult
+    public static func removeStaleTemporaryFiles(in directory: URL) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        // Bounded by the folder's listing, taken once.
+        for name in names.sorted() where isTemporaryName(name) {
+            let path = directory.appendingPathComponent(name).path
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed
     }
 
     private static func error(_ step: String, _ url: URL) -> AtomicFileError {

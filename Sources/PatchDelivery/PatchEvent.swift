@@ -35,6 +35,18 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
     case cacheDiscarded(file: String, reason: PatchRefusal)
     /// The crash-loop guard disabled this patch version: `launches` launches applied it and never succeeded.
     case disabledByCrashLoop(patchID: String, version: Int, launches: Int)
+    /// Launches with several unconfirmed patches kept failing: the crash-loop guard is finding the
+    /// culprit (newest first, then halves), so the next launches apply only some of `suspects`.
+    case crashLoopSearchStarted(suspects: [PatchVersionID])
+    /// Not applied in this launch: the crash-loop guard is trying other patches first (kept, not refused).
+    case heldByCrashLoopGuard(patchID: String, version: Int)
+    /// A launch with this patch version succeeded during a culprit search: it is not the culprit.
+    case clearedByCrashLoopGuard(patchID: String, version: Int)
+    /// Not applied: the crash-loop guard could not record it first (read-only or full disk, a
+    /// planted file), and a patch it can't count could crash every launch. Kept for a later launch.
+    case guardUnavailable(patchID: String, version: Int, message: String)
+    /// Temporary files a crash left in the middle of a write were deleted at start (names only ours).
+    case temporaryFilesRemoved(directory: String, files: [String])
     /// A verified revocation list was taken in (`revokedCount` entries).
     case revocationListUpdated(sequence: Int, revokedCount: Int)
     /// The revocation list was refused (bad signature, unknown key…); the last good one stays in force.
@@ -77,6 +89,17 @@ public enum PatchEvent: Equatable, CustomStringConvertible, Sendable {
             return "discarded cached \(file): \(reason)"
         case let .disabledByCrashLoop(id, version, launches):
             return "disabled \(id) v\(version): \(launches) launches in a row did not succeed with it"
+        case let .crashLoopSearchStarted(suspects):
+            let names = suspects.map(\.description).joined(separator: ", ")
+            return "launches with \(names) kept failing: looking for the culprit, applying only some of them per launch"
+        case let .heldByCrashLoopGuard(id, version):
+            return "held back \(id) v\(version) for this launch: the crash-loop guard is trying other patches first"
+        case let .clearedByCrashLoopGuard(id, version):
+            return "\(id) v\(version) is not the culprit: a launch with it succeeded"
+        case let .guardUnavailable(id, version, message):
+            return "not applied \(id) v\(version): the crash-loop guard could not record it first (\(message))"
+        case let .temporaryFilesRemoved(directory, files):
+            return "removed \(files.count) temporary file\(files.count == 1 ? "" : "s") left by an interrupted write in \(directory): \(files.joined(separator: ", "))"
         case let .revocationListUpdated(sequence, count):
             return "revocation list #\(sequence): \(count) revoked"
         case let .revocationListRefused(reason):

@@ -178,6 +178,19 @@ public final class PatchLoader {
         if let problem = crashLoopGuard.loadProblem {
             startupEvents.append(.stateReset(file: "launch-guard.json", message: problem))
         }
+        for verdict in crashLoopGuard.verdicts {
+            switch verdict {
+            case let .disabled(id, launches):
+                startupEvents.append(.disabledByCrashLoop(patchID: id.patchID, version: id.version, launches: launches))
+            case .searchStarted(let suspects):
+                startupEvents.append(.crashLoopSearchStarted(suspects: suspects))
+            }
+        }
+        // A crash in the middle of a write leaves its temporary file behind; nothing else would delete it.
+        for folder in [directory, cache.directory] {
+            let removed = AtomicFile.removeStaleTemporaryFiles(in: folder)
+            if !removed.isEmpty { startupEvents.append(.temporaryFilesRemoved(directory: folder.lastPathComponent, files: removed)) }
+        }
     }
 
     private static func validate(_ files: [PatchFile]) throws {
@@ -221,11 +234,12 @@ public final class PatchLoader {
                 emit(.cacheSkipped(file: file, reason: reason), &events)
             case .valid(let patch):
                 if live[patch.manifest.patchID]?.patch.digest == patch.digest { continue }
-                if let refusal = admissionRefusal(for: patch, &events) {
+                if let refusal = admissionRefusal(for: patch) {
                     cache.removePatch(forFile: file)
                     emit(.refused(file: file, reason: refusal), &events)
                     continue
                 }
+                if heldBack(patch, &events) { continue }
                 apply(patch, file: file, source: .cache, &events)
             }
         }
@@ -236,11 +250,16 @@ public final class PatchLoader {
         configuration.patchFiles.contains { FileManager.default.fileExists(atPath: cache.url(forPatchFile: $0.path).path) }
     }
 
-    /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more.
+    /// Tells the crash-loop guard the app is up: nothing applied so far is suspect any more (during
+    /// a culprit search, the patches this launch applied are cleared and reported).
     @discardableResult
     public func markLaunchSucceeded() -> [PatchEvent] {
         var events: [PatchEvent] = []
-        do { try crashLoopGuard.markLaunchSucceeded() } catch {
+        do {
+            for id in try crashLoopGuard.markLaunchSucceeded() {
+                emit(.clearedByCrashLoopGuard(patchID: id.patchID, version: id.version), &events)
+            }
+        } catch {
             emit(.storageFailed(message: "\(error)"), &events)
         }
         return events
@@ -255,6 +274,9 @@ public final class PatchLoader {
     public func update() -> [PatchEvent] {
         var events = takeStartupEvents()
         let deadline = Deadline(seconds: configuration.updateDeadline)
+        // A launch killed while this waits must not count against the cached patches applied before it.
+        crashLoopGuard.networkWaitBegins()
+        defer { crashLoopGuard.networkWaitEnded() }
         if let listFile = configuration.revocationListFile {
             updateRevocationList(listFile, deadline, &events)
             if !revocationListIsFresh {
@@ -357,10 +379,11 @@ public final class PatchLoader {
                 emit(.upToDate(file: file, patchID: id, version: patch.manifest.version), &events)
                 return true
             }
-            if let refusal = admissionRefusal(for: patch, &events) {
+            if let refusal = admissionRefusal(for: patch) {
                 emit(.refused(file: file, reason: refusal), &events)
                 return false
             }
+            if heldBack(patch, &events) { return true }
             if apply(patch, file: file, source: .network, &events) {
                 store(data, patch: patch, file: file, etag: etag, &events)
             }
@@ -384,22 +407,13 @@ public final class PatchLoader {
 
     /// The device-state checks a verified patch must also pass: not revoked, not disabled by the
     /// crash-loop guard, and not older than (or a different patch with the same version as) the applied one.
-    private func admissionRefusal(for patch: SignedPatch, _ events: inout [PatchEvent]) -> PatchRefusal? {
+    private func admissionRefusal(for patch: SignedPatch) -> PatchRefusal? {
         let id = patch.manifest.patchID, version = patch.manifest.version
         if state.isRevoked(id, version: version) {
             return .revoked(patchID: id, version: version)
         }
         if crashLoopGuard.isDisabled(patchID: id, version: version) {
             return .disabledByCrashLoop(patchID: id, version: version)
-        }
-        let launches = crashLoopGuard.unconfirmedLaunches(patchID: id, version: version)
-        do {
-            if try crashLoopGuard.disableIfLooping(patchID: id, version: version) {
-                emit(.disabledByCrashLoop(patchID: id, version: version, launches: launches), &events)
-                return .disabledByCrashLoop(patchID: id, version: version)
-            }
-        } catch {
-            emit(.storageFailed(message: "\(error)"), &events)
         }
         if let floor = state.applied[id]?.floor(trusting: configuration.trustStore.isTrusted) {
             if version < floor.version || (version == floor.version && patch.digest != floor.digest) {
@@ -409,20 +423,31 @@ public final class PatchLoader {
         return nil
     }
 
+    /// Whether the crash-loop guard holds the patch back for this launch (a culprit search is
+    /// trying other patches); reported, and the patch is kept.
+    private func heldBack(_ patch: SignedPatch, _ events: inout [PatchEvent]) -> Bool {
+        let m = patch.manifest
+        guard crashLoopGuard.holdsBack(patchID: m.patchID, version: m.version) else { return false }
+        emit(.heldByCrashLoopGuard(patchID: m.patchID, version: m.version), &events)
+        return true
+    }
+
     /// Evaluates the patch's scripts in order; on a throwing script, undoes the ones before it and
     /// brings back the version it was replacing. Returns whether the patch is live.
     @discardableResult
     private func apply(_ patch: SignedPatch, file: String, source: PatchEvent.Source, _ events: inout [PatchEvent]) -> Bool {
         let m = patch.manifest
         let previous = live[m.patchID]
-        if let previous {
-            revert(previous, reason: .superseded(byVersion: m.version), &events)
-        }
         do {
-            // Marked before evaluation: a script that crashes the process must still count.
+            // Marked before evaluation: a script that crashes the process must still count. And
+            // first of all: unmarked, nothing is evaluated, and the previous version stays live.
             try crashLoopGuard.willApply(patchID: m.patchID, version: m.version)
         } catch {
-            emit(.storageFailed(message: "\(error)"), &events)
+            emit(.guardUnavailable(patchID: m.patchID, version: m.version, message: "\(error)"), &events)
+            return false
+        }
+        if let previous {
+            revert(previous, reason: .superseded(byVersion: m.version), &events)
         }
         var names: [String] = []
         for (script, source) in patch.orderedScripts {
@@ -436,7 +461,7 @@ public final class PatchLoader {
                 if let previous {
                     apply(previous.patch, file: previous.file, source: .cache, &events)
                 } else {
-                    try? crashLoopGuard.forget(patchID: m.patchID)
+                    try? crashLoopGuard.forget(patchID: m.patchID, version: m.version)
                 }
                 return false
             }
@@ -456,7 +481,7 @@ public final class PatchLoader {
             do { try applier.revert(name: name) } catch { failures.append("\(error)") }
         }
         live[patch.patchID] = nil
-        try? crashLoopGuard.forget(patchID: patch.patchID)
+        try? crashLoopGuard.forget(patchID: patch.patchID, version: patch.version, leavesDevice: true)
         if failures.isEmpty {
             emit(.reverted(patchID: patch.patchID, version: patch.version, reason: reason), &events)
         } else {
@@ -481,7 +506,8 @@ public final class PatchLoader {
 
     private func emit(_ event: PatchEvent, _ events: inout [PatchEvent]) {
         switch event {
-        case .refused, .failed, .cacheDiscarded, .disabledByCrashLoop, .revocationListRefused, .stateReset, .storageFailed:
+        case .refused, .failed, .cacheDiscarded, .disabledByCrashLoop, .revocationListRefused, .stateReset, .storageFailed,
+             .crashLoopSearchStarted, .heldByCrashLoopGuard, .guardUnavailable:
             logger.warning("\(event.description)")
         case .fetchFailed:
             logger.notice("\(event.description)")

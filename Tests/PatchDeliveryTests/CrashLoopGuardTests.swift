@@ -24,6 +24,8 @@ final class CrashLoopGuardTests: XCTestCase {
         // Still served: downloaded again but refused.
         XCTAssertEqual(loader.update().refusals, [.disabledByCrashLoop(patchID: "shop-fixes", version: 1)])
         XCTAssertEqual(third.calls, [])
+        // The verdict is on disk at once: the next launch doesn't judge (or report) it again.
+        XCTAssertEqual(try f.launch(RecordingApplier()).applyCachedPatches(), [])
         // A fixed version is a fresh start.
         try f.serve(try f.patch(version: 2))
         XCTAssertEqual(loader.update().first, .applied(patchID: "shop-fixes", version: 2, source: .network))
@@ -59,6 +61,80 @@ final class CrashLoopGuardTests: XCTestCase {
         XCTAssertEqual(third.live, ["shop-fixes@1/fix.js"], "3 launches allowed")
         XCTAssertEqual(try f.launch(RecordingApplier(), configuration: config).applyCachedPatches().first,
                        .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 3))
+    }
+
+    func testLaunchesKilledWhileWaitingOnTheNetworkDoNotCountAgainstTheCachedPatch() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        let first = try f.launch(RecordingApplier())
+        first.update()
+        first.markLaunchSucceeded()
+        let offline = offlineConfiguration(f)
+        for launch in 2...5 {
+            XCTAssertEqual(try launchKilledWhileWaitingOnTheNetwork(f, offline), [.applied(patchID: "shop-fixes", version: 1, source: .cache)],
+                           "launch \(launch)")
+        }
+        // A launch that goes past the network and never succeeds still counts, from the moment it applies.
+        for _ in 0..<2 {
+            let applier = RecordingApplier()
+            XCTAssertEqual(try f.launch(applier, configuration: offline).applyCachedPatches(),
+                           [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
+        }
+        XCTAssertEqual(try f.launch(RecordingApplier(), configuration: offline).applyCachedPatches().first,
+                       .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2))
+    }
+
+    func testOnlySoManyLaunchesKilledDuringTheNetworkWaitAreExcused() throws {
+        // Else a patch that crashes the app while update() waits would never be caught.
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        let first = try f.launch(RecordingApplier())
+        first.update()
+        first.markLaunchSucceeded()
+        let offline = offlineConfiguration(f)
+        let excused = CrashLoopGuard.maxExcusedNetworkWaits
+        XCTAssertEqual(excused, 5)
+        var results: [[PatchEvent]] = []
+        for _ in 0..<(excused + 3) { results.append(try launchKilledWhileWaitingOnTheNetwork(f, offline)) }
+        let applied: [PatchEvent] = [.applied(patchID: "shop-fixes", version: 1, source: .cache)]
+        XCTAssertEqual(Array(results.prefix(excused + 2)), Array(repeating: applied, count: excused + 2))
+        XCTAssertEqual(results.last?.first, .disabledByCrashLoop(patchID: "shop-fixes", version: 1, launches: 2))
+    }
+
+    /// The server is gone: each attempt fails and update() waits before retrying.
+    func offlineConfiguration(_ f: DeliveryFixture) -> PatchLoader.Configuration {
+        var offline = f.configuration(retry: RetryPolicy(maxAttempts: 2, initialDelay: 1))
+        offline.baseURL = URL(string: "http://127.0.0.1:9/")!
+        return offline
+    }
+
+    /// One launch: cached patches, then update(), "killed" in update()'s wait: the state directory
+    /// is put back as it was at that moment. Returns what applyCachedPatches() reported.
+    func launchKilledWhileWaitingOnTheNetwork(_ f: DeliveryFixture, _ configuration: PatchLoader.Configuration) throws -> [PatchEvent] {
+        let snapshot = f.root.appendingPathComponent("at-the-kill")
+        let loader = try PatchLoader(configuration: configuration, applier: RecordingApplier(), sleep: { _ in
+            try? FileManager.default.removeItem(at: snapshot)
+            try? FileManager.default.copyItem(at: f.stateDirectory, to: snapshot)
+        })
+        let events = loader.applyCachedPatches()
+        loader.update()
+        guard FileManager.default.fileExists(atPath: snapshot.path) else { return events }  // not killed: applied nothing to wait with
+        try FileManager.default.removeItem(at: f.stateDirectory)
+        try FileManager.default.moveItem(at: snapshot, to: f.stateDirectory)
+        return events
+    }
+
+    func testALaunchKilledBeforeApplyingAnythingDoesNotCount() throws {
+        let f = try DeliveryFixture(self)
+        try f.serve(try f.patch(version: 1))
+        try f.launch(RecordingApplier()).update()  // launch 1 applies v1 and crashes: 1 launch
+        // Launches that end before applying anything (killed while starting up) change nothing.
+        for _ in 0..<3 { _ = try f.launch(RecordingApplier()) }
+        let applier = RecordingApplier()
+        let loader = try f.launch(applier)
+        XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 1)
+        XCTAssertEqual(loader.applyCachedPatches(), [.applied(patchID: "shop-fixes", version: 1, source: .cache)])
+        XCTAssertEqual(loader.crashLoopGuard.unconfirmedLaunches(patchID: "shop-fixes", version: 1), 2)
     }
 
     func testGuardFileOnItsOwn() throws {

@@ -126,7 +126,7 @@ final class PatchCtlTests: XCTestCase {
         try keygen("other")
         try write("var a = 1;\n", "a.js")
         let sign = try patchctl(["sign", path("a.js"), "--key", path("keys/qa-key.private-key.json"),
-                                 "--id", "p", "--version", "1", "--out", path("patch.json")])
+                                 "--id", "p", "--version", "1", "--any-app", "--no-expiry", "--out", path("patch.json")])
         XCTAssertEqual(sign.status, 0, sign.err)
         let text = try String(contentsOf: dir.appendingPathComponent("patch.json"), encoding: .utf8)
         try write(text.replacingOccurrences(of: "var a = 1;", with: "var a = 2;"), "tampered.json")
@@ -170,7 +170,9 @@ final class PatchCtlTests: XCTestCase {
         try write("var a = 2;\n", "dup-a.js")
         let key = path("keys/qa-key.private-key.json")
         func sign(_ extra: [String], scripts: [String]? = nil) throws -> Run {
-            try patchctl(["sign"] + (scripts ?? [path("a.js")]) + ["--key", key, "--id", "p", "--version", "1", "--out", path("out.json")] + extra)
+            let expiry = extra.contains("--expires") ? [] : ["--no-expiry"]
+            return try patchctl(["sign"] + (scripts ?? [path("a.js")]) + ["--key", key, "--id", "p", "--version", "1",
+                                                                          "--app-id", "com.example.shop", "--out", path("out.json")] + expiry + extra)
         }
         var run = try sign([], scripts: [path("missing.js")])
         XCTAssertEqual(run.status, 1)
@@ -188,11 +190,13 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.err.contains("--expires 2001-02-03T00:00:00Z is in the past"), run.err)
 
-        run = try patchctl(["sign", path("a.js"), "--key", path("a.js"), "--id", "p", "--version", "1", "--out", path("out.json")])
+        run = try patchctl(["sign", path("a.js"), "--key", path("a.js"), "--id", "p", "--version", "1", "--any-app", "--no-expiry",
+                            "--out", path("out.json")])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.err.contains("key file is not valid JSON"), run.err)
 
-        run = try patchctl(["sign", path("a.js"), "--key", key, "--id", "p", "--version", "0", "--out", path("out.json")])
+        run = try patchctl(["sign", path("a.js"), "--key", key, "--id", "p", "--version", "0", "--any-app", "--no-expiry",
+                            "--out", path("out.json")])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.err.contains("manifest field 'version' must be at least 1, found 0"), run.err)
 
@@ -203,6 +207,60 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertTrue(run.err.contains("two scripts are named a.js"), run.err)
 
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "no patch written by a failed sign")
+    }
+
+    func testSignRequiresAnAppIDAndAnExpiryUnlessToldOtherwise() throws {
+        try keygen()
+        try write("var a = 1;\n", "a.js")
+        func sign(_ extra: [String]) throws -> Run {
+            try patchctl(["sign", path("a.js"), "--key", path("keys/qa-key.private-key.json"), "--id", "p", "--version", "1",
+                          "--out", path("out.json")] + extra)
+        }
+        let cases: [([String], String)] = [
+            (["--expires", "2030-01-01"], "give --app-id APP (the app the patch is for), or --any-app to let any app apply it"),
+            (["--app-id", "com.example.shop"],
+             "give --expires DATE (when devices stop applying the patch), or --no-expiry for a patch that never expires"),
+            (["--app-id", "com.example.shop", "--any-app", "--no-expiry"], "--app-id and --any-app exclude each other"),
+            (["--app-id", "*", "--no-expiry"], "--app-id '*' would let any app apply the patch: say --any-app instead"),
+            (["--any-app", "--expires", "2030-01-01", "--no-expiry"], "--expires and --no-expiry exclude each other"),
+        ]
+        for (extra, message) in cases {
+            let run = try sign(extra)
+            XCTAssertEqual(run.status, 64, "a usage error: \(extra)")
+            XCTAssertTrue(run.err.contains("Error: \(message)"), "\(extra):\n\(run.err)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "nothing written: \(extra)")
+        }
+        // Told otherwise, explicitly: a patch for any app that never expires.
+        let any = try sign(["--any-app", "--no-expiry"])
+        XCTAssertEqual(any.status, 0, any.err)
+        let pub = path("keys/qa-key.public-key.json")
+        XCTAssertEqual(try patchctl(["verify", path("out.json"), "--public-key", pub]).out,
+                       "valid: patch p v1 for * *, scripts a.js, signed by qa-key, expires never\n")
+        let one = try sign(["--app-id", "com.example.shop", "--expires", "2030-01-01"])
+        XCTAssertEqual(one.status, 0, one.err)
+        XCTAssertEqual(try patchctl(["verify", path("out.json"), "--public-key", pub]).out,
+                       "valid: patch p v1 for com.example.shop *, scripts a.js, signed by qa-key, expires 2030-01-01T00:00:00Z\n")
+    }
+
+    func testLintRefusesIncludeOfAScriptThePatchDoesNotCarry() throws {
+        try write("include('helpers.js');\ninclude('./helpers.js');\n  include(\"misc.js\");\n// include('gone.js') in a comment\n"
+                  + "var s = new Set(); s.include('not-a-script');\n", "main.js")
+        try write("var helper = 1;\n", "helpers.js")
+        let run = try patchctl(["lint", path("main.js"), path("helpers.js")])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.err.split(separator: "\n").map(String.init), [
+            "\(path("main.js")):3:12: error: include('misc.js'): the patch has no script named 'misc.js' (its scripts: main.js, helpers.js)",
+        ])
+        // Alone, main.js is a patch without helpers.js.
+        let alone = try patchctl(["lint", path("main.js")])
+        XCTAssertEqual(alone.status, 1)
+        XCTAssertTrue(alone.err.hasPrefix("\(path("main.js")):1:10: error: include('helpers.js'): the patch has no script named 'helpers.js'"),
+                      alone.err)
+        try write("var m = 1;\ninclude('./misc.js');\n", "other.js")
+        try write("var x = 2;\n", "misc.js")
+        let fine = try patchctl(["lint", path("other.js"), path("misc.js")])
+        XCTAssertEqual(fine.status, 0, fine.err)
+        XCTAssertEqual(fine.out, "2 scripts checked: 0 errors, 0 warnings\n")
     }
 
     func testRevokeCreatesAndExtendsASignedList() throws {

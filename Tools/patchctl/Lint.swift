@@ -9,7 +9,9 @@ extension PatchCtl {
             abstract: "Check patch scripts: syntax, and misspelled class or selector names.",
             discussion: """
                 Syntax is checked by JavaScriptCore through PatchEngine, without running the script; errors are \
-                printed as FILE:LINE:COLUMN: error: MESSAGE. With --classes, class names used in \
+                printed as FILE:LINE:COLUMN: error: MESSAGE. The scripts given together are one patch (as \
+                `patchctl sign` takes them): include('x.js') of a name that is not among their file names is an \
+                error, since a delivered patch can include only its own scripts. With --classes, class names used in \
                 require('A, B') and defineClass('X : Y') and selectors defined or called (addItem_count for \
                 addItem:count:) that are not in the list but close to a name in it are reported as warnings. \
                 The names file has one name per line ('#' comments): lines starting with '-' or '+', containing \
@@ -17,7 +19,7 @@ extension PatchCtl {
                 Exit status 1 on any error (or any warning with --warnings-as-errors), 0 otherwise.
                 """)
 
-        @Argument(help: ArgumentHelp("Scripts to check.", valueName: "SCRIPT"))
+        @Argument(help: ArgumentHelp("Scripts to check: the scripts of one patch.", valueName: "SCRIPT"))
         var scripts: [String]
 
         @Option(name: .long, help: ArgumentHelp("Known class names and selectors, one per line.", valueName: "FILE"))
@@ -33,6 +35,7 @@ extension PatchCtl {
         func run() throws {
             let linter = try classes.map { ScriptLinter(namesFile: try CommandSupport.readText($0, what: "class list")) }
             var errors = 0, warnings = 0
+            let names = scripts.map { URL(fileURLWithPath: $0).lastPathComponent }
             for path in scripts {
                 let source = try CommandSupport.readText(path, what: "script")
                 do {
@@ -41,6 +44,10 @@ extension PatchCtl {
                     errors += 1
                     CommandSupport.printError("\(path):\(error.line ?? 1):\(error.column ?? 1): error: \(error.message)")
                     continue
+                }
+                for e in ScriptLinter.includeErrors(in: source, patchScripts: names) {
+                    errors += 1
+                    CommandSupport.printError("\(path):\(e.line):\(e.column): error: \(e.message)")
                 }
                 for w in linter?.warnings(in: source) ?? [] {
                     warnings += 1

@@ -103,6 +103,25 @@ struct ScriptLinter {
         return warnings.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 
+    /// `include('name')` calls naming a script the patch does not carry (errors): in a delivered
+    /// patch, include() resolves only among the patch's own scripts, by file name (an optional
+    /// leading `./` is dropped, as the engine does). `patchScripts` are those names.
+    static func includeErrors(in script: String, patchScripts: [String]) -> [Warning] {
+        let code = blankingComments(script)
+        let lines = LineIndex(code)
+        let known = Set(patchScripts)
+        var errors: [Warning] = []
+        // The global include(), not a method of the same name (`list.include(…)`).
+        for match in matches(#"(?<![.\w$])include\(\s*['"]([^'"]*)['"]"#, in: code) {
+            let key = match.text.hasPrefix("./") ? String(match.text.dropFirst(2)) : match.text
+            guard !known.contains(key) else { continue }
+            let (line, column) = lines.position(ofUTF8Offset: match.offset)
+            errors.append(Warning(line: line, column: column, message:
+                "include('\(match.text)'): the patch has no script named '\(key)' (its scripts: \(patchScripts.joined(separator: ", ")))"))
+        }
+        return errors
+    }
+
     /// The known name nearest to `name` if it is near enough to be a likely typo
     /// (edit distance 1 for names up to 5 characters, 2 for longer ones; nothing under 3 characters).
     static func closest(to name: String, in known: Set<String>) -> String? {

@@ -24,22 +24,49 @@ extension PatchCtl {
         @Option(name: .long, help: "Patch version: a whole number, higher than any version devices have applied.")
         var version: Int
 
-        @Option(name: .customLong("app-id"), help: "The app's id (bundle id); '*' for any app.")
-        var appID: String = "*"
+        @Option(name: .customLong("app-id"), help: ArgumentHelp(
+            "The app the patch is for (bundle id). Required unless --any-app.", valueName: "APP"))
+        var appID: String?
+
+        @Flag(name: .customLong("any-app"), help: "Let any app apply the patch (no --app-id): a patch for one app should name it.")
+        var anyApp = false
 
         @Option(name: .customLong("app-version"), help: ArgumentHelp(
             "App versions the patch applies to: '*', or comparators like '>=1.2.0 <2.0.0', '=1.4.2'.", valueName: "RANGE"))
         var appVersion: String = "*"
 
         @Option(name: .long, help: ArgumentHelp(
-            "Expiry time, ISO 8601: 2026-12-31 (midnight UTC) or 2026-12-31T18:00:00Z.", valueName: "DATE"))
+            "Expiry time, ISO 8601: 2026-12-31 (midnight UTC) or 2026-12-31T18:00:00Z. Required unless --no-expiry.",
+            valueName: "DATE"))
         var expires: String?
+
+        @Flag(name: .customLong("no-expiry"), help: "Sign a patch that never expires (no --expires).")
+        var noExpiry = false
 
         @Option(name: .long, help: ArgumentHelp("Patch file to write.", valueName: "PATCH"))
         var out: String
 
         func validate() throws {
             guard !scripts.isEmpty else { throw ValidationError("give at least one SCRIPT") }
+            // Both are what limit where a leaked or mistaken patch can run: leaving them out must be a decision.
+            switch (appID, anyApp) {
+            case (nil, false):
+                throw ValidationError("give --app-id APP (the app the patch is for), or --any-app to let any app apply it")
+            case (_?, true):
+                throw ValidationError("--app-id and --any-app exclude each other")
+            case ("*"?, false):
+                throw ValidationError("--app-id '*' would let any app apply the patch: say --any-app instead")
+            default:
+                break
+            }
+            switch (expires, noExpiry) {
+            case (nil, false):
+                throw ValidationError("give --expires DATE (when devices stop applying the patch), or --no-expiry for a patch that never expires")
+            case (_?, true):
+                throw ValidationError("--expires and --no-expiry exclude each other")
+            default:
+                break
+            }
         }
 
         func run() throws {
@@ -66,7 +93,7 @@ extension PatchCtl {
             let patch: SignedPatch
             do {
                 patch = try PatchSigner(key: signingKey).sign(
-                    patchID: id, version: version, appID: appID, appVersions: range, expires: expiry, scripts: sources)
+                    patchID: id, version: version, appID: appID ?? "*", appVersions: range, expires: expiry, scripts: sources)
             } catch let refusal as PatchRefusal {
                 if case .malformed(let why) = refusal { throw CommandFailure(why) }
                 throw CommandFailure(refusal.description)
