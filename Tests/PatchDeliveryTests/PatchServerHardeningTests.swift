@@ -274,6 +274,33 @@ final class PatchServerHardeningTests: XCTestCase {
         XCTAssertEqual(again.status, 304)
     }
 
+    func testAClientThatStopsReadingIsClosedAfterTheSendTimeout() throws {
+        // 32 MB: far more than the socket buffers on both sides hold, so the server must wait.
+        try Data(count: 32 << 20).write(to: www.appendingPathComponent("big.bin"))
+        let (server, port) = try startServer(PatchServer.Limits(idleTimeout: 30, sendTimeout: 0.5))
+        let connection = try RawHTTPConnection(port: port)
+        connection.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(eventually { server.openConnections == 1 })
+        let started = Date()
+        XCTAssertTrue(eventually(5) { server.openConnections == 0 }, "a client that never reads is closed")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        withExtendedLifetime(connection) {}
+    }
+
+    func testASlowButSteadyReaderIsNotCutOff() throws {
+        let size = 16 << 20
+        try Data(count: size).write(to: www.appendingPathComponent("big.bin"))
+        let (_, port) = try startServer(PatchServer.Limits(idleTimeout: 30, sendTimeout: 1.5))
+        let connection = try RawHTTPConnection(port: port)
+        connection.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        // A pause of 0.25 s per MB: 4 s in all, well past the send timeout, but always progressing.
+        let started = Date()
+        let response = try connection.readResponse(timeout: 20, throttle: (every: 1 << 20, pause: 0.25))
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.0)
+        XCTAssertEqual(response.bodyLength, size)
+        XCTAssertEqual(response.bodySHA256, SHA256.hash(data: Data(count: size)))
+    }
+
     // MARK: - Logs
 
     func testRequestTextIsEscapedInTheLog() throws {
