@@ -138,6 +138,18 @@ final class PatchServerHardeningTests: XCTestCase {
         withExtendedLifetime(held) {}
     }
 
+    func testStopClosesIdleConnectionsWithoutWaitingForTheGracePeriod() throws {
+        let server = PatchServer(directory: www, log: nil)
+        let port = try server.start()
+        let idle = try RawHTTPConnection(port: port)
+        idle.send("GET /patch.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try idle.readResponse().text, "the patch")  // and the connection stays open
+        let started = Date()
+        server.stop(gracePeriod: 5)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "an idle keep-alive connection held stop()")
+        XCTAssertTrue(idle.waitForClose(timeout: 1))
+    }
+
     /// A real shortage: the server runs with `ulimit -n 40`, the test opens 80 connections.
     func testRunningOutOfFileDescriptorsIsSurvived() throws {
         let serve = try ServeProcess(directory: www, scratch: root, openFileLimit: 40)

@@ -146,14 +146,15 @@ public final class PatchServer: @unchecked Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
     }
 
-    /// Stops listening, lets requests in progress finish for up to `gracePeriod` seconds, then
-    /// closes every connection; blocks until done. Safe to call twice.
+    /// Stops listening, closes idle connections, lets requests in progress finish for up to
+    /// `gracePeriod` seconds, then closes every connection; blocks until done. Safe to call twice.
     public func stop(gracePeriod: TimeInterval = 1) {
         guard let running = lock.withLock({ () -> Running? in
             defer { self.running = nil }
             return self.running
         }) else { return }
         try? running.listener.close().wait()
+        running.connections.quiesceAll()
         let deadline = Date().addingTimeInterval(max(0, gracePeriod))
         while running.connections.count > 0, Date() < deadline {
             usleep(10_000)

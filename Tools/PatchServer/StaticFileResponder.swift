@@ -105,13 +105,13 @@ final class StaticFileResponder: ChannelInboundHandler {
                 if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag: file.etag) {
                     try? file.handle.close()
                     finish(.notModified)
-                    self.send(context, request, .notModified, headers: Self.fileHeaders(file, request), body: .none,
+                    self.send(context, request, .notModified, headers: Self.fileHeaders(file), body: .none,
                               keepAlive: keepAlive)
                 } else {
                     finish(.ok)
-                    var headers = Self.fileHeaders(file, request)
+                    var headers = Self.fileHeaders(file)
                     headers.add(name: "Content-Length", value: String(file.size))
-                    headers.add(name: "Content-Type", value: request.uri.hasSuffix(".json") ? "application/json" : "application/octet-stream")
+                    headers.add(name: "Content-Type", value: path.hasSuffix(".json") ? "application/json" : "application/octet-stream")
                     let body: Body = request.method == .HEAD || file.size == 0 ? .none : .file(file)
                     self.send(context, request, .ok, headers: headers, body: body, keepAlive: keepAlive) {
                         try? file.handle.close()
@@ -121,7 +121,7 @@ final class StaticFileResponder: ChannelInboundHandler {
         }
     }
 
-    private static func fileHeaders(_ file: ServedFile, _ request: HTTPRequestHead) -> HTTPHeaders {
+    private static func fileHeaders(_ file: ServedFile) -> HTTPHeaders {
         HTTPHeaders([("ETag", file.etag), ("Cache-Control", "no-cache")])
     }
 
