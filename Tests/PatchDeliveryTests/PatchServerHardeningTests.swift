@@ -322,5 +322,12 @@ final class PatchServerHardeningTests: XCTestCase {
         let line = try XCTUnwrap(log.all.last)
         XCTAssertEqual(line, "GET /x\\u{d}\\u{a}GET /forged 200\\u{1b}[31m 404")
         XCTAssertEqual(server.requests.last?.path, "/x\r\nGET /forged 200\u{1b}[31m", "the record keeps the real path")
+
+        let malformed = try RawHTTPConnection(port: port)
+        malformed.send("GET /patch.json HTTP/1.1\r\nNo colon \u{1b}[31m here\r\n\r\n")
+        XCTAssertTrue(malformed.waitForClose(timeout: 3))
+        XCTAssertTrue(malformed.received.hasPrefix("HTTP/1.1 400 "), malformed.received)
+        XCTAssertTrue(eventually { log.all.contains { $0.hasPrefix("- - 400 (malformed request: ") } }, "\(log.all)")
+        XCTAssertFalse(log.all.joined().contains("\u{1b}"), "nothing raw from the request reaches the log")
     }
 }

@@ -121,7 +121,7 @@ public final class PatchServer: @unchecked Sendable {
                 // Out of descriptors (or memory), accept() fails until some are freed: pause
                 // accepting for a moment and keep the listening socket, rather than spin or close.
                 let pause = AcceptPause(delay: .interval(limits.acceptRetryDelay)) { [weak self] error in
-                    self?.log?("accept failed (\(String(cString: strerror(error.errnoCode)))): retrying in \(limits.acceptRetryDelay) s")
+                    self?.logLine("accept failed (\(String(cString: strerror(error.errnoCode)))): retrying in \(limits.acceptRetryDelay) s")
                 }
                 return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(pause) }
             }
@@ -129,12 +129,12 @@ public final class PatchServer: @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     guard connections.admit(channel) else {
-                        self.log?("- - 503 (\(connections.limit) connections open)")
+                        self.logLine("- - 503 (\(connections.limit) connections open)")
                         try pipeline.addHandler(CapacityRefusal())
                         return
                     }
                     try pipeline.addHandler(RequestHeadLimiter(limits: limits) { [weak self] refusal in
-                        self?.log?("- - \(refusal.status) (\(refusal.reason))")
+                        self?.logLine("- - \(refusal.status) (\(refusal.reason))")
                     })
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(HTTPResponseEncoder())
@@ -184,6 +184,11 @@ public final class PatchServer: @unchecked Sendable {
             injectedFailures[i].remaining -= 1
             return injectedFailures[i].status
         }
+    }
+
+    /// Logs a line the server wrote itself (no text from a request in it).
+    func logLine(_ line: String) {
+        log?(line)
     }
 
     /// Keeps `request` and logs it, escaped.

@@ -228,6 +228,16 @@ final class StaticFileResponder: ChannelInboundHandler {
         }
     }
 
+    /// A head the decoder can't read was answered 400 by `HTTPServerProtocolErrorHandler`; it's
+    /// logged here (the parser's own words, nothing from the request). Other errors (a reset
+    /// connection) just close it.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let parserError = error as? HTTPParserError {
+            server.logLine("- - 400 (malformed request: \(parserError))")
+        }
+        context.close(promise: nil)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         stallTimer?.cancel()
         stallTimer = nil
