@@ -136,7 +136,14 @@ public final class PatchServer: @unchecked Sendable {
                     try pipeline.addHandler(RequestHeadLimiter(limits: limits) { [weak self] refusal in
                         self?.logLine("- - \(refusal.status) (\(refusal.reason))")
                     })
-                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    // The decoder's own limits (80 KB, 65 534 fields by default) lowered to ours: a
+                    // second line behind the limiter, which counts raw bytes and so trips first.
+                    var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+                    decoderLimits.maxHeaderFieldSize = limits.maxHeadBytes
+                    decoderLimits.maxHeaderListSize = limits.maxHeadBytes
+                    decoderLimits.maxHeaderFieldCount = limits.maxHeaderCount
+                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+                        leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)))
                     try pipeline.addHandler(HTTPResponseEncoder())
                     try pipeline.addHandler(HTTPServerPipelineHandler())
                     try pipeline.addHandler(HTTPServerProtocolErrorHandler())

@@ -1,10 +1,11 @@
 import NIOCore
 
-/// Sits in front of the HTTP decoder and enforces what the decoder doesn't (its own head limit is
-/// 80 KB, and it has no clock): the size and header count of every request head, a deadline for
-/// the whole head counted from its first byte (slowloris), and how long a connection may wait
-/// idle between requests (keep-alive). It reads every byte once, keeping only counters, so a huge
-/// or dripped head costs linear time and constant memory.
+/// Sits in front of the HTTP decoder and enforces what the decoder doesn't (its limits, 80 KB by
+/// default, count header names and values but not the request line, and it has no clock): the
+/// raw size and header count of every request head, a deadline for the whole head counted from
+/// its first byte (slowloris), how long a connection may wait idle between requests
+/// (keep-alive), and closing when the server stops. It reads every byte once, keeping only
+/// counters, so a huge or dripped head costs linear time and constant memory.
 ///
 /// A head that breaks a limit is answered at once (414, 431 or 408, `Connection: close`) and the
 /// connection is closed: its output first, then the rest once the client is done or after a
