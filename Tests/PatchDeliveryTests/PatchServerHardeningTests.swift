@@ -120,6 +120,35 @@ final class PatchServerHardeningTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose(timeout: 3))
     }
 
+    /// Seeded random abuse, connection after connection: garbage bytes, heads cut off mid-line,
+    /// pipelined requests, bodies, NULs and huge tokens. The server answers or closes each one and
+    /// still serves a plain GET afterwards.
+    func testAHostileMixOfConnectionsLeavesTheServerServing() throws {
+        let (server, port) = try startServer(PatchServer.Limits(headTimeout: 0.2, idleTimeout: 0.2))
+        var rng = MutatedFileTests.Seeded(state: 0xBAD_5EED)
+        let shapes: [(inout MutatedFileTests.Seeded) -> [UInt8]] = [
+            { rng in (0..<Int.random(in: 1...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } },
+            { rng in Array("GET /patch.json HTTP/1.1\r\nHost: x\r\nX-".utf8) + Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 0...200, using: &rng)) },
+            { _ in Array("GET /patch.json HTTP/1.1\r\nHost: x\r\n\r\nGET /sub/../patch.json HTTP/1.1\r\nHost: x\r\n\r\nGET /.git HTTP/1.1\r\n\r\n".utf8) },
+            { rng in Array("POST / HTTP/1.1\r\nContent-Length: \(Int.random(in: 0...1_000_000, using: &rng))\r\n\r\n".utf8) },
+            { _ in Array("GET /pat\u{0}ch.json HTTP/1.1\r\n\r\n".utf8) },
+            { rng in Array("GET /".utf8) + Array(repeating: UInt8(ascii: "%"), count: Int.random(in: 1...9000, using: &rng)) + Array(" HTTP/1.1\r\n\r\n".utf8) },
+            { _ in Array("\r\n\r\n\r\n".utf8) },
+            { rng in Array("GET /patch.json HTTP/1.\(Int.random(in: 0...9, using: &rng))\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".utf8) },
+        ]
+        let rounds = 240
+        for round in 0..<rounds {
+            let connection = try RawHTTPConnection(port: port)
+            let bytes = shapes[round % shapes.count](&rng)
+            _ = connection.send(bytes)
+            // Most clients hang up at once; every fourth waits (bounded) for the server to answer or close.
+            if round % 4 == 1 { XCTAssertTrue(connection.waitForClose(timeout: 3), "round \(round) left open") }
+            connection.close()
+        }
+        XCTAssertEqual(try get(port, "/patch.json").text, "the patch")
+        XCTAssertTrue(eventually { server.openConnections <= 1 }, "every hostile connection was let go")
+    }
+
     // MARK: - Connections and descriptors
 
     func testConnectionCapReachedThenFreed() throws {
