@@ -9,6 +9,35 @@ import PatchFixtures
 /// generic one and on the forwarding route, so every case runs on both routes.
 final class HookFastPathTests: ToolkitTestCase {
 
+    /// The fast path is taken: on the closure route a call with only Before and After hooks runs
+    /// from the plan, and one with an Instead hook does not; the forwarding route never has a plan.
+    func testBeforeAndAfterHooksRunFromThePlanOnTheClosureRoute() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            hook(f.base, "add:to:", HookOption.before, "before")
+            hook(f.base, "add:to:", HookOption.after, "after")
+            var start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(pf_tk_add(object, 5, 6), 11, "\(route)")
+            XCTAssertEqual(log(), "before add after before add after", "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, route == PERouteClosure ? 2 : 0,
+                           "\(route): calls that ran from the plan")
+
+            let instead = hook(f.base, "add:to:", HookOption.instead, "instead", PFHookCountInvoke)
+            start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, 0, "\(route): an Instead hook needs the generic pipeline")
+            XCTAssertEqual(pf_tk_remove(instead), 1)
+            _ = log()
+            start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, route == PERouteClosure ? 1 : 0,
+                           "\(route): the plan is back once the Instead hook is gone")
+            XCTAssertEqual(log(), "before add after", "\(route)")
+        }
+    }
+
     func testBeforeHookChangesAnArgumentTheOriginalReceives() throws {
         for route in Self.routes {
             let f = try family(route)
