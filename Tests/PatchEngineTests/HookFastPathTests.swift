@@ -189,6 +189,7 @@ final class HookFastPathTests: ToolkitTestCase {
             let shared = make(f.base)
             let tally = Tally()
             let before = pf_hook_counter()
+            let calls = CallCount()
             DispatchQueue.concurrentPerform(iterations: 4) { index in
                 PEThreadRegister()
                 if index == 0 {
@@ -202,6 +203,8 @@ final class HookFastPathTests: ToolkitTestCase {
                             handles.append(pf_hook_class(f.base, "add:to:", HookOption.after, "x", Int32(PFHookCount.rawValue), &error))
                         }
                         if let message = take(error) { tally.add("refused", message) }
+                        // One call of its own while this round's hooks are all there: it runs each once.
+                        if pf_tk_add(shared, 1, 2) != 3 { tally.add("wrong", "1+2 on the hooking thread") }
                         for handle in (round % 2 == 0 ? handles : handles.reversed()) where handle > 0 {
                             if pf_tk_remove(handle) != 1 { tally.add("not removed") }
                         }
@@ -216,6 +219,7 @@ final class HookFastPathTests: ToolkitTestCase {
                         if result != a + b { tally.add("wrong", "\(a)+\(b) gave \(result)") }
                         call += 1
                     }
+                    calls.add(Int(call))
                 }
             }
             XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample)")
@@ -223,10 +227,21 @@ final class HookFastPathTests: ToolkitTestCase {
             XCTAssertEqual(tally["not removed"], 0, "\(route)")
             _ = log()
             let counted = pf_hook_counter()
-            XCTAssertGreaterThanOrEqual(counted, before)
+            // The hooking thread's own calls ran 2 counting hooks each round, 3 in every fourth;
+            // no call runs more than the 3 counting hooks there can be at once.
+            XCTAssertGreaterThanOrEqual(counted - before, 300 * 2 + 75, "\(route): every round's hooks ran")
+            XCTAssertLessThanOrEqual(counted - before, 3 * (calls.total + 300), "\(route): no hook ran twice in a call")
             XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route)")
             XCTAssertEqual(pf_hook_counter(), counted, "\(route): no hook is left")
             XCTAssertEqual(log(), "add", "\(route)")
         }
     }
+}
+
+/// Calls made on several threads, added up.
+final class CallCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sum = 0
+    func add(_ count: Int) { lock.lock(); sum += count; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return sum }
 }
