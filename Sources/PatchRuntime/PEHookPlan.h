@@ -5,8 +5,6 @@
 #include "PEHooksInternal.h"
 #include "PEEpochs.h"
 
-void PEWidenReturn(const PEType *type, void *ret);
-
 /* Calls this thread ran from a plan (PEDispatchPlanCallCountOnThisThread). Per thread, so counting
    costs the hot path no shared cache line. */
 extern __thread uint64_t PEHookPlanCallsOnThread;

@@ -11,8 +11,6 @@
 #include "PEHooks.h"
 #include "PEBlocks.h"
 
-void *PEBlockGetInvokeFunction(void *block);
-
 __thread uint64_t PEHookPlanCallsOnThread;
 uint64_t PEDispatchPlanCallCountOnThisThread(void) { return PEHookPlanCallsOnThread; }
 
