@@ -8,6 +8,7 @@
    -class, -respondsToSelector: and the error handler all run outside it (PEPlatform.h). */
 #include "PEModulesInternal.h"
 #include "PEHooks.h"
+#include "PEHooksInternal.h"
 #include "PEAspects.h"
 #include "PEBlocks.h"
 #include "PEDispatch.h"
@@ -136,35 +137,24 @@ static BOOL isZero(const void *value, size_t size) {
 }
 
 /* Calls each module after the delegate's part of the call. */
-static void callModules(Class attachedClass, SEL selector, id<AspectInfo> info, id receiver) {
+static void callModules(SEL selector, id<AspectInfo> info, id receiver) {
     NSMutableArray *failures = [NSMutableArray array];
     NSArray *modules = PEModuleRegistryModulesToCall(failures);
     reportAll(failures);
 
-    NSInvocation *invocation = [info originalInvocation];
-    PESlot *slot = PESlotFind(attachedClass, sel_getName(selector));
-    const PESignature *sig = slot ? PESlotGetSignature(slot) : NULL;
-    if (!sig) return;
+    /* The hook's own frame: the call's signature, argument buffers and return buffer, read in
+       place (the modules' calls only read the arguments). */
+    PEFrame *call = ((PEAspectInfo *)info)->_frame;
+    if (!call) return;
+    const PESignature *sig = call->signature;
     unsigned count = PESignatureGetArgumentCount(sig);
     void **args = alloca(sizeof(void *) * count);
-    SEL typedSelector = [invocation selector];
-    args[1] = &typedSelector;
-    for (unsigned i = 2; i < count; i++) {
-        size_t size = PETypeGetSize(PESignatureGetArgument(sig, i));
-        args[i] = alloca(size < 16 ? 16 : size);
-        [invocation getArgument:args[i] atIndex:(NSInteger)i];
-    }
+    for (unsigned i = 1; i < count; i++) args[i] = call->arguments[i];
     const PEType *returnType = PESignatureGetReturnType(sig);
-    size_t returnSize = PETypeGetKind(returnType) == PETypeKindVoid ? 0 : PETypeGetSize(returnType);
+    size_t returnSize = PETypeGetKind(returnType) == PETypeKindVoid || !call->returnValue ? 0 : PETypeGetSize(returnType);
     size_t bufferSize = returnSize < 16 ? 16 : returnSize;
     void *moduleResult = returnSize ? alloca(bufferSize) : NULL;
-    BOOL decided = YES;
-    if (returnSize) {
-        void *result = alloca(bufferSize);
-        memset(result, 0, bufferSize);
-        [invocation getReturnValue:result];
-        decided = !isZero(result, returnSize);
-    }
+    BOOL decided = !returnSize || !isZero(call->returnValue, returnSize);
 
     for (id module in modules) {
         if (module == receiver) continue;
@@ -193,7 +183,7 @@ static void callModules(Class attachedClass, SEL selector, id<AspectInfo> info, 
             continue;
         }
         if (!decided && !isZero(moduleResult, returnSize)) {
-            [invocation setReturnValue:moduleResult];
+            memcpy(call->returnValue, moduleResult, returnSize);
             decided = YES;
         }
     }
@@ -210,7 +200,7 @@ static void fanOut(Class attachedClass, SEL selector, id<AspectInfo> info) {
     if (!responsible) return;
     NSAutoreleasePool *pool = [NSAutoreleasePool new];     /* the caller may have none */
     @try {
-        callModules(attachedClass, selector, info, receiver);
+        callModules(selector, info, receiver);
     } @finally {
         [pool release];
     }
