@@ -50,10 +50,11 @@ final class Engine: @unchecked Sendable {
     /// Tables any thread may read or change (see `EngineTables`).
     let tables = LockedValue(EngineTables())
 
-    /// Serialises evaluate() (include() nests on the same thread); the stack tells which script a
-    /// definition made at the top level of a script belongs to.
+    /// Serialises evaluate() (include() nests on the same thread).
     let evaluationLock = NSRecursiveLock()
-    var evaluationStack: [Evaluation] = []
+    /// The evaluations in progress, innermost last: which script a definition made at the top level
+    /// of a script belongs to. Read by native callbacks, possibly while another thread pushes.
+    let evaluationStack = LockedValue<[Evaluation]>([])
 
     let structs = StructRegistry()
     let protocols = ProtocolRegistry()

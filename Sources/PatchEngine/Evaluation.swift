@@ -22,10 +22,10 @@ extension Engine {
         let mark = transactions.mark(name)
         // A script named by an absolute path resolves include()/resourcePath() from its folder.
         let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)
-        evaluationStack.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
-                                          thread: pthread_self()))
+        evaluationStack.withLock { $0.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
+                                          thread: pthread_self())) }
         let pool = PEPoolPush()
-        defer { evaluationStack.removeLast(); PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
+        defer { evaluationStack.withLock { _ = $0.removeLast() }; PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
             transactions.markApplied(name)
@@ -38,7 +38,7 @@ extension Engine {
     }
 
     func currentEvaluation() -> Evaluation? {
-        guard let top = evaluationStack.last, pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
+        guard let top = evaluationStack.withLock({ $0.last }), pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
         return top
     }
 
@@ -59,9 +59,9 @@ extension Engine {
         }
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: url.path, script: script)
-        evaluationStack.append(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(),
-                                          bundle: nil, thread: pthread_self()))
-        defer { evaluationStack.removeLast() }
+        evaluationStack.withLock { $0.append(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(),
+                                          bundle: nil, thread: pthread_self())) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
         return try evaluateRaw(preprocessed.code, sourceURL: url.path)
     }
 
@@ -75,8 +75,8 @@ extension Engine {
         guard transactions.markIncluded(key, script: outer.name) else { return JSValueMakeUndefined(ctx) }
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: key, script: outer.name)
-        evaluationStack.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self()))
-        defer { evaluationStack.removeLast() }
+        evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
         return try evaluateRaw(preprocessed.code, sourceURL: key)
     }
 
