@@ -165,7 +165,7 @@ extension Engine {
     }
 
     private func retainedMethods(_ method: JSMethod) {
-        lock.lock(); methods.append(method); lock.unlock()
+        tables.withLock { $0.methods.append(method) }
     }
 
     private func defineJSOnly(className: String, name: String, function: JSObjectRef,

@@ -6,24 +6,29 @@ import PatchRuntime
 ///
 /// Threading: JavaScriptCore serialises execution per VM (its API lock is held for the whole of a
 /// JS call, native callbacks included), so per-call JS state lives in runtime.js. Swift tables are
-/// guarded by `lock`, which is never held while entering JavaScript (a patched method running on
-/// another thread may be inside JS waiting for it).
+/// in `tables`, whose lock is never held while entering JavaScript (a patched method running on
+/// another thread may be inside JS waiting for it); per-script state is in `transactions`.
 final class Engine: @unchecked Sendable {
-    nonisolated(unsafe) private static var instance: Engine?
-    private static let startLock = NSLock()
+    /// The started engine, or nil before first use. Holding its lock while starting makes every
+    /// other first user wait until start-up is complete: the engine is published only then.
+    private static let instance = LockedValue<Engine?>(nil)
 
-    /// The engine, started on first use.
+    /// The engine, started on first use. Start-up must not reach `shared` again (it would wait
+    /// for itself).
     static var shared: Engine {
-        if let engine = instance { return engine }
-        startLock.lock(); defer { startLock.unlock() }
-        if let engine = instance { return engine }
-        let engine = Engine()
-        instance = engine
-        engine.start()
-        return engine
+        instance.withLock { published in
+            if let engine = published { return engine }
+            let engine = Engine()
+            engine.start()
+            published = engine
+            return engine
+        }
     }
 
-    static var isStarted: Bool { instance != nil }
+    /// The engine if it has been started, without starting it.
+    static var ifStarted: Engine? { instance.withLock { $0 } }
+
+    static var isStarted: Bool { ifStarted != nil }
 
     let ctx: JSGlobalContextRef
     private(set) var objectClass: JSClassRef!
@@ -42,18 +47,14 @@ final class Engine: @unchecked Sendable {
 
     var scriptGetter: JSObjectRef?
 
-    let lock = NSRecursiveLock()
-    var sourceMaps: [String: Preprocessed] = [:]          // per script, for error positions
-    var includedFiles: Set<String> = []
-    var deallocOriginalCalled: Set<UInt> = []
-    var methods: [JSMethod] = []                          // every JS implementation ever installed
-    var weakBoxes: [UInt: [JSObjectRef]] = [:]            // object address -> its __weak boxes
-    var callSites: [CallSiteKey: CallSite] = [:]          // JS -> Objective-C sends, per class and selector
+    /// Tables any thread may read or change (see `EngineTables`).
+    let tables = LockedValue(EngineTables())
 
-    /// Serialises evaluate() (include() nests on the same thread); the stack tells which script a
-    /// definition made at the top level of a script belongs to.
+    /// Serialises evaluate() (include() nests on the same thread).
     let evaluationLock = NSRecursiveLock()
-    var evaluationStack: [Evaluation] = []
+    /// The evaluations in progress, innermost last: which script a definition made at the top level
+    /// of a script belongs to. Read by native callbacks, possibly while another thread pushes.
+    let evaluationStack = LockedValue<[Evaluation]>([])
 
     let structs = StructRegistry()
     let protocols = ProtocolRegistry()
@@ -78,7 +79,7 @@ final class Engine: @unchecked Sendable {
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
         installRuntimeHandlers()
         PESetObjectDeallocHandler { object in
-            if let object, Engine.isStarted { Engine.shared.objectDeallocated(object) }
+            if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
         }
         do {
             _ = try evaluateRaw(Self.runtimeSource(), sourceURL: "runtime.js")

@@ -15,56 +15,53 @@ extension Engine {
 
     func evaluate(_ script: String, name: String, baseDirectory: URL?, bundle: [String: String]? = nil) throws -> Any? {
         let preprocessed = Preprocessor.rewrite(script)
-        lock.lock()
-        sourceMaps[name] = preprocessed
-        lock.unlock()
+        transactions.setSourceMap(preprocessed, for: name, script: name)
         // Evaluations are serialised; include() nests on the same thread.
         evaluationLock.lock()
         defer { evaluationLock.unlock() }
         let mark = transactions.mark(name)
         // A script named by an absolute path resolves include()/resourcePath() from its folder.
         let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)
-        evaluationStack.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
-                                          thread: pthread_self()))
+        evaluationStack.withLock { $0.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
+                                          thread: pthread_self())) }
         let pool = PEPoolPush()
-        defer { evaluationStack.removeLast(); PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
+        defer { evaluationStack.withLock { _ = $0.removeLast() }; PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
             transactions.markApplied(name)
             return toSwift(value)
         } catch {
+            let patchError = evaluationError(error, script: name)   // before the rollback drops the source map
             rollBack(name, to: mark, revert: false)
-            throw evaluationError(error, script: name)
+            throw patchError
         }
     }
 
     func currentEvaluation() -> Evaluation? {
-        guard let top = evaluationStack.last, pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
+        guard let top = evaluationStack.withLock({ $0.last }), pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
         return top
     }
 
     /// `include(path)`: evaluates a file relative to the current script, once per file, as part of
-    /// the current script's transaction.
+    /// the current script's transaction (a revert forgets it, so evaluating the script again
+    /// includes the file again).
     func include(_ path: String) throws -> JSValueRef {
         if let outer = currentEvaluation(), let bundle = outer.bundle {
             return try includeFromBundle(path, bundle: bundle, outer: outer)
         }
         let url = URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL
-        lock.lock()
-        let already = includedFiles.contains(url.path)
-        if !already { includedFiles.insert(url.path) }
-        lock.unlock()
-        if already { return JSValueMakeUndefined(ctx) }
+        let outer = currentEvaluation()
+        let script = outer?.name ?? url.path
+        guard transactions.markIncluded(url.path, script: script) else { return JSValueMakeUndefined(ctx) }
         guard let source = try? String(contentsOf: url, encoding: .utf8) else {
-            lock.lock(); includedFiles.remove(url.path); lock.unlock()
+            transactions.unmarkIncluded(url.path, script: script)
             throw BridgeError("include(\"\(path)\"): cannot read \(url.path)")
         }
         let preprocessed = Preprocessor.rewrite(source)
-        lock.lock(); sourceMaps[url.path] = preprocessed; lock.unlock()
-        let outer = currentEvaluation()
-        evaluationStack.append(Evaluation(name: outer?.name ?? url.path, baseDirectory: url.deletingLastPathComponent(),
-                                          bundle: nil, thread: pthread_self()))
-        defer { evaluationStack.removeLast() }
+        transactions.setSourceMap(preprocessed, for: url.path, script: script)
+        evaluationStack.withLock { $0.append(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(),
+                                          bundle: nil, thread: pthread_self())) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
         return try evaluateRaw(preprocessed.code, sourceURL: url.path)
     }
 
@@ -75,16 +72,11 @@ extension Engine {
         guard let source = bundle[key] else {
             throw BridgeError("include(\"\(path)\"): the patch \(outer.name) carries no script of that name")
         }
-        let includedName = "\(outer.name)#\(key)"
-        lock.lock()
-        let already = includedFiles.contains(includedName)
-        if !already { includedFiles.insert(includedName) }
-        lock.unlock()
-        if already { return JSValueMakeUndefined(ctx) }
+        guard transactions.markIncluded(key, script: outer.name) else { return JSValueMakeUndefined(ctx) }
         let preprocessed = Preprocessor.rewrite(source)
-        lock.lock(); sourceMaps[key] = preprocessed; lock.unlock()
-        evaluationStack.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self()))
-        defer { evaluationStack.removeLast() }
+        transactions.setSourceMap(preprocessed, for: key, script: outer.name)
+        evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
         return try evaluateRaw(preprocessed.code, sourceURL: key)
     }
 
@@ -123,10 +115,7 @@ extension Engine {
 
     /// Where `js` happened in the user's source of the script it names (or `script`).
     func sourcePosition(of js: JSException, script: String) -> (line: Int?, column: Int?) {
-        lock.lock()
-        let map = sourceMaps[js.sourceURL ?? script]
-        lock.unlock()
-        return js.originalPosition(in: map)
+        js.originalPosition(in: transactions.sourceMap(js.sourceURL ?? script, script: script))
     }
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {

@@ -39,15 +39,13 @@ extension Engine {
 
     func callSite(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> CallSite {
         let key = CallSiteKey(cls: UInt(bitPattern: PEObjectGetClass(receiver)), selector: selector)
-        lock.lock()
-        if let site = callSites[key] { lock.unlock(); return site }
-        lock.unlock()
+        if let site = tables.withLock({ $0.callSites[key] }) { return site }
         let signature = try methodSignature(receiver, selector)
         let site = CallSite(selector: PESelectorRegister(selector), signature: signature,
                             family: OwnershipFamily(selector: selector))
         // Classes answering through -forwardInvocation: may change their answer: not cached.
         if PEObjectMethodTypes(receiver, selector) != nil {
-            lock.lock(); callSites[key] = site; lock.unlock()
+            tables.withLock { $0.callSites[key] = site }
         }
         return site
     }

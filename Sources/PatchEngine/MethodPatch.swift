@@ -106,12 +106,11 @@ extension Engine {
     // MARK: dealloc bookkeeping
 
     func noteDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) {
-        lock.lock(); deallocOriginalCalled.insert(UInt(bitPattern: object)); lock.unlock()
+        _ = tables.withLock { $0.deallocOriginalCalled.insert(UInt(bitPattern: object)) }
     }
 
     func takeDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return deallocOriginalCalled.remove(UInt(bitPattern: object)) != nil
+        tables.withLock { $0.deallocOriginalCalled.remove(UInt(bitPattern: object)) != nil }
     }
 
     // MARK: performSelectorInOC

@@ -112,15 +112,32 @@ public enum PatchEngine {
     }
 
     /// C functions scripts may call through `defineCFunction` (none by default).
-    nonisolated(unsafe) public static var allowedCFunctions: Set<String> = []
+    public static var allowedCFunctions: Set<String> {
+        get { settings.withLock { $0.allowedCFunctions } }
+        set { settings.withLock { $0.allowedCFunctions = newValue } }
+    }
 
     /// Called with errors raised later by JS code running inside a patched method, a block or a
     /// dispatched function (the native call falls back to the original implementation, or
     /// zero/nil for a method the patch added). Default: logs through `logHandler`.
-    nonisolated(unsafe) public static var errorHandler: ((PatchError) -> Void)?
+    public static var errorHandler: ((PatchError) -> Void)? {
+        get { settings.withLock { $0.errorHandler } }
+        set { settings.withLock { $0.errorHandler = newValue } }
+    }
 
     /// Receives `console.log` output and engine diagnostics. Default: standard error.
-    nonisolated(unsafe) public static var logHandler: ((String) -> Void)?
+    public static var logHandler: ((String) -> Void)? {
+        get { settings.withLock { $0.logHandler } }
+        set { settings.withLock { $0.logHandler = newValue } }
+    }
+
+    /// What the app sets, read by bridge calls on any thread.
+    private struct Settings {
+        var allowedCFunctions: Set<String> = []
+        var errorHandler: ((PatchError) -> Void)?
+        var logHandler: ((String) -> Void)?
+    }
+    private static let settings = LockedValue(Settings())
 }
 
 /// An Objective-C object handed out to Swift (e.g. the completion value of `evaluate`).

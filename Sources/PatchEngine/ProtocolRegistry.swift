@@ -6,29 +6,28 @@ import PatchRuntime
 /// types of methods a listed protocol declares. (They are not visible to `conformsToProtocol:`.)
 final class ProtocolRegistry: @unchecked Sendable {
     struct Method { let types: String; let isInstance: Bool }
-    private let lock = NSLock()
-    private var protocols: [String: [String: Method]] = [:]
+    private let protocols = LockedValue<[String: [String: Method]]>([:])
 
     func define(_ name: String, methods: [String: Method]) -> [String: Method]? {
-        lock.lock(); defer { lock.unlock() }
-        let previous = protocols[name]
-        protocols[name] = methods
-        return previous
+        protocols.withLock { protocols in
+            let previous = protocols[name]
+            protocols[name] = methods
+            return previous
+        }
     }
 
     func restore(_ name: String, to previous: [String: Method]?) {
-        lock.lock(); defer { lock.unlock() }
-        protocols[name] = previous
+        protocols.withLock { $0[name] = previous }
     }
 
     func contains(_ name: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return protocols[name] != nil
+        protocols.withLock { $0[name] != nil }
     }
 
     func types(protocol name: String, selector: String, instance: Bool) -> String? {
-        lock.lock(); defer { lock.unlock() }
-        guard let method = protocols[name]?[selector], method.isInstance == instance else { return nil }
-        return method.types
+        protocols.withLock { protocols in
+            guard let method = protocols[name]?[selector], method.isInstance == instance else { return nil }
+            return method.types
+        }
     }
 }

@@ -4,14 +4,11 @@ import Foundation
 /// literal `_`, every other `_` is a `:`, and a trailing `:` is added when the call has more
 /// arguments than the name has colons (`setFrame(r)` → `setFrame:`).
 enum SelectorName {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: String] = [:]
+    private static let cache = LockedValue<[String: String]>([:])
 
     static func selector(jsName: String, argumentCount: Int) -> String {
         let key = argumentCount == 0 ? jsName : "\(jsName)#\(argumentCount)"
-        lock.lock()
-        if let cached = cache[key] { lock.unlock(); return cached }
-        lock.unlock()
+        if let cached = cache.withLock({ $0[key] }) { return cached }
         var out = ""
         out.reserveCapacity(jsName.utf8.count + 1)
         var colons = 0
@@ -27,7 +24,7 @@ enum SelectorName {
             }
         }
         if argumentCount > colons { out.append(":") }
-        lock.lock(); cache[key] = out; lock.unlock()
+        cache.withLock { $0[key] = out }
         return out
     }
 

@@ -6,16 +6,18 @@ import PatchRuntime
 /// order. Layout (offsets, padding) always comes from the method's own type encoding, so structs
 /// with alignment padding cross correctly (JSPatch packed fields and got those wrong).
 final class StructRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keysByName: [String: [String]] = [
+    private struct Layouts {
+        var keysByName: [String: [String]]
+        var typesByName: [String: String] = [:]
+    }
+    private let layouts = LockedValue(Layouts(keysByName: [
         "_NSRect": ["x", "y", "width", "height"], "CGRect": ["x", "y", "width", "height"],
         "_NSPoint": ["x", "y"], "CGPoint": ["x", "y"],
         "_NSSize": ["width", "height"], "CGSize": ["width", "height"],
         "_NSRange": ["location", "length"],
         "CGAffineTransform": ["a", "b", "c", "d", "tx", "ty"],
         "UIEdgeInsets": ["top", "left", "bottom", "right"],
-    ]
-    private var typesByName: [String: String] = [:]
+    ]))
 
     struct Definition { let keys: [String]?; let types: String? }
 
@@ -31,23 +33,24 @@ final class StructRegistry: @unchecked Sendable {
         guard leaves.count == keys.count else {
             throw BridgeError("defineStruct \(name): \(keys.count) keys for \(leaves.count) fields in \"\(types)\"")
         }
-        lock.lock(); defer { lock.unlock() }
-        let previous = Definition(keys: keysByName[name], types: typesByName[name])
-        keysByName[name] = keys
-        typesByName[name] = types
-        return previous
+        return layouts.withLock { layouts in
+            let previous = Definition(keys: layouts.keysByName[name], types: layouts.typesByName[name])
+            layouts.keysByName[name] = keys
+            layouts.typesByName[name] = types
+            return previous
+        }
     }
 
     /// The full encoding of a struct declared with defineStruct ("{PFPadded=cds}"), for sizeof().
     func encoding(named name: String) -> String? {
-        lock.lock(); defer { lock.unlock() }
-        return typesByName[name].map { "{\(name)=\($0)}" }
+        layouts.withLock { $0.typesByName[name] }.map { "{\(name)=\($0)}" }
     }
 
     func restore(name: String, to definition: Definition) {
-        lock.lock(); defer { lock.unlock() }
-        keysByName[name] = definition.keys
-        typesByName[name] = definition.types
+        layouts.withLock { layouts in
+            layouts.keysByName[name] = definition.keys
+            layouts.typesByName[name] = definition.types
+        }
     }
 
     /// Every scalar or pointer field with its offset from the start of the struct, nested structs flattened.
@@ -64,9 +67,7 @@ final class StructRegistry: @unchecked Sendable {
 
     private func keys(for type: ObjCType) throws -> [(key: String, offset: Int, type: ObjCType)] {
         let name = type.name
-        lock.lock()
-        let keys = keysByName[name]
-        lock.unlock()
+        let keys = layouts.withLock { $0.keysByName[name] }
         guard let keys else {
             throw BridgeError("unknown struct \(name.isEmpty ? type.encoding : name): describe it with defineStruct({name: '\(name)', types: '...', keys: [...]})")
         }

@@ -20,48 +20,88 @@ enum PatchChange {
     case custom(description: String, undo: () -> Void)
 }
 
-/// The record of every applied script's runtime changes, and the per-slot stacks that let
-/// several scripts patch one method and be reverted in any order.
+/// The record of every applied script's runtime changes and per-script state, and the per-slot
+/// stacks that let several scripts patch one method and be reverted in any order. A revert
+/// forgets everything the script had: its changes, the files it included (so evaluating it again
+/// includes them again) and its source maps.
 final class TransactionLog: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    private var changes: [String: [PatchChange]] = [:]
-    private var order: [String] = []                 // applied scripts, oldest first
-    private var slotStacks: [OpaquePointer: [(script: String, token: UInt)]] = [:]
+    /// One script's transaction.
+    struct Script {
+        var changes: [PatchChange] = []
+        /// Files (or bundle scripts) the script included → how many changes it had recorded then,
+        /// so rolling back a failed evaluation forgets the includes it made.
+        var includes: [String: Int] = [:]
+        /// Source maps of the script and the files it included, by source URL, for error positions.
+        var sourceMaps: [String: Preprocessed] = [:]
+    }
+
+    private struct State {
+        var scripts: [String: Script] = [:]
+        var order: [String] = []                 // applied scripts, oldest first
+        var slotStacks: [OpaquePointer: [(script: String, token: UInt)]] = [:]
+    }
+
+    private let state = LockedValue(State())
 
     func record(_ change: PatchChange, script: String) {
-        lock.lock(); defer { lock.unlock() }
-        changes[script, default: []].append(change)
+        state.withLock { $0.scripts[script, default: Script()].changes.append(change) }
     }
 
     /// Makes `token` the slot's active patch, on top of earlier scripts' patches.
     func pushPatch(slot: OpaquePointer, token: UInt, script: String) {
-        lock.lock(); defer { lock.unlock() }
-        slotStacks[slot, default: []].append((script, token))
-        PESlotSetPatch(slot, token)
-        record(.method(slot: slot, token: token), script: script)
+        state.withLock { state in
+            state.slotStacks[slot, default: []].append((script, token))
+            PESlotSetPatch(slot, token)
+            state.scripts[script, default: Script()].changes.append(.method(slot: slot, token: token))
+        }
     }
 
     /// Marks `script` applied (it evaluated without error), even if it changed nothing.
     func markApplied(_ script: String) {
-        lock.lock(); defer { lock.unlock() }
-        if !order.contains(script) { order.append(script) }
-        if changes[script] == nil { changes[script] = [] }
+        state.withLock { state in
+            if !state.order.contains(script) { state.order.append(script) }
+            if state.scripts[script] == nil { state.scripts[script] = Script() }
+        }
+    }
+
+    /// Records that `script` includes `file` (a path, or a bundle script's key); false when it
+    /// already did, in this evaluation or an earlier one not reverted since.
+    func markIncluded(_ file: String, script: String) -> Bool {
+        state.withLock { state in
+            var record = state.scripts[script] ?? Script()
+            guard record.includes[file] == nil else { return false }
+            record.includes[file] = record.changes.count
+            state.scripts[script] = record
+            return true
+        }
+    }
+
+    /// Forgets an include that could not be read.
+    func unmarkIncluded(_ file: String, script: String) {
+        _ = state.withLock { $0.scripts[script]?.includes.removeValue(forKey: file) }
+    }
+
+    /// Keeps the source map of `sourceURL` (the script itself or a file it includes).
+    func setSourceMap(_ map: Preprocessed, for sourceURL: String, script: String) {
+        state.withLock { $0.scripts[script, default: Script()].sourceMaps[sourceURL] = map }
+    }
+
+    /// The source map of `sourceURL` within `script`'s transaction.
+    func sourceMap(_ sourceURL: String, script: String) -> Preprocessed? {
+        state.withLock { $0.scripts[script]?.sourceMaps[sourceURL] }
     }
 
     /// How many changes `script` has recorded (a mark to roll back to).
     func mark(_ script: String) -> Int {
-        lock.lock(); defer { lock.unlock() }
-        return changes[script]?.count ?? 0
+        state.withLock { $0.scripts[script]?.changes.count ?? 0 }
     }
 
     var appliedScripts: [String] {
-        lock.lock(); defer { lock.unlock() }
-        return order
+        state.withLock { $0.order }
     }
 
     func isApplied(_ script: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return order.contains(script)
+        state.withLock { $0.order.contains(script) }
     }
 
     /// Removes and returns the changes `script` made after `mark`, newest first, restoring the slot
@@ -69,26 +109,29 @@ final class TransactionLog: @unchecked Sendable {
     /// undos call into JavaScript. `revert` also forgets the script; a rollback of a failed
     /// evaluation keeps what earlier evaluations under the same name applied.
     func takeChanges(_ script: String, after mark: Int = 0, revert: Bool) -> [PatchChange] {
-        lock.lock(); defer { lock.unlock() }
-        var list = changes[script] ?? []
-        let taken = Array(list[min(mark, list.count)...].reversed())
-        list.removeSubrange(min(mark, list.count)...)
-        if revert || (list.isEmpty && !order.contains(script)) {
-            changes[script] = nil
-            order.removeAll { $0 == script }
-        } else {
-            changes[script] = list
-        }
-        for change in taken {
-            guard case let .method(slot, token) = change else { continue }
-            var stack = slotStacks[slot] ?? []
-            if let index = stack.lastIndex(where: { $0.script == script && $0.token == token }) {
-                stack.remove(at: index)
+        state.withLock { state in
+            var record = state.scripts[script] ?? Script()
+            let start = min(mark, record.changes.count)
+            let taken = Array(record.changes[start...].reversed())
+            record.changes.removeSubrange(start...)
+            record.includes = record.includes.filter { $0.value < start }
+            if revert || (record.changes.isEmpty && !state.order.contains(script)) {
+                state.scripts[script] = nil
+                state.order.removeAll { $0 == script }
+            } else {
+                state.scripts[script] = record
             }
-            slotStacks[slot] = stack.isEmpty ? nil : stack
-            PESlotSetPatch(slot, stack.last?.token ?? 0)
-            if stack.isEmpty { PESlotUninstallIfUnused(slot) }
+            for change in taken {
+                guard case let .method(slot, token) = change else { continue }
+                var stack = state.slotStacks[slot] ?? []
+                if let index = stack.lastIndex(where: { $0.script == script && $0.token == token }) {
+                    stack.remove(at: index)
+                }
+                state.slotStacks[slot] = stack.isEmpty ? nil : stack
+                PESlotSetPatch(slot, stack.last?.token ?? 0)
+                if stack.isEmpty { PESlotUninstallIfUnused(slot) }
+            }
+            return taken
         }
-        return taken
     }
 }

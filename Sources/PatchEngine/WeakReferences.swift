@@ -16,28 +16,24 @@ extension Engine {
         }
         let boxed = box(object, retain: false)
         let jsObject = JSValueToObject(ctx, boxed, nil)!
-        lock.lock()
-        weakBoxes[UInt(bitPattern: object), default: []].append(jsObject)
-        lock.unlock()
+        tables.withLock { $0.weakBoxes[UInt(bitPattern: object), default: []].append(jsObject) }
         return boxed
     }
 
     /// The object died: its weak boxes now hold nil. Runs after -dealloc on any thread; touches no JS.
     func objectDeallocated(_ object: UnsafeMutableRawPointer) {
-        lock.lock()
-        let boxes = weakBoxes.removeValue(forKey: UInt(bitPattern: object)) ?? []
-        lock.unlock()
+        let boxes = tables.withLock { $0.weakBoxes.removeValue(forKey: UInt(bitPattern: object)) } ?? []
         for box in boxes { JSObjectSetPrivate(box, nil) }
     }
 
     /// A weak box was collected: stop tracking it (from its finalizer; touches no JS).
     func forgetWeakBox(_ box: JSObjectRef, object: UnsafeMutableRawPointer?) {
         guard let object else { return }
-        lock.lock()
         let key = UInt(bitPattern: object)
-        weakBoxes[key]?.removeAll { $0 == box }
-        if weakBoxes[key]?.isEmpty == true { weakBoxes[key] = nil }
-        lock.unlock()
+        tables.withLock { tables in
+            tables.weakBoxes[key]?.removeAll { $0 == box }
+            if tables.weakBoxes[key]?.isEmpty == true { tables.weakBoxes[key] = nil }
+        }
     }
 
     /// Whether `value` is a weak box whose object was deallocated.

@@ -64,7 +64,6 @@ static void blockEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
     struct BlockLayout *block = userData;
     PEFrame frame = { block->signature, args, ret };
     if (invokeHandler) invokeHandler(block->token, &frame);
-    extern void PEWidenReturn(const PEType *type, void *ret);
     if (ret) PEWidenReturn(PESignatureGetReturnType(block->signature), ret);
 }
 

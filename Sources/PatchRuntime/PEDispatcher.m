@@ -153,7 +153,6 @@ out:
     return found;
 }
 
-void PEPropertyClear(void *obj);
 static PEObjectDeallocHandler deallocHandler;
 void PESetObjectDeallocHandler(PEObjectDeallocHandler handler) { deallocHandler = handler; }
 

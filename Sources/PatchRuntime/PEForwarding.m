@@ -185,8 +185,6 @@ PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred) {
     return preferred;
 }
 
-IMP PEClosureEntryMake(PESlot *slot, char **error);
-
 IMP PESlotMakeEntry(PESlot *slot, char **error) {
     if (!PESignatureIsFFICompatible(slot->signature)) {
         if (error) *error = strdup([[NSString stringWithFormat:@"cannot patch %s %s: its type encoding %s has types libffi cannot pass (unions, bit-fields, arrays)",

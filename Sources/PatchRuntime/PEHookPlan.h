@@ -5,7 +5,9 @@
 #include "PEHooksInternal.h"
 #include "PEEpochs.h"
 
-void PEWidenReturn(const PEType *type, void *ret);
+/* Calls this thread ran from a plan (PEDispatchPlanCallCountOnThisThread). Per thread, so counting
+   costs the hot path no shared cache line. */
+extern __thread uint64_t PEHookPlanCallsOnThread;
 
 typedef struct PEHookPlanStep {
     void *block;
@@ -67,6 +69,7 @@ static inline bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t re
     PEEpochEnter();
     struct PEHookPlan *plan = __atomic_load_n(&slot->plan, __ATOMIC_ACQUIRE);
     if (!plan) { PEEpochExit(); return false; }
+    PEHookPlanCallsOnThread++;
     void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
     PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };
     @try {

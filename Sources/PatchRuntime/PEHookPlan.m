@@ -11,7 +11,8 @@
 #include "PEHooks.h"
 #include "PEBlocks.h"
 
-void *PEBlockGetInvokeFunction(void *block);
+__thread uint64_t PEHookPlanCallsOnThread;
+uint64_t PEDispatchPlanCallCountOnThisThread(void) { return PEHookPlanCallsOnThread; }
 
 static bool canRunFromPlan(const struct PEHook *hook) {
     return (hook->position == PEHookPositionBefore || hook->position == PEHookPositionAfter)

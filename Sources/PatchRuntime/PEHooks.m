@@ -18,7 +18,6 @@ static void destroyHook(void *item) {
 
 static uint64_t lastHookIdentifier;
 static unsigned instanceHookCount;   /* live instance-level hooks: most deallocs have none to clear */
-void *PEBlockGetInvokeFunction(void *block);
 
 #pragma mark - Running hooks
 
@@ -267,9 +266,8 @@ void PEHooksClearObject(void *object) {
     }
 }
 
-/* Every slot with hooks, so removal by identifier needs no index. */
-PESlot *PESlotEnumerate(PESlot *after);
-
+/* Unlinks the hooks `match` selects, walking every slot (PESlotEnumerate), so removal by
+   identifier needs no index. */
 static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **removed,
                             struct PEHookPlan **retiredPlans) {
     unsigned n = 0;

@@ -48,6 +48,14 @@ void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values);
    return buffer receives a full register (at least 8 bytes). */
 void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue);
 
+/* The function a block's call jumps to (PEBlocks.m): hook and swizzle blocks are called through it
+   with the call's registers. */
+void *PEBlockGetInvokeFunction(void *block);
+
+/* Extends a narrow integer result in a return register to the register's full width, as callers
+   expect (PEForwarding.m). */
+void PEWidenReturn(const PEType *type, void *ret);
+
 /* Runs body, turning an Objective-C exception into a malloc'd message in *error. */
 #define PE_TRY(errorOut, ...) \
     do { @try { __VA_ARGS__; } @catch (id pe_exception) { if (errorOut) *(errorOut) = PEExceptionMessage(pe_exception); } } while (0)

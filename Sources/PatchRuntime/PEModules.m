@@ -1,64 +1,21 @@
-/* Module fan-out (TYModule): the registry of modules and attached delegate classes. The fan-out
-   itself is a class-level After hook on each attached (class, selector), so it is one layer of the
-   dispatcher and composes with every other hook, JS patch and swizzle on the same selector. */
-#include "PEInternal.h"
-#include "PEModules.h"
+/* Module fan-out (TYModule): delegate classes attached for lifecycle selectors, and the fan-out
+   itself, a class-level After hook on each attached (class, selector), so it is one layer of the
+   dispatcher and composes with every other hook, JS patch and swizzle on the same selector. The
+   registered modules are PEModuleRegistry.m's; the selectors come from PEModuleSpecs.m.
+
+   The attachment lock guards the attachments, the setter records and the error handler, and is
+   held only to read or change them: hooking (which installs methods, and so may run +initialize),
+   -class, -respondsToSelector: and the error handler all run outside it (PEPlatform.h). */
+#include "PEModulesInternal.h"
 #include "PEHooks.h"
+#include "PEHooksInternal.h"
 #include "PEAspects.h"
 #include "PEBlocks.h"
 #include "PEDispatch.h"
 #include <pthread.h>
 #include <string.h>
 
-NSString *const PEModulesErrorDomain = @"PEModulesErrorDomain";
-
 #pragma mark - Records
-
-/* One registration. */
-@interface PEModuleEntry : NSObject {
-@public
-    Class moduleClass;      /* Nil for an object registration */
-    id module;              /* the object, or the class's instance once made; retained */
-    BOOL initializing;      /* -init is running (a lifecycle call from inside it must not make another) */
-    BOOL failed;            /* -init raised or returned nil: not retried until registered again */
-}
-@end
-
-@implementation PEModuleEntry
-- (void)dealloc {
-    [module release];
-    [super dealloc];
-}
-@end
-
-/* One lifecycle selector: a template (from a protocol or a list), or attached to a class. */
-@interface PEModuleMethod : NSObject {
-@public
-    SEL selector;
-    char *types;            /* the protocol's encoding, or NULL */
-    uint64_t hook;          /* the fan-out hook; 0 while pending (nobody implements it yet) */
-    BOOL added;             /* the method was added to the class for the modules */
-}
-- (PEModuleMethod *)copyMethod;
-@end
-
-@implementation PEModuleMethod
-- (void)dealloc {
-    free(types);
-    [super dealloc];
-}
-- (PEModuleMethod *)copyMethod {
-    PEModuleMethod *m = [PEModuleMethod new];
-    m->selector = selector;
-    m->types = types ? strdup(types) : NULL;
-    return m;
-}
-@end
-
-static BOOL sameSelector(SEL a, SEL b) {
-    /* GCC's runtime has typed and untyped selectors of one name: compare names. */
-    return a == b || strcmp(sel_getName(a), sel_getName(b)) == 0;
-}
 
 /* An attached delegate class. */
 @interface PEModuleAttachment : NSObject {
@@ -76,7 +33,7 @@ static BOOL sameSelector(SEL a, SEL b) {
 }
 - (PEModuleMethod *)methodFor:(SEL)selector {
     for (PEModuleMethod *m in methods)
-        if (sameSelector(m->selector, selector)) return m;
+        if (PEModuleSameSelector(m->selector, selector)) return m;
     return nil;
 }
 @end
@@ -102,38 +59,26 @@ static BOOL sameSelector(SEL a, SEL b) {
 
 #pragma mark - State
 
-/* One recursive lock guards everything below: module -init, -respondsToSelector: and the error
-   handler may call back into this file on the same thread. */
-static pthread_mutex_t stateLock;
-static pthread_once_t stateOnce = PTHREAD_ONCE_INIT;
-static NSMutableArray *entries;         /* PEModuleEntry, registration order */
+static pthread_mutex_t attachmentLock = PTHREAD_MUTEX_INITIALIZER;
 static NSMutableArray *attachments;     /* PEModuleAttachment */
 static NSMutableArray *setterRecords;   /* PEModuleSetterRecord */
 static void *errorHandler;              /* a copied block, or NULL for NSLog */
 static uint64_t lastSetterIdentifier;
 
-static void initState(void) {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&stateLock, &attr);
-    pthread_mutexattr_destroy(&attr);
-    entries = [NSMutableArray new];
-    attachments = [NSMutableArray new];
-    setterRecords = [NSMutableArray new];
+static void lockAttachments(void) {
+    pthread_mutex_lock(&attachmentLock);
+    if (!attachments) {
+        attachments = [NSMutableArray new];
+        setterRecords = [NSMutableArray new];
+    }
 }
 
-static void lockState(void) {
-    pthread_once(&stateOnce, initState);
-    pthread_mutex_lock(&stateLock);
-}
-
-static void unlockState(void) { pthread_mutex_unlock(&stateLock); }
+static void unlockAttachments(void) { pthread_mutex_unlock(&attachmentLock); }
 
 static void report(NSString *message) {
-    lockState();
+    lockAttachments();
     void *handler = errorHandler ? PEBlockCopy(errorHandler) : NULL;
-    unlockState();
+    unlockAttachments();
     if (!handler) { NSLog(@"PEModules: %@", message); return; }
     @try {
         ((void (^)(NSString *))handler)(message);
@@ -143,24 +88,18 @@ static void report(NSString *message) {
     PEBlockRelease(handler);
 }
 
-static NSError *makeError(PEModulesErrorCode code, NSString *message) {
-    return [NSError errorWithDomain:PEModulesErrorDomain code:code
-                           userInfo:[NSDictionary dictionaryWithObject:message forKey:NSLocalizedDescriptionKey]];
+static void reportAll(NSArray *failures) {
+    for (NSString *failure in failures) report(failure);
 }
 
-static NSString *describeException(id exception) {
-    char *text = PEExceptionMessage(exception);
-    NSString *s = [NSString stringWithUTF8String:text];
-    free(text);
-    return s;
-}
-
+/* Under the lock. */
 static PEModuleAttachment *findAttachment(Class cls) {
     for (PEModuleAttachment *a in attachments)
         if (a->cls == cls) return a;
     return nil;
 }
 
+/* Under the lock. */
 static PEModuleSetterRecord *findSetterRecord(uint64_t identifier) {
     for (PEModuleSetterRecord *r in setterRecords)
         if (r->identifier == identifier) return r;
@@ -177,7 +116,7 @@ static __thread unsigned callingDepth;
 
 static BOOL isBeingCalledAsModule(id receiver, SEL selector) {
     for (unsigned i = 0; i < callingDepth && i < CALLING_DEPTH; i++)
-        if (calling[i].module == receiver && sameSelector(calling[i].selector, selector)) return YES;
+        if (calling[i].module == receiver && PEModuleSameSelector(calling[i].selector, selector)) return YES;
     return NO;
 }
 
@@ -190,36 +129,6 @@ static Class responsibleClass(Class cls, SEL selector) {
     return Nil;
 }
 
-/* The modules to call, in order (+1 array), making class modules' instances on first use.
-   Under the lock. */
-static NSMutableArray *snapshotModules(NSMutableArray *failures) {
-    NSMutableArray *modules = [[NSMutableArray alloc] initWithCapacity:[entries count]];
-    for (NSUInteger i = 0; i < [entries count]; i++) {
-        PEModuleEntry *e = [entries objectAtIndex:i];
-        if (e->moduleClass && !e->module && !e->initializing && !e->failed) {
-            [e retain];                 /* -init may unregister its own class */
-            e->initializing = YES;
-            @try {
-                id made = [[e->moduleClass alloc] init];
-                if (made) e->module = made;
-                else {
-                    e->failed = YES;
-                    [failures addObject:[NSString stringWithFormat:@"module class %s returned nil from -init",
-                                         class_getName(e->moduleClass)]];
-                }
-            } @catch (id exception) {
-                e->failed = YES;
-                [failures addObject:[NSString stringWithFormat:@"module class %s raised in -init: %@",
-                                     class_getName(e->moduleClass), describeException(exception)]];
-            }
-            e->initializing = NO;
-            [e release];
-        }
-        if (e->module) [modules addObject:e->module];
-    }
-    return modules;
-}
-
 static BOOL isZero(const void *value, size_t size) {
     const unsigned char *bytes = value;
     for (size_t i = 0; i < size; i++)
@@ -227,49 +136,25 @@ static BOOL isZero(const void *value, size_t size) {
     return YES;
 }
 
-/* The body of the After hook on (attachedClass, selector). */
-static void fanOut(Class attachedClass, SEL selector, id<AspectInfo> info) {
-    PEEnsureThreadRegistered();
-    id receiver = [info instance];
-    if (!receiver || isBeingCalledAsModule(receiver, selector)) return;
+/* Calls each module after the delegate's part of the call. */
+static void callModules(SEL selector, id<AspectInfo> info, id receiver) {
+    NSMutableArray *failures = [NSMutableArray array];
+    NSArray *modules = PEModuleRegistryModulesToCall(failures);
+    reportAll(failures);
 
-    NSMutableArray *failures = [NSMutableArray new];
-    NSMutableArray *modules = nil;
-    lockState();
-    @try {
-        if (responsibleClass(object_getClass(receiver), selector) == attachedClass)
-            modules = snapshotModules(failures);
-    } @finally {
-        unlockState();
-    }
-    for (NSString *failure in failures) report(failure);
-    [failures release];
-    if (!modules) return;
-
-    NSInvocation *invocation = [info originalInvocation];
-    PESlot *slot = PESlotFind(attachedClass, sel_getName(selector));
-    const PESignature *sig = slot ? PESlotGetSignature(slot) : NULL;
-    if (!sig) { [modules release]; return; }
+    /* The hook's own frame: the call's signature, argument buffers and return buffer, read in
+       place (the modules' calls only read the arguments). */
+    PEFrame *call = ((PEAspectInfo *)info)->_frame;
+    if (!call) return;
+    const PESignature *sig = call->signature;
     unsigned count = PESignatureGetArgumentCount(sig);
     void **args = alloca(sizeof(void *) * count);
-    SEL typedSelector = [invocation selector];
-    args[1] = &typedSelector;
-    for (unsigned i = 2; i < count; i++) {
-        size_t size = PETypeGetSize(PESignatureGetArgument(sig, i));
-        args[i] = alloca(size < 16 ? 16 : size);
-        [invocation getArgument:args[i] atIndex:(NSInteger)i];
-    }
+    for (unsigned i = 1; i < count; i++) args[i] = call->arguments[i];
     const PEType *returnType = PESignatureGetReturnType(sig);
-    size_t returnSize = PETypeGetKind(returnType) == PETypeKindVoid ? 0 : PETypeGetSize(returnType);
+    size_t returnSize = PETypeGetKind(returnType) == PETypeKindVoid || !call->returnValue ? 0 : PETypeGetSize(returnType);
     size_t bufferSize = returnSize < 16 ? 16 : returnSize;
     void *moduleResult = returnSize ? alloca(bufferSize) : NULL;
-    BOOL decided = YES;
-    if (returnSize) {
-        void *result = alloca(bufferSize);
-        memset(result, 0, bufferSize);
-        [invocation getReturnValue:result];
-        decided = !isZero(result, returnSize);
-    }
+    BOOL decided = !returnSize || !isZero(call->returnValue, returnSize);
 
     for (id module in modules) {
         if (module == receiver) continue;
@@ -278,7 +163,7 @@ static void fanOut(Class attachedClass, SEL selector, id<AspectInfo> info) {
             responds = [module respondsToSelector:selector];
         } @catch (id exception) {
             report([NSString stringWithFormat:@"module -[%s respondsToSelector:] raised for %s: %@",
-                    class_getName(object_getClass(module)), sel_getName(selector), describeException(exception)]);
+                    class_getName(object_getClass(module)), sel_getName(selector), PEModuleDescribeException(exception)]);
         }
         if (!responds) continue;
         id target = module;
@@ -298,41 +183,60 @@ static void fanOut(Class attachedClass, SEL selector, id<AspectInfo> info) {
             continue;
         }
         if (!decided && !isZero(moduleResult, returnSize)) {
-            [invocation setReturnValue:moduleResult];
+            memcpy(call->returnValue, moduleResult, returnSize);
             decided = YES;
         }
     }
-    [modules release];
+}
+
+/* The body of the After hook on (attachedClass, selector). */
+static void fanOut(Class attachedClass, SEL selector, id<AspectInfo> info) {
+    PEEnsureThreadRegistered();
+    id receiver = [info instance];
+    if (!receiver || isBeingCalledAsModule(receiver, selector)) return;
+    lockAttachments();
+    BOOL responsible = responsibleClass(object_getClass(receiver), selector) == attachedClass;
+    unlockAttachments();
+    if (!responsible) return;
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];     /* the caller may have none */
+    @try {
+        callModules(selector, info, receiver);
+    } @finally {
+        [pool release];
+    }
 }
 
 #pragma mark - Attaching
 
 /* Types for adding `selector` to a delegate class: from a registered module that implements it,
-   or NULL when none does. Under the lock. */
+   or NULL when none does. Outside the lock (it asks module objects). */
 static const char *moduleTypes(SEL selector) {
-    for (PEModuleEntry *e in entries) {
+    for (id registered in PEModuleRegistryList()) {
         Method m = NULL;
-        if (e->moduleClass) m = class_getInstanceMethod(e->moduleClass, selector);
-        else if ([e->module respondsToSelector:selector]) m = class_getInstanceMethod(object_getClass(e->module), selector);
+        if (class_isMetaClass(object_getClass(registered))) m = class_getInstanceMethod((Class)registered, selector);
+        else if ([registered respondsToSelector:selector]) m = class_getInstanceMethod(object_getClass(registered), selector);
         if (m) return method_getTypeEncoding(m);
     }
     return NULL;
 }
 
-/* Hooks the fan-out of one attached selector, or leaves it pending while neither the class nor
-   any module implements it. Returns nil, or why it failed. Under the lock. */
-static NSString *hookMethod(Class cls, PEModuleMethod *m) {
-    const char *name = sel_getName(m->selector);
-    if (!class_respondsToSelector(cls, m->selector)) {
+/* Hooks the fan-out of one attached selector (*hook), or leaves it pending (*hook 0) while neither
+   the class nor any module implements it. Returns nil, or why it failed. Outside the lock: adding
+   the method and hooking may run +initialize, and the modules are asked what they implement. */
+static NSString *hookMethod(Class cls, SEL selector, const char *protocolTypes, uint64_t *hook, BOOL *added) {
+    const char *name = sel_getName(selector);
+    *hook = 0;
+    *added = NO;
+    if (!class_respondsToSelector(cls, selector)) {
         const char *types = NULL;
         @try {
-            types = moduleTypes(m->selector);
+            types = moduleTypes(selector);
         } @catch (id exception) {
             return [NSString stringWithFormat:@"cannot attach -[%s %s]: a module raised: %@",
-                    class_getName(cls), name, describeException(exception)];
+                    class_getName(cls), name, PEModuleDescribeException(exception)];
         }
         if (!types) return nil;
-        if (m->types) types = m->types;
+        if (protocolTypes) types = protocolTypes;
         char *error = NULL;
         if (!PESlotInstall(cls, name, types, &error)) {
             NSString *message = [NSString stringWithFormat:@"cannot add -[%s %s] for the modules: %s",
@@ -340,36 +244,58 @@ static NSString *hookMethod(Class cls, PEModuleMethod *m) {
             free(error);
             return message;
         }
-        m->added = YES;
+        *added = YES;
     }
-    SEL selector = m->selector;
     void (^after)(id) = ^(id info) { fanOut(cls, selector, info); };
     int code = 0;
     char *error = NULL;
-    uint64_t hook = PEHookAdd(cls, NULL, name, PEHookPositionAfter, (void *)after, &code, &error);
-    if (!hook) {
+    *hook = PEHookAdd(cls, NULL, name, PEHookPositionAfter, (void *)after, &code, &error);
+    if (!*hook) {
         NSString *message = [NSString stringWithFormat:@"cannot attach -[%s %s]: %s",
                              class_getName(cls), name, error ?: "the hook was refused"];
         free(error);
         return message;
     }
-    m->hook = hook;
     return nil;
 }
 
-/* Retries every pending selector (a module was registered). Under the lock. */
+/* Retries every pending selector (a module was registered). Each is marked busy while it is
+   hooked outside the lock, so no other thread hooks it too. */
 static void hookPendingMethods(NSMutableArray *failures) {
+    NSMutableArray *pending = [NSMutableArray array];      /* attachment, method, ... */
+    lockAttachments();
     for (PEModuleAttachment *a in attachments)
         for (PEModuleMethod *m in a->methods)
-            if (!m->hook) {
-                NSString *failure = hookMethod(a->cls, m);
-                if (failure) [failures addObject:failure];
+            if (!m->hook && !m->busy) {
+                m->busy = YES;
+                [pending addObject:a];
+                [pending addObject:m];
             }
+    unlockAttachments();
+    for (NSUInteger i = 0; i + 1 < [pending count]; i += 2) {
+        PEModuleAttachment *a = [pending objectAtIndex:i];
+        PEModuleMethod *m = [pending objectAtIndex:i + 1];
+        uint64_t hook = 0;
+        BOOL added = NO;
+        NSString *failure = hookMethod(a->cls, m->selector, m->types, &hook, &added);
+        lockAttachments();
+        BOOL current = findAttachment(a->cls) == a && [a->methods indexOfObjectIdenticalTo:m] != NSNotFound;
+        if (current) {
+            m->hook = hook;
+            m->added = m->added || added;
+        }
+        m->busy = NO;
+        unlockAttachments();
+        if (!current && hook) PEHookRemove(hook);       /* detached meanwhile */
+        if (failure) [failures addObject:failure];
+    }
 }
 
-/* Attaches `cls` for `specs`; all or nothing for the selectors new to it. When `attached` is given
-   and the class was not attached before, the class is added to it. Under the lock. */
-static BOOL attachLocked(Class cls, NSArray *specs, NSMutableArray *attached, NSError **error) {
+/* Attaches `cls` for `specs`; all or nothing for the selectors new to it. When the class was not
+   attached before and `setterIdentifier` names a set-up, the set-up records the class. The new
+   selectors are claimed under the lock, hooked outside it, then published. */
+static BOOL attachClass(Class cls, NSArray *specs, uint64_t setterIdentifier, NSError **error) {
+    lockAttachments();
     PEModuleAttachment *a = findAttachment(cls);
     BOOL created = a == nil;
     if (created) {
@@ -379,130 +305,77 @@ static BOOL attachLocked(Class cls, NSArray *specs, NSMutableArray *attached, NS
         [attachments addObject:a];
         [a release];
     }
+    [a retain];
     NSMutableArray *fresh = [NSMutableArray array];
     for (PEModuleMethod *spec in specs) {
         if ([a methodFor:spec->selector]) continue;
         PEModuleMethod *m = [spec copyMethod];
+        m->busy = YES;
         [a->methods addObject:m];
         [fresh addObject:m];
         [m release];
     }
+    unlockAttachments();
+
+    NSUInteger count = [fresh count];
+    uint64_t *hooks = calloc(count ? count : 1, sizeof(uint64_t));
+    BOOL *added = calloc(count ? count : 1, sizeof(BOOL));
     NSString *failure = nil;
-    for (PEModuleMethod *m in fresh)
-        if ((failure = hookMethod(cls, m))) break;
-    if (failure) {
-        for (PEModuleMethod *m in fresh)
-            if (m->hook) { PEHookRemove(m->hook); m->hook = 0; }
+    for (NSUInteger i = 0; i < count && !failure; i++) {
+        PEModuleMethod *m = [fresh objectAtIndex:i];
+        failure = hookMethod(cls, m->selector, m->types, &hooks[i], &added[i]);
+    }
+
+    lockAttachments();
+    BOOL current = findAttachment(cls) == a;
+    BOOL keep = current && !failure;
+    if (keep) {
+        for (NSUInteger i = 0; i < count; i++) {
+            PEModuleMethod *m = [fresh objectAtIndex:i];
+            m->hook = hooks[i];
+            m->added = added[i];
+            m->busy = NO;
+        }
+        PEModuleSetterRecord *record = setterIdentifier ? findSetterRecord(setterIdentifier) : nil;
+        if (created && record) [record->attachedClasses addObject:cls];
+    } else {
         [a->methods removeObjectsInArray:fresh];
-        if (created) [attachments removeObjectIdenticalTo:a];
-        if (error) *error = makeError(PEModulesErrorHookRefused, failure);
-        return NO;
+        if (created && current && [a->methods count] == 0) [attachments removeObjectIdenticalTo:a];
     }
-    if (created) [attached addObject:cls];
-    return YES;
-}
-
-static BOOL detachLocked(Class cls) {
-    PEModuleAttachment *a = findAttachment(cls);
-    if (!a) return NO;
-    [a retain];
-    [attachments removeObjectIdenticalTo:a];
-    for (PEModuleMethod *m in a->methods)
-        if (m->hook) { PEHookRemove(m->hook); m->hook = 0; }
+    unlockAttachments();
+    if (!keep)
+        for (NSUInteger i = 0; i < count; i++)
+            if (hooks[i]) PEHookRemove(hooks[i]);
+    free(hooks);
+    free(added);
     [a release];
-    for (PEModuleSetterRecord *r in setterRecords) [r->attachedClasses removeObjectIdenticalTo:cls];
-    return YES;
+    if (failure && error) *error = PEModuleError(PEModulesErrorHookRefused, failure);
+    return failure == nil;
 }
 
-static void addProtocolSpecs(Protocol *protocol, NSMutableArray *specs, NSMutableSet *seenProtocols) {
-    const char *protocolName = protocol_getName(protocol);
-    if (!protocolName || strcmp(protocolName, "NSObject") == 0) return;   /* retain, description... */
-    NSString *key = [NSString stringWithUTF8String:protocolName];
-    if ([seenProtocols containsObject:key]) return;
-    [seenProtocols addObject:key];
-    for (int required = 1; required >= 0; required--) {
-        unsigned count = 0;
-        struct objc_method_description *list = protocol_copyMethodDescriptionList(protocol, (BOOL)required, YES, &count);
-        for (unsigned i = 0; i < count; i++) {
-            if (!list[i].name) continue;
-            BOOL seen = NO;
-            for (PEModuleMethod *s in specs) seen = seen || sameSelector(s->selector, list[i].name);
-            if (seen) continue;
-            PEModuleMethod *m = [PEModuleMethod new];
-            m->selector = sel_registerName(sel_getName(list[i].name));
-            m->types = list[i].types ? strdup(list[i].types) : NULL;
-            [specs addObject:m];
-            [m release];
-        }
-        free(list);
+static BOOL detachClass(Class cls) {
+    NSMutableArray *hooks = [NSMutableArray array];
+    lockAttachments();
+    PEModuleAttachment *a = [findAttachment(cls) retain];
+    if (a) {
+        [attachments removeObjectIdenticalTo:a];
+        for (PEModuleMethod *m in a->methods)
+            if (m->hook) { [hooks addObject:[NSNumber numberWithUnsignedLongLong:m->hook]]; m->hook = 0; }
+        for (PEModuleSetterRecord *r in setterRecords) [r->attachedClasses removeObjectIdenticalTo:cls];
     }
-    unsigned adoptedCount = 0;
-    Protocol **adopted = protocol_copyProtocolList(protocol, &adoptedCount);
-    for (unsigned i = 0; i < adoptedCount; i++) addProtocolSpecs(adopted[i], specs, seenProtocols);
-    free(adopted);
+    unlockAttachments();
+    for (NSNumber *hook in hooks) PEHookRemove([hook unsignedLongLongValue]);
+    [a release];
+    return a != nil;
 }
 
-/* PEModuleMethod templates, or nil with *error. */
-static NSArray *specsFromProtocol(Protocol *protocol, NSError **error) {
-    if (!protocol) {
-        if (error) *error = makeError(PEModulesErrorInvalidArgument, @"no lifecycle protocol was given");
-        return nil;
-    }
-    if (!protocol_getName(protocol)) {
-        /* GCC's runtime initialises a protocol when a class adopting it is loaded. */
-        if (error) *error = makeError(PEModulesErrorInvalidArgument,
-            @"the protocol is not initialised by the runtime (on GCC's runtime, a class adopting it must be loaded)");
-        return nil;
-    }
-    NSMutableArray *specs = [NSMutableArray array];
-    addProtocolSpecs(protocol, specs, [NSMutableSet set]);
-    if ([specs count] == 0) {
-        if (error) *error = makeError(PEModulesErrorInvalidArgument, [NSString stringWithFormat:
-            @"protocol %s declares no instance methods this runtime records (GCC's runtime drops optional "
-            @"protocol methods: list them with the selectors: variant)", protocol_getName(protocol) ?: "?"]);
-        return nil;
-    }
-    return specs;
-}
-
-static NSArray *specsFromNames(NSArray *names, NSError **error) {
-    if (![names isKindOfClass:[NSArray class]] || [names count] == 0) {
-        if (error) *error = makeError(PEModulesErrorInvalidArgument, @"no lifecycle selectors were given");
-        return nil;
-    }
-    NSMutableArray *specs = [NSMutableArray array];
-    for (id name in names) {
-        if (![name isKindOfClass:[NSString class]] || [name length] == 0) {
-            if (error) *error = makeError(PEModulesErrorInvalidArgument, [NSString stringWithFormat:
-                @"lifecycle selectors must be non-empty selector names (strings), not %@", name]);
-            return nil;
-        }
-        SEL selector = sel_registerName([name UTF8String]);
-        BOOL seen = NO;
-        for (PEModuleMethod *s in specs) seen = seen || sameSelector(s->selector, selector);
-        if (seen) continue;
-        PEModuleMethod *m = [PEModuleMethod new];
-        m->selector = selector;
-        [specs addObject:m];
-        [m release];
-    }
-    return specs;
-}
-
-static BOOL attachClass(Class cls, NSArray *specs, NSError **error) {
+static BOOL attachNow(Class cls, NSArray *specs, NSError **error) {
     if (!specs) return NO;
     if (!cls) {
-        if (error) *error = makeError(PEModulesErrorInvalidArgument, @"no delegate class was given");
+        if (error) *error = PEModuleError(PEModulesErrorInvalidArgument, @"no delegate class was given");
         return NO;
     }
-    lockState();
-    BOOL ok = NO;
-    @try {
-        ok = attachLocked(cls, specs, nil, error);
-    } @finally {
-        unlockState();
-    }
-    return ok;
+    return attachClass(cls, specs, 0, error);
 }
 
 #pragma mark - Attaching when the delegate is set
@@ -516,17 +389,15 @@ static BOOL attachClass(Class cls, NSArray *specs, NSError **error) {
 @implementation PEModulesSetterToken
 - (BOOL)remove {
     PEEnsureThreadRegistered();
-    lockState();
+    lockAttachments();
     PEModuleSetterRecord *record = [findSetterRecord(identifier) retain];
     if (record) [setterRecords removeObjectIdenticalTo:record];
-    unlockState();
+    NSArray *classes = record ? [record->attachedClasses copy] : nil;
+    unlockAttachments();
     if (!record) return NO;
     PEHookRemove(record->hook);
-    lockState();
-    NSArray *classes = [record->attachedClasses copy];
-    for (Class cls in classes) detachLocked(cls);
+    for (Class cls in classes) detachClass(cls);
     [classes release];
-    unlockState();
     [record release];
     return YES;
 }
@@ -539,19 +410,20 @@ static void delegateWillBeSet(uint64_t identifier, id delegate) {
     NSError *error = nil;
     BOOL ok = YES;
     Class cls = Nil;
-    lockState();
     @try {
+        lockAttachments();
         PEModuleSetterRecord *record = findSetterRecord(identifier);
-        if (record) {
+        NSArray *specs = record ? [record->specs retain] : nil;
+        unlockAttachments();
+        if (specs) {
             /* -class, not the runtime class: a KVO subclass must not become the attached class. */
             cls = [delegate class];
-            ok = attachLocked(cls, record->specs, record->attachedClasses, &error);
+            ok = attachClass(cls, specs, identifier, &error);
+            [specs release];
         }
     } @catch (id exception) {
         ok = NO;
-        error = makeError(PEModulesErrorHookRefused, describeException(exception));
-    } @finally {
-        unlockState();
+        error = PEModuleError(PEModulesErrorHookRefused, PEModuleDescribeException(exception));
     }
     if (!ok) report([NSString stringWithFormat:@"cannot attach %s when it became the delegate: %@",
                      cls ? class_getName(cls) : "the delegate", [error localizedDescription]]);
@@ -560,35 +432,35 @@ static void delegateWillBeSet(uint64_t identifier, id delegate) {
 static id<PEModulesToken> attachOnSetter(Class host, SEL setter, NSArray *specs, NSError **error) {
     if (!specs) return nil;
     if (!host || !setter) {
-        if (error) *error = makeError(PEModulesErrorInvalidArgument, @"attaching on a setter needs a host class and a setter");
+        if (error) *error = PEModuleError(PEModulesErrorInvalidArgument, @"attaching on a setter needs a host class and a setter");
         return nil;
     }
     PEModuleSetterRecord *record = [PEModuleSetterRecord new];
     record->specs = [specs retain];
     record->attachedClasses = [NSMutableArray new];
-    lockState();
+    lockAttachments();
     uint64_t identifier = record->identifier = ++lastSetterIdentifier;
     [setterRecords addObject:record];
-    unlockState();
+    unlockAttachments();
     void (^before)(id, id) = ^(id info, id delegate) { (void)info; delegateWillBeSet(identifier, delegate); };
     int code = 0;
     char *message = NULL;
     uint64_t hook = PEHookAdd(host, NULL, sel_getName(setter), PEHookPositionBefore, (void *)before, &code, &message);
     if (!hook) {
-        lockState();
+        lockAttachments();
         [setterRecords removeObjectIdenticalTo:record];
-        unlockState();
+        unlockAttachments();
         [record release];
-        if (error) *error = makeError(code == PEHookErrorDoesNotRespondToSelector ? PEModulesErrorInvalidArgument
-                                                                                    : PEModulesErrorHookRefused,
+        if (error) *error = PEModuleError(code == PEHookErrorDoesNotRespondToSelector ? PEModulesErrorInvalidArgument
+                                                                                       : PEModulesErrorHookRefused,
             [NSString stringWithFormat:@"cannot hook -[%s %s]: %s", class_getName(host), sel_getName(setter),
              message ?: "refused"]);
         free(message);
         return nil;
     }
-    lockState();
+    lockAttachments();
     record->hook = hook;
-    unlockState();
+    unlockAttachments();
     [record release];
     PEModulesSetterToken *token = [[PEModulesSetterToken new] autorelease];
     token->identifier = identifier;
@@ -599,32 +471,14 @@ static id<PEModulesToken> attachOnSetter(Class host, SEL setter, NSArray *specs,
 
 @implementation PEModules
 
-/* Adds an entry for a module class (module nil) or a module object (class Nil) unless it is
-   registered already, then hooks methods that only modules implement. */
+/* Registers a module, then hooks methods that only modules implement. */
 static BOOL registerEntry(Class moduleClass, id module) {
     PEEnsureThreadRegistered();
-    NSMutableArray *failures = [NSMutableArray new];
-    BOOL registered = NO;
-    lockState();
-    @try {
-        BOOL known = NO;
-        for (PEModuleEntry *e in entries)
-            known = known || (moduleClass ? e->moduleClass == moduleClass : (!e->moduleClass && e->module == module));
-        if (!known) {
-            PEModuleEntry *e = [PEModuleEntry new];
-            e->moduleClass = moduleClass;
-            e->module = [module retain];
-            [entries addObject:e];
-            [e release];
-            registered = YES;
-            hookPendingMethods(failures);
-        }
-    } @finally {
-        unlockState();
-    }
-    for (NSString *failure in failures) report(failure);
-    [failures release];
-    return registered;
+    if (!PEModuleRegistryAdd(moduleClass, module)) return NO;
+    NSMutableArray *failures = [NSMutableArray array];
+    hookPendingMethods(failures);
+    reportAll(failures);
+    return YES;
 }
 
 + (BOOL)registerModuleClass:(Class)moduleClass {
@@ -637,107 +491,81 @@ static BOOL registerEntry(Class moduleClass, id module) {
     return registerEntry(Nil, module);
 }
 
-/* Removes the entry matching; its module is released after the lock is dropped (its -dealloc
-   may do anything). */
-static BOOL unregisterEntry(Class moduleClass, id module) {
-    PEEnsureThreadRegistered();
-    PEModuleEntry *removed = nil;
-    lockState();
-    for (PEModuleEntry *e in entries) {
-        if (moduleClass ? e->moduleClass == moduleClass : (!e->moduleClass && e->module == module)) {
-            removed = [e retain];
-            break;
-        }
-    }
-    if (removed) [entries removeObjectIdenticalTo:removed];
-    unlockState();
-    [removed release];
-    return removed != nil;
-}
-
 + (BOOL)unregisterModuleClass:(Class)moduleClass {
-    return moduleClass ? unregisterEntry(moduleClass, nil) : NO;
+    if (!moduleClass) return NO;
+    PEEnsureThreadRegistered();
+    return PEModuleRegistryRemove(moduleClass, nil);
 }
 
 + (BOOL)unregisterModuleObject:(id)module {
-    return module ? unregisterEntry(Nil, module) : NO;
+    if (!module) return NO;
+    PEEnsureThreadRegistered();
+    return PEModuleRegistryRemove(Nil, module);
 }
 
 + (NSArray *)registeredModules {
     PEEnsureThreadRegistered();
-    NSMutableArray *list = [NSMutableArray array];
-    lockState();
-    for (PEModuleEntry *e in entries) [list addObject:e->moduleClass ? (id)e->moduleClass : e->module];
-    unlockState();
-    return list;
+    return PEModuleRegistryList();
 }
 
 + (id)instanceOfModuleClass:(Class)moduleClass {
     PEEnsureThreadRegistered();
-    id instance = nil;
-    lockState();
-    for (PEModuleEntry *e in entries)
-        if (moduleClass && e->moduleClass == moduleClass) instance = [e->module retain];
-    unlockState();
-    return [instance autorelease];
+    return PEModuleRegistryInstanceOf(moduleClass);
 }
 
 + (NSArray *)selectorNamesOfProtocol:(Protocol *)protocol {
     PEEnsureThreadRegistered();
     NSMutableArray *names = [NSMutableArray array];
-    for (PEModuleMethod *m in specsFromProtocol(protocol, NULL))
+    for (PEModuleMethod *m in PEModuleSpecsFromProtocol(protocol, NULL))
         [names addObject:[NSString stringWithUTF8String:sel_getName(m->selector)]];
     return names;
 }
 
 + (BOOL)attachToClass:(Class)delegateClass protocol:(Protocol *)protocol error:(NSError **)error {
     PEEnsureThreadRegistered();
-    return attachClass(delegateClass, specsFromProtocol(protocol, error), error);
+    return attachNow(delegateClass, PEModuleSpecsFromProtocol(protocol, error), error);
 }
 
 + (BOOL)attachToClass:(Class)delegateClass selectors:(NSArray *)selectorNames error:(NSError **)error {
     PEEnsureThreadRegistered();
-    return attachClass(delegateClass, specsFromNames(selectorNames, error), error);
+    return attachNow(delegateClass, PEModuleSpecsFromNames(selectorNames, error), error);
 }
 
 + (BOOL)detachFromClass:(Class)delegateClass {
     if (!delegateClass) return NO;
     PEEnsureThreadRegistered();
-    lockState();
-    BOOL detached = detachLocked(delegateClass);
-    unlockState();
-    return detached;
+    return detachClass(delegateClass);
 }
 
 + (BOOL)isAttachedToClass:(Class)delegateClass selector:(SEL)selector {
     if (!delegateClass || !selector) return NO;
     PEEnsureThreadRegistered();
-    lockState();
+    lockAttachments();
     PEModuleMethod *m = [findAttachment(delegateClass) methodFor:selector];
     BOOL attached = m && m->hook;
-    unlockState();
+    unlockAttachments();
     return attached;
 }
 
 + (id<PEModulesToken>)attachWhenDelegateIsSetOn:(Class)host selector:(SEL)setter
                                        protocol:(Protocol *)protocol error:(NSError **)error {
     PEEnsureThreadRegistered();
-    return attachOnSetter(host, setter, specsFromProtocol(protocol, error), error);
+    return attachOnSetter(host, setter, PEModuleSpecsFromProtocol(protocol, error), error);
 }
 
 + (id<PEModulesToken>)attachWhenDelegateIsSetOn:(Class)host selector:(SEL)setter
                                       selectors:(NSArray *)selectorNames error:(NSError **)error {
     PEEnsureThreadRegistered();
-    return attachOnSetter(host, setter, specsFromNames(selectorNames, error), error);
+    return attachOnSetter(host, setter, PEModuleSpecsFromNames(selectorNames, error), error);
 }
 
 + (void)setErrorHandler:(void (^)(NSString *message))handler {
     PEEnsureThreadRegistered();
     void *copy = handler ? PEBlockCopy((void *)handler) : NULL;
-    lockState();
+    lockAttachments();
     void *previous = errorHandler;
     errorHandler = copy;
-    unlockState();
+    unlockAttachments();
     if (previous) PEBlockRelease(previous);
 }
 

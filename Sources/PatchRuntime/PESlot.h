@@ -39,6 +39,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame);
 void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below);
 /* Per-object state dropped after -dealloc: JS properties, instance hooks. */
 void PEObjectStateClear(void *obj);
+void PEPropertyClear(void *obj);
 bool PESlotEnableObjectStateCleanup(Class cls, char **error);
 void PEZeroReturn(PEFrame *frame);
 /* Points the class's method back at the slot's entry if a revert had released it. */
@@ -52,6 +53,7 @@ bool PESlotHasLayers(const PESlot *slot);
 PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred);
 /* Builds the IMP the class's method is pointed at (PEForwarding.m / PEClosureEntry.m). */
 IMP PESlotMakeEntry(PESlot *slot, char **error);
+IMP PEClosureEntryMake(PESlot *slot, char **error);
 /* What a call of `selector` resolved from class `start` (inclusive) runs: an installed slot (returned),
    or, when NULL is returned, the native implementation in *imp and the class that defines it in
    *owner (*imp NULL when nothing answers). PEInvokeFromClass runs what this finds. */

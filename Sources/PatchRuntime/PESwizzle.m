@@ -4,9 +4,6 @@
 #include "PESwizzle.h"
 #include <string.h>
 
-void *PEBlockGetInvokeFunction(void *block);
-void PEWidenReturn(const PEType *type, void *ret);
-
 NSString *const PESwizzleErrorDomain = @"PESwizzleErrorDomain";
 
 struct PESwizzleLayer {

@@ -61,6 +61,34 @@ final class HelperFunctionTests: PatchTestCase {
         XCTAssertEqual(take(pf_greeter_greet("x")), "\"Hello, x\"")
     }
 
+    func testARevertedScriptIncludesItsFilesAgainWhenEvaluatedAgain() throws {
+        pf_probe_reset()
+        let folder = try scriptFolder([
+            "part.js": "require('PFProbe').record('part loaded');\ndefineClass('PFGreeter', { greet: function(n) { return 'part' } })\n",
+        ])
+        let main = folder.appendingPathComponent("main.js").path
+        try apply("include('part.js')", name: main)
+        try PatchEngine.revert(main)
+        XCTAssertEqual(take(pf_greeter_greet("x")), "\"Hello, x\"")
+        try apply("include('part.js')", name: main)
+        XCTAssertEqual(take(pf_greeter_greet("x")), "\"part\"", "the second evaluation includes the file again")
+        XCTAssertEqual(take(pf_probe_entries()), "part loaded@main,part loaded@main")
+    }
+
+    func testEachScriptIncludesASharedFileForItself() throws {
+        let folder = try scriptFolder([
+            "part.js": "defineClass('PFGreeter', { greet: function(n) { return 'part' } })\n",
+        ])
+        let first = folder.appendingPathComponent("first.js").path
+        let second = folder.appendingPathComponent("second.js").path
+        try apply("include('part.js')", name: first)
+        try apply("include('part.js')", name: second)
+        try PatchEngine.revert(first)
+        XCTAssertEqual(take(pf_greeter_greet("x")), "\"part\"", "the second script's own include still applies")
+        try PatchEngine.revert(second)
+        XCTAssertEqual(take(pf_greeter_greet("x")), "\"Hello, x\"")
+    }
+
     func testResourcePathIsRelativeToTheScript() throws {
         let folder = try scriptFolder([:])
         let main = folder.appendingPathComponent("main.js").path

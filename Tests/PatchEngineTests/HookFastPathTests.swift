@@ -9,6 +9,35 @@ import PatchFixtures
 /// generic one and on the forwarding route, so every case runs on both routes.
 final class HookFastPathTests: ToolkitTestCase {
 
+    /// The fast path is taken: on the closure route a call with only Before and After hooks runs
+    /// from the plan, and one with an Instead hook does not; the forwarding route never has a plan.
+    func testBeforeAndAfterHooksRunFromThePlanOnTheClosureRoute() throws {
+        for route in Self.routes {
+            let f = try family(route)
+            let object = make(f.base)
+            hook(f.base, "add:to:", HookOption.before, "before")
+            hook(f.base, "add:to:", HookOption.after, "after")
+            var start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(pf_tk_add(object, 5, 6), 11, "\(route)")
+            XCTAssertEqual(log(), "before add after before add after", "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, route == PERouteClosure ? 2 : 0,
+                           "\(route): calls that ran from the plan")
+
+            let instead = hook(f.base, "add:to:", HookOption.instead, "instead", PFHookCountInvoke)
+            start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, 0, "\(route): an Instead hook needs the generic pipeline")
+            XCTAssertEqual(pf_tk_remove(instead), 1)
+            _ = log()
+            start = PEDispatchPlanCallCountOnThisThread()
+            XCTAssertEqual(pf_tk_add(object, 3, 4), 7, "\(route)")
+            XCTAssertEqual(PEDispatchPlanCallCountOnThisThread() - start, route == PERouteClosure ? 1 : 0,
+                           "\(route): the plan is back once the Instead hook is gone")
+            XCTAssertEqual(log(), "before add after", "\(route)")
+        }
+    }
+
     func testBeforeHookChangesAnArgumentTheOriginalReceives() throws {
         for route in Self.routes {
             let f = try family(route)
@@ -160,6 +189,7 @@ final class HookFastPathTests: ToolkitTestCase {
             let shared = make(f.base)
             let tally = Tally()
             let before = pf_hook_counter()
+            let calls = CallCount()
             DispatchQueue.concurrentPerform(iterations: 4) { index in
                 PEThreadRegister()
                 if index == 0 {
@@ -173,6 +203,8 @@ final class HookFastPathTests: ToolkitTestCase {
                             handles.append(pf_hook_class(f.base, "add:to:", HookOption.after, "x", Int32(PFHookCount.rawValue), &error))
                         }
                         if let message = take(error) { tally.add("refused", message) }
+                        // One call of its own while this round's hooks are all there: it runs each once.
+                        if pf_tk_add(shared, 1, 2) != 3 { tally.add("wrong", "1+2 on the hooking thread") }
                         for handle in (round % 2 == 0 ? handles : handles.reversed()) where handle > 0 {
                             if pf_tk_remove(handle) != 1 { tally.add("not removed") }
                         }
@@ -187,6 +219,7 @@ final class HookFastPathTests: ToolkitTestCase {
                         if result != a + b { tally.add("wrong", "\(a)+\(b) gave \(result)") }
                         call += 1
                     }
+                    calls.add(Int(call))
                 }
             }
             XCTAssertEqual(tally["wrong"], 0, "\(route): \(tally.sample)")
@@ -194,10 +227,21 @@ final class HookFastPathTests: ToolkitTestCase {
             XCTAssertEqual(tally["not removed"], 0, "\(route)")
             _ = log()
             let counted = pf_hook_counter()
-            XCTAssertGreaterThanOrEqual(counted, before)
+            // The hooking thread's own calls ran 2 counting hooks each round, 3 in every fourth;
+            // no call runs more than the 3 counting hooks there can be at once.
+            XCTAssertGreaterThanOrEqual(counted - before, 300 * 2 + 75, "\(route): every round's hooks ran")
+            XCTAssertLessThanOrEqual(counted - before, 3 * (calls.total + 300), "\(route): no hook ran twice in a call")
             XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route)")
             XCTAssertEqual(pf_hook_counter(), counted, "\(route): no hook is left")
             XCTAssertEqual(log(), "add", "\(route)")
         }
     }
+}
+
+/// Calls made on several threads, added up.
+final class CallCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sum = 0
+    func add(_ count: Int) { lock.lock(); sum += count; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return sum }
 }

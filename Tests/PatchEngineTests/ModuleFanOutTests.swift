@@ -742,4 +742,51 @@ final class ModuleFanOutTests: PatchTestCase {
         XCTAssertEqual(answers, Array(repeating: "\"state\"", count: 16))
         XCTAssertEqual(pf_modules_init_count("PFStateModule"), made + 1)
     }
+
+    /// Calls `pf_delegate_terminate` on a thread of its own; the semaphore is signalled when it returns.
+    private func terminateInBackground(_ delegate: UnsafeMutableRawPointer) -> DispatchSemaphore {
+        let returned = DispatchSemaphore(value: 0)
+        let object = UncheckedPointer(delegate)
+        Thread {
+            PEThreadRegister()
+            _ = pf_delegate_terminate(object.pointer)
+            returned.signal()
+        }.start()
+        return returned
+    }
+
+    func testTheRegistryAnswersWhileAModuleInitIsRunning() {
+        let delegateClass = freshClass("PFAppDelegate")
+        attach(delegateClass)
+        let delegate = make(delegateClass)
+        pf_modules_waiting_init_arm(1)
+        register("PFWaitingInitModule")
+        let returned = terminateInBackground(delegate)
+        XCTAssertEqual(pf_modules_waiting_init_started(30), 1, "the lifecycle call made the module")
+        // -init is now waiting for the release below: the registry must answer meanwhile.
+        let names = take(pf_modules_registered_names())
+        pf_modules_waiting_init_release()
+        XCTAssertEqual(returned.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(pf_modules_waiting_init_outcome(), 1, "the registry answered before -init gave up waiting")
+        XCTAssertEqual(names, "PFWaitingInitModule")
+        XCTAssertEqual(log(), "delegate:terminate waiting:terminate")
+    }
+
+    func testAModuleInitWaitingForAnotherThreadsRegistryCallCompletes() {
+        let delegateClass = freshClass("PFAppDelegate")
+        attach(delegateClass)
+        let delegate = make(delegateClass)
+        pf_modules_waiting_init_arm(2)
+        register("PFWaitingInitModule")
+        let returned = terminateInBackground(delegate)
+        XCTAssertEqual(returned.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(pf_modules_waiting_init_outcome(), 1, "the other thread's registeredModules returned while -init waited for it")
+        XCTAssertEqual(log(), "delegate:terminate waiting:terminate")
+    }
+}
+
+/// A pointer handed to another thread (the test keeps the object alive meanwhile).
+private struct UncheckedPointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }

@@ -250,7 +250,7 @@ final class SwizzleTests: ToolkitTestCase {
         XCTAssertEqual(log(), "second")
     }
 
-    // MARK: - Orders (seed 004)
+    // MARK: - Orders
 
     /// Layers on Base, Mid, Leaf (which implements nothing) and Deep applied in all 24 orders and
     /// removed in another: each layer runs once, the sibling is untouched, results compose.

@@ -49,6 +49,9 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
                         handles.append(pf_hook_object(shared, "add:to:", HookOption.after | (round % 3 == 0 ? HookOption.automaticRemoval : 0),
                                                       "o", Int32(PFHookCount.rawValue), &error))
                         if let message = take(error) { tally.add("refused", message) }
+                        // One call of its own while this round's hooks are there: each counting hook
+                        // runs (the one-shot After hook here, or in a call that came first).
+                        if pf_tk_add(shared, 1, 2) != 3 { tally.add("wrong", "1+2 on the hooking thread") }
                         for handle in (round % 2 == 0 ? handles : handles.reversed()) where handle > 0 {
                             if pf_tk_remove(handle) < 0 { tally.add("unknown handle") }
                         }
@@ -66,7 +69,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             XCTAssertEqual(tally["refused"], 0, "\(route): \(tally.sample)")
             XCTAssertEqual(tally["unknown handle"], 0, "\(route)")
             let counted = pf_hook_counter()
-            XCTAssertGreaterThanOrEqual(counted, before, "\(route)")
+            // Three counting hooks each round (Before, Instead, After), and never more than those
+            // three in one call.
+            XCTAssertGreaterThanOrEqual(counted - before, 3 * 200, "\(route): every round's hooks ran")
+            XCTAssertLessThanOrEqual(counted - before, 3 * (callers * callsPerThread + 200), "\(route): no hook ran twice in a call")
             XCTAssertEqual(pf_tk_add(shared, 20, 22), 42, "\(route)")
             XCTAssertEqual(pf_hook_counter(), counted, "\(route): every hook was removed")
             XCTAssertEqual(log(), "add", "\(route)")

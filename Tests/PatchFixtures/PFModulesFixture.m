@@ -762,3 +762,106 @@ int pf_modules_swizzle_remove(void *token)
         return [(id<PESwizzleToken>)token remove] ? 1 : 0;
     PF_POOL_END
 }
+
+#pragma mark - A module whose -init waits
+
+#include <semaphore.h>
+#include <errno.h>
+#include <time.h>
+#include <pthread.h>
+
+static sem_t PFWaitingInitStarted, PFWaitingInitRelease, PFWaitingInitAnswered;
+static int PFWaitingInitMode;               /* 1: waits for a release; 2: asks the registry from another thread */
+static volatile int PFWaitingInitOutcome;   /* 0 not run, 1 what it waited for came, -1 it gave up */
+static const double PFWaitingInitLimit = 5; /* seconds -init waits at most */
+
+/* Waits for `semaphore` at most `seconds`. */
+static BOOL PFSemaphoreWait(sem_t *semaphore, double seconds)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    long long nanoseconds = deadline.tv_nsec + (long long)((seconds - (long long)seconds) * 1e9);
+    deadline.tv_sec += (time_t)seconds + (time_t)(nanoseconds / 1000000000LL);
+    deadline.tv_nsec = (long)(nanoseconds % 1000000000LL);
+    for (int attempt = 0; attempt < 1000; attempt++) {     /* EINTR retries, bounded by the deadline too */
+        if (sem_timedwait(semaphore, &deadline) == 0) return YES;
+        if (errno != EINTR) return NO;
+    }
+    return NO;
+}
+
+static void *PFAskRegistry(void *unused)
+{
+    (void)unused;
+    PFEnterThread();
+    NSAutoreleasePool *pool = [NSAutoreleasePool new];
+    (void)[PEModules registeredModules];
+    [pool release];
+    sem_post(&PFWaitingInitAnswered);
+    return NULL;
+}
+
+@interface PFWaitingInitModule : NSObject
+@end
+
+@implementation PFWaitingInitModule
+- (id)init
+{
+    if (!(self = [super init])) return nil;
+    sem_post(&PFWaitingInitStarted);
+    if (PFWaitingInitMode == 1) {
+        PFWaitingInitOutcome = PFSemaphoreWait(&PFWaitingInitRelease, PFWaitingInitLimit) ? 1 : -1;
+    } else {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, PFAskRegistry, NULL) == 0) {
+            pthread_detach(thread);
+            PFWaitingInitOutcome = PFSemaphoreWait(&PFWaitingInitAnswered, PFWaitingInitLimit) ? 1 : -1;
+        } else {
+            PFWaitingInitOutcome = -1;
+        }
+    }
+    return self;
+}
+- (void)applicationWillTerminate:(id)application
+{
+    PFLog(@"waiting:terminate");
+}
+@end
+
+static void PFWaitingInitSetUp(void)
+{
+    sem_init(&PFWaitingInitStarted, 0, 0);
+    sem_init(&PFWaitingInitRelease, 0, 0);
+    sem_init(&PFWaitingInitAnswered, 0, 0);
+}
+
+static void PFSemaphoreDrain(sem_t *semaphore)
+{
+    for (int i = 0; i < 100 && sem_trywait(semaphore) == 0; i++) {}
+}
+
+void pf_modules_waiting_init_arm(int mode)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, PFWaitingInitSetUp);
+    PFSemaphoreDrain(&PFWaitingInitStarted);
+    PFSemaphoreDrain(&PFWaitingInitRelease);
+    PFSemaphoreDrain(&PFWaitingInitAnswered);
+    PFWaitingInitMode = mode;
+    PFWaitingInitOutcome = 0;
+}
+
+int pf_modules_waiting_init_started(double seconds)
+{
+    return PFSemaphoreWait(&PFWaitingInitStarted, seconds) ? 1 : 0;
+}
+
+void pf_modules_waiting_init_release(void)
+{
+    sem_post(&PFWaitingInitRelease);
+}
+
+int pf_modules_waiting_init_outcome(void)
+{
+    return PFWaitingInitOutcome;
+}

@@ -1,4 +1,4 @@
-/* Private helpers shared by the toolkit fixtures (hooks, swizzles, seed 004): the layer log,
+/* Private helpers shared by the toolkit fixtures (hooks, swizzles, the delegate tracker): the layer log,
    the table of live tokens, stable C strings for blocks to capture. Not seen by Swift. */
 #import "PFSupport.h"
 #import "PEAspects.h"

@@ -78,6 +78,9 @@ bool PEInvokeFunction(void *function, PEFrame *frame, char **error);
 
 /* Counters for tests and diagnostics. */
 uint64_t PEDispatchForwardedCallCount(void);
+/* Hooked calls the calling thread ran from a precomputed plan (the closure route's fast path for
+   Before/After hooks, PEHookPlan.m) rather than the generic pipeline. */
+uint64_t PEDispatchPlanCallCountOnThisThread(void);
 /* Whether each hooked call pays a memory fence: true where the system has no process-wide
    barrier for hook changes to pay instead (not Linux, or membarrier refused, or the environment
    sets PATCHENGINE_NO_MEMBARRIER). */

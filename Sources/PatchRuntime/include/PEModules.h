@@ -55,7 +55,11 @@
    attached class receives the call once: its own fan-out is not run again from inside the fan-out.
 
    Thread safety: registration, attaching and detaching may happen on any thread, also while
-   lifecycle calls run; a call in flight uses the modules registered when its fan-out started. */
+   lifecycle calls run; a call in flight uses the modules registered when its fan-out started.
+   No module code (-init, -respondsToSelector:, -dealloc), +initialize or error handler runs while
+   PEModules holds a lock, so a module may use PEModules from any thread at any time, also from its
+   -init. A lifecycle call on another thread that needs a module class whose -init is still
+   running waits for it, at most 10 s (then that call skips the module and reports it). */
 #ifndef PE_MODULES_H
 #define PE_MODULES_H
 #ifdef __OBJC__

@@ -114,4 +114,15 @@ int pf_modules_hook_remove(void *token);
 void *pf_modules_swizzle_open_url(const char *className, const char *label);
 int pf_modules_swizzle_remove(void *token);
 
+/* PFWaitingInitModule: a module class whose -init waits (at most 5 s) while the test acts, then
+   logs waiting:terminate from applicationWillTerminate:. Arm before registering it:
+   mode 1: -init waits for pf_modules_waiting_init_release();
+   mode 2: -init asks [PEModules registeredModules] on a thread of its own and waits for the answer.
+   started: 1 once -init has begun (waits at most `seconds`). outcome: 0 -init has not finished,
+   1 what it waited for came, -1 it gave up after 5 s. */
+void pf_modules_waiting_init_arm(int mode);
+int pf_modules_waiting_init_started(double seconds);
+void pf_modules_waiting_init_release(void);
+int pf_modules_waiting_init_outcome(void);
+
 #endif

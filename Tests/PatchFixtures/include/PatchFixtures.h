@@ -23,7 +23,7 @@
 #include "PFToolkitFixture.h"
 #include "PFAspectsFixture.h"
 #include "PFSwizzleFixture.h"
-#include "PFSeed004Fixture.h"
+#include "PFDelegateTrackerFixture.h"
 
 #endif
 #include "PFModulesFixture.h"

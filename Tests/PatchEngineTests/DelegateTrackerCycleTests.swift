@@ -3,11 +3,11 @@ import XCTest
 import PatchRuntime
 import PatchFixtures
 
-/// Seed 004: a tracker instruments each collection-view delegate's class when -setDelegate: is
+/// A tracker instruments each collection-view delegate's class when -setDelegate: is
 /// called; the delegate is a "third-party" view, and the app subclasses it. First the article's
 /// naive helper, whose cycle is detected (not run into a stack overflow), then the same tracker on
 /// the toolkit, which has no cycle in any order.
-final class Seed004Tests: ToolkitTestCase {
+final class DelegateTrackerCycleTests: ToolkitTestCase {
     struct S4Family {
         let prefix: String
         var collectionView: String { prefix + "CollectionView" }
@@ -25,7 +25,7 @@ final class Seed004Tests: ToolkitTestCase {
         Self.lock.lock()
         defer { Self.lock.unlock() }
         guard Self.used < 16 else {
-            XCTFail("all seed 004 families are used: add more in PFSeed004Fixture.m", file: file, line: line)
+            XCTFail("all delegate tracker families are used: add more in PFDelegateTrackerFixture.m", file: file, line: line)
             throw XCTSkip("no family left")
         }
         Self.used += 1

@@ -1,7 +1,7 @@
-/* Seed 004 reproduced: the article's naive swizzle helper and tracker, and the same tracker
+/* The delegate tracker: the article's naive swizzle helper and tracker, and the same tracker
    written on the toolkit (PESwizzle layers or hooks). */
 #import "PFToolkitSupport.h"
-#import "PFSeed004Fixture.h"
+#import "PFDelegateTrackerFixture.h"
 #import "PFToolkitFixture.h"
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-/* Seed 004 (the swizzle cycle): a tracker that instruments collection-view delegates when
+/* The delegate tracker and its swizzle cycle: a tracker that instruments collection-view delegates when
    -setDelegate: is called, against a "third-party" delegate base class and its subclasses.
 
    Families F = PFS4_1 ... PFS4_16 (one per test):
@@ -14,8 +14,8 @@
    Every tracking layer counts its nesting on the calling thread: past PF_S4_CYCLE_LIMIT nested
    calls it logs "cycle(<limit>)" and returns instead of recursing, so a cycle is reported, not a
    stack overflow. */
-#ifndef PF_SEED004_FIXTURE_H
-#define PF_SEED004_FIXTURE_H
+#ifndef PF_DELEGATE_TRACKER_FIXTURE_H
+#define PF_DELEGATE_TRACKER_FIXTURE_H
 
 #define PF_S4_CYCLE_LIMIT 50
 

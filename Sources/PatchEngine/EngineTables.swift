@@ -1,0 +1,16 @@
+import CJavaScriptCore
+import Foundation
+
+/// The engine's tables that bridge calls on any thread read and change; held by
+/// `Engine.tables`, whose lock guards them. Per-script state (included files, source maps) is in
+/// the script's transaction instead (`TransactionLog`), so it goes away with a revert.
+struct EngineTables {
+    /// Objects whose JS `-dealloc` chained to the original (which then must not run again).
+    var deallocOriginalCalled: Set<UInt> = []
+    /// Every JS implementation ever installed: a call may still be running one after its revert.
+    var methods: [JSMethod] = []
+    /// Object address → its `__weak` boxes, zeroed when the object is deallocated.
+    var weakBoxes: [UInt: [JSObjectRef]] = [:]
+    /// JS → Objective-C sends, per class and selector.
+    var callSites: [CallSiteKey: Engine.CallSite] = [:]
+}
