@@ -130,6 +130,9 @@ extension Engine {
     }
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
+        if let timeout = error as? ExecutionTimeout {
+            return PatchError(kind: .timeout, message: timeout.message(for: "evaluation of \(script)"), scriptName: script)
+        }
         guard let js = error as? JSException else {
             return PatchError(kind: .evaluation, message: "\(error)", scriptName: script)
         }

@@ -111,6 +111,33 @@ public enum PatchEngine {
         set { _ = Engine.shared; PESetDefaultRoute(newValue == .forwarding ? PERouteForwarding : PERouteClosure) }
     }
 
+    /// The execution time limit in force when the engine starts, in seconds.
+    public static let defaultExecutionTimeLimit: TimeInterval = 2.0
+
+    /// How long one evaluation, or one call from native code into JS (a patched method, a hook,
+    /// a block, a route handler, a dispatched function), may run before it is terminated; nil:
+    /// no limit. Default `defaultExecutionTimeLimit`.
+    ///
+    /// JavaScriptCore counts the CPU time of the thread running JS from its outermost entry
+    /// into JS, so JS → Objective-C → JS is one clock. A terminated evaluation is rolled back and
+    /// throws a `.timeout` `PatchError`. A terminated call is reported to `errorHandler` as
+    /// `.timeout`, the native caller gets the original implementation's result (zero/nil for a
+    /// method the patch added, or a block), and the script it belongs to is reverted: a patch that
+    /// hung once is not run again. Setting waits while another thread runs JS. Always nil when
+    /// `isExecutionTimeLimitAvailable` is false.
+    public static var executionTimeLimit: TimeInterval? {
+        get { Engine.shared.timeLimit.seconds }
+        set {
+            if !Engine.shared.timeLimit.set(newValue), newValue != nil {
+                Engine.shared.log("this JavaScriptCore has no execution time limit: executionTimeLimit is ignored")
+            }
+        }
+    }
+
+    /// Whether this JavaScriptCore can stop a running script (its time-limit functions are SPI on
+    /// Apple platforms and looked up at run time; see docs/platform-notes.md).
+    public static var isExecutionTimeLimitAvailable: Bool { Engine.shared.timeLimit.isAvailable }
+
     /// C functions scripts may call through `defineCFunction` (none by default).
     nonisolated(unsafe) public static var allowedCFunctions: Set<String> = []
 
@@ -157,6 +184,8 @@ public struct PatchError: Error, CustomStringConvertible, Equatable {
         case runtime
         /// `revert` of a name that is not applied.
         case notApplied
+        /// An evaluation or a call into JS ran past `PatchEngine.executionTimeLimit` and was terminated.
+        case timeout
     }
     public var kind: Kind
     public var message: String
