@@ -87,7 +87,7 @@ final class Engine: @unchecked Sendable {
             if let object, Engine.isStarted { Engine.shared.objectDeallocated(object) }
         }
         do {
-            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: "runtime.js")
+            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName)
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }

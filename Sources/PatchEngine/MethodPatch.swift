@@ -108,10 +108,9 @@ extension Engine {
         }
         let prefix = context.map { "\($0): " } ?? ""
         if let js = error as? JSException {
-            let scriptName = js.sourceURL ?? script
-            let position = sourcePosition(of: js, script: script)
-            return PatchError(kind: .runtime, message: prefix + js.message, scriptName: scriptName,
-                              line: position.line, column: position.column)
+            let location = userLocation(of: js, script: script)
+            return PatchError(kind: .runtime, message: prefix + js.message, scriptName: location.scriptName,
+                              line: location.line, column: location.column)
         }
         return PatchError(kind: .runtime, message: prefix + "\(error)", scriptName: script)
     }
