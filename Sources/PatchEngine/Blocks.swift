@@ -32,7 +32,8 @@ extension Engine {
         guard let sig = PESignatureFromTypeList(types, true, &error) else {
             throw BridgeError("block(\"\(types)\"): \(error.map { String(cString: $0) } ?? "invalid type list")")
         }
-        let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: nil, what: "block(\"\(types)\")")
+        // Its script is known so that errors name it and a runaway block can revert it.
+        let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: currentScript(), what: "block(\"\(types)\")")
         // Callable from JS too; the wrapper owns the creation reference.
         return JSObjectMake(ctx, blockFunctionClass, block)
     }

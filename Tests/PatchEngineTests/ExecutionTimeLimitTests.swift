@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PatchEngine
 import PatchFixtures
+import PatchRouter
 
 /// A runaway script cannot hang the app: evaluation and every call from native code into JS
 /// end at `PatchEngine.executionTimeLimit` with a `.timeout` error, and the engine keeps working.
@@ -113,6 +114,71 @@ final class ExecutionTimeLimitTests: PatchTestCase {
         XCTAssertTrue(timeout?.message.hasSuffix("exceeded the 0.2 s execution time limit") == true, "\(String(describing: timeout))")
         XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
         XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the hook went with its script")
+    }
+
+    func testRunawayBlockCalledNativelyGivesZeroAndRevertsItsScript() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("""
+        require('PFBlockHost').alloc().init().keepIntBlock(block('int, int', function(x) { \(spin(5000)); return x + 100 }))
+        """, name: name)
+        addTeardownBlock { pf_blocks_forget_kept() }
+        var missing: Int32 = 1
+        let started = Date()
+        XCTAssertEqual(pf_blocks_call_kept(5, &missing), 0, "a block that timed out returns zero")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4)
+        XCTAssertEqual(missing, 0)
+        let timeout = errors.errors.first { $0.kind == .timeout }
+        XCTAssertEqual(timeout?.message, "block (from \(name)) exceeded the 0.2 s execution time limit")
+        XCTAssertEqual(timeout?.scriptName, name)
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
+        XCTAssertEqual(render(try apply("6 * 7")), "42")
+    }
+
+    func testRunawayRouteHandlerIsATimeoutAndTheRouteGoesWithItsScript() throws {
+        let errors = captureErrors()
+        let router = Router.routes(forScheme: "timeouttest")
+        router.removeAllRoutes()
+        addTeardownBlock { Router.unregisterRouteScheme("timeouttest") }
+        let name = uniqueScriptName()
+        try apply("routes.add('/spin', function(params) { \(spin(5000)); return true; }, {scheme: 'timeouttest'})", name: name)
+        let started = Date()
+        XCTAssertFalse(Router.routeURL(URL(string: "timeouttest://spin")!), "a handler that timed out did not handle the URL")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4)
+        let timeout = errors.errors.first { $0.kind == .timeout }
+        XCTAssertEqual(timeout?.message, "route handler (from \(name)) exceeded the 0.2 s execution time limit")
+        XCTAssertFalse(Router.canRouteURL(URL(string: "timeouttest://spin")!), "its script was reverted")
+    }
+
+    func testRunawayDispatchedFunctionIsATimeout() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("dispatch_async_global_queue(function() { \(spin(5000)); })", name: name)
+        XCTAssertTrue(waitUntil(timeout: 8) { errors.errors.contains { $0.kind == .timeout } }, "\(errors.errors)")
+        let timeout = errors.errors.first { $0.kind == .timeout }
+        XCTAssertEqual(timeout?.message, "dispatched function (from \(name)) exceeded the 0.2 s execution time limit")
+        XCTAssertEqual(render(try apply("'after'")), "\"after\"")
+    }
+
+    func testARunawayOnOneThreadDoesNotEndOtherThreadsScripts() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("defineClass('PFFailing', { riskyValue: function() { \(spin(5000)); return 99 } })", name: name)
+        let group = DispatchGroup()
+        nonisolated(unsafe) var background: Int32 = -1
+        DispatchQueue.global().async(group: group) {
+            var raised: Int32 = 0
+            background = pf_failing_risky_value(&raised)
+        }
+        // Meanwhile this thread evaluates: the first waits for JavaScriptCore's lock, and its own
+        // clock starts only when it runs.
+        Thread.sleep(forTimeInterval: 0.05)
+        var results: [String] = []
+        for i in 0..<20 { results.append(render(try apply("\(i) + 1"))) }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(results, (0..<20).map { "\($0 + 1)" })
+        XCTAssertEqual(background, 7)
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name])
     }
 
     func testNoLimitLetsLongScriptsFinish() throws {
