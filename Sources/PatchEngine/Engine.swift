@@ -92,8 +92,10 @@ final class Engine: @unchecked Sendable {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
         // After runtime.js, which must load however slow the machine is.
-        if !timeLimit.set(PatchEngine.defaultExecutionTimeLimit) {
+        if !timeLimit.isAvailable {
             log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
+        } else if let limit = PatchEngine.defaultExecutionTimeLimit {
+            timeLimit.set(limit)
         }
     }
 
