@@ -9,10 +9,13 @@ final class JSBlock {
     let function: JSObjectRef
     let signature: ObjCSignature
     let script: String?
+    /// What made it ("hook", "block(...)"), for error messages.
+    let what: String
     private let ctx: JSContextRef
 
-    init(ctx: JSContextRef, function: JSObjectRef, signature: ObjCSignature, script: String?) {
+    init(ctx: JSContextRef, function: JSObjectRef, signature: ObjCSignature, script: String?, what: String) {
         self.ctx = ctx
+        self.what = what
         self.function = function
         self.signature = signature
         self.script = script
@@ -29,14 +32,15 @@ extension Engine {
         guard let sig = PESignatureFromTypeList(types, true, &error) else {
             throw BridgeError("block(\"\(types)\"): \(error.map { String(cString: $0) } ?? "invalid type list")")
         }
-        let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: nil, what: "block(\"\(types)\")")
+        // Its script is known so that errors name it and a runaway block can revert it.
+        let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: currentScript(), what: "block(\"\(types)\")")
         // Callable from JS too; the wrapper owns the creation reference.
         return JSObjectMake(ctx, blockFunctionClass, block)
     }
 
     /// A heap block (+1) of `signature` whose body is `function`; the JS function lives as long as the block.
     func engineBlock(_ signature: ObjCSignature, function: JSObjectRef, script: String?, what: String) throws -> UnsafeMutableRawPointer {
-        let record = JSBlock(ctx: ctx, function: function, signature: signature, script: script)
+        let record = JSBlock(ctx: ctx, function: function, signature: signature, script: script, what: what)
         let token = UInt(bitPattern: Unmanaged.passRetained(record).toOpaque())
         var error: UnsafeMutablePointer<CChar>?
         guard let block = PEBlockCreate(signature.raw, token, &error) else {
@@ -69,7 +73,8 @@ extension Engine {
             }
         } catch {
             if let ret = frame.pointee.returnValue { memset(ret, 0, max(signature.returnType.size, 8)) }
-            report(patchError(error, script: record.script ?? "block", context: "block"))
+            report(patchError(error, script: record.script ?? "block", context: record.what == "hook" ? "hook" : "block"))
+            if error is ExecutionTimeout, let script = record.script { revertAfterTimeout(script) }
         }
         PEPoolPop(pool)
         drainReleases()

@@ -31,6 +31,9 @@ final class Engine: @unchecked Sendable {
     static var isStarted: Bool { ifStarted != nil }
 
     let ctx: JSGlobalContextRef
+    /// The time limit applies per context group, so the context gets a group of its own.
+    let contextGroup: JSContextGroupRef
+    let timeLimit: ExecutionTimeLimit
     private(set) var objectClass: JSClassRef!
     private(set) var weakObjectClass: JSClassRef!
     private(set) var pointerClass: JSClassRef!
@@ -46,6 +49,7 @@ final class Engine: @unchecked Sendable {
     typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
 
     var scriptGetter: JSObjectRef?
+    var contextResetter: JSObjectRef?
 
     /// Tables any thread may read or change (see `EngineTables`).
     let tables = LockedValue(EngineTables())
@@ -61,7 +65,9 @@ final class Engine: @unchecked Sendable {
     let transactions = TransactionLog()
 
     private init() {
-        ctx = JSGlobalContextCreate(nil)
+        contextGroup = JSContextGroupCreate()
+        ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
+        timeLimit = ExecutionTimeLimit(group: contextGroup)
     }
 
     private func start() {
@@ -82,9 +88,15 @@ final class Engine: @unchecked Sendable {
             if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
         }
         do {
-            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: "runtime.js")
+            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName)
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
+        }
+        // After runtime.js, which must load however slow the machine is.
+        if !timeLimit.isAvailable {
+            log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
+        } else if let limit = PatchEngine.defaultExecutionTimeLimit {
+            timeLimit.set(limit)
         }
     }
 
@@ -157,13 +169,14 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Evaluation
 
-    /// Evaluates code as is; a JS exception becomes `JSException`.
+    /// Evaluates code as is; a JS exception becomes `JSException`, a termination by the time
+    /// limit `ExecutionTimeout`.
     func evaluateRaw(_ code: String, sourceURL: String) throws -> JSValueRef {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
         let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
-        if let exception { throw JSException(ctx: ctx, value: exception) }
+        if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
     }
 
@@ -180,13 +193,26 @@ final class Engine: @unchecked Sendable {
     /// collection can be running: after each native → JS entry returns.
     @inline(__always) func drainReleases() { PEDrainDeferredReleases() }
 
-    /// Calls a JS function; a JS exception becomes `JSException`.
+    /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
+    /// termination by the time limit, `JSException` otherwise.
+    private func thrownError(_ exception: JSValueRef) -> Error {
+        let js = JSException(ctx: ctx, value: exception)
+        guard timeLimit.takeTermination(exception, js, ctx: ctx) else { return js }
+        // The terminated JS skipped its `finally` blocks. Called directly: inside a nested entry
+        // the VM may still be terminating, and that exception is of no interest here (the
+        // enclosing entry resets again when its own termination reaches it).
+        if let contextResetter { _ = JSObjectCallAsFunction(ctx, contextResetter, nil, 0, nil, nil) }
+        return ExecutionTimeout(limit: timeLimit.seconds ?? 0)
+    }
+
+    /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time
+    /// limit `ExecutionTimeout`.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {
         var exception: JSValueRef?
         let result = args.withUnsafeBufferPointer { buf in
             JSObjectCallAsFunction(ctx, function, this, args.count, buf.baseAddress, &exception)
         }
-        if let exception { throw JSException(ctx: ctx, value: exception) }
+        if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
     }
 

@@ -113,20 +113,33 @@ extension Engine {
         }
     }
 
-    /// Where `js` happened in the user's source of the script it names (or `script`).
-    func sourcePosition(of js: JSException, script: String) -> (line: Int?, column: Int?) {
-        js.originalPosition(in: transactions.sourceMap(js.sourceURL ?? script, script: script))
+    /// Which script `js` happened in and where in the user's source of that script (or `script`).
+    /// An error raised in runtime.js on a script's behalf (defineClass, hook, include...) is
+    /// placed at the script's call, the innermost stack frame outside runtime.js.
+    func userLocation(of js: JSException, script: String) -> (scriptName: String, line: Int?, column: Int?) {
+        var located = js
+        if js.sourceURL == nil || js.sourceURL == Self.runtimeScriptName,
+           let frame = js.innermostFrame(outside: Self.runtimeScriptName) {
+            located.sourceURL = frame.url; located.line = frame.line; located.column = frame.column
+        }
+        let scriptName = located.sourceURL == Self.runtimeScriptName ? script : (located.sourceURL ?? script)
+        let position = located.originalPosition(in: transactions.sourceMap(scriptName, script: script))
+        return (scriptName, position.line, position.column)
     }
 
+    static let runtimeScriptName = "runtime.js"
+
     private func evaluationError(_ error: Error, script: String) -> PatchError {
+        if let timeout = error as? ExecutionTimeout {
+            return PatchError(kind: .timeout, message: timeout.message(for: "evaluation of \(script)"), scriptName: script)
+        }
         guard let js = error as? JSException else {
             return PatchError(kind: .evaluation, message: "\(error)", scriptName: script)
         }
-        let scriptName = js.sourceURL ?? script
         let kind: PatchError.Kind = js.message.hasPrefix("SyntaxError") ? .syntax : .evaluation
-        let position = sourcePosition(of: js, script: script)
-        return PatchError(kind: kind, message: js.message, scriptName: scriptName,
-                          line: position.line, column: position.column)
+        let location = userLocation(of: js, script: script)
+        return PatchError(kind: kind, message: js.message, scriptName: location.scriptName,
+                          line: location.line, column: location.column)
     }
 
     /// A completion value as Swift: see `PatchEngine.evaluate`.

@@ -19,6 +19,10 @@ extension Engine {
         case "after": positionValue = Int32(PEHookPositionAfter.rawValue)
         default: throw BridgeError("hook: position must be 'before', 'instead' or 'after', got '\(position)'")
         }
+        // Before looking the method up: some of these exist only on some classes.
+        if let reason = PEReservedSelectorReason(selector) {
+            throw BridgeError("hook refused (Aspects error \(PEHookErrorSelectorBlacklisted.rawValue)): Selector \(selector) is blacklisted: it \(String(cString: reason)).")
+        }
         let isClass = PEObjectGetKind(object) == PEObjectKindClass
         if classMethod && !isClass { throw BridgeError("hookClass: the target must be a class") }
         let cls: UnsafeMutableRawPointer? = classMethod ? PEClassGetMetaClass(object) : (isClass ? object : nil)

@@ -73,7 +73,7 @@ struct JSException: Error {
 
     init(ctx: JSContextRef, value: JSValueRef) {
         // Messages quote rewritten code (`o.__c("x") is not a function`): show the user's `o.x`.
-        message = Preprocessor.restoreCalls(in: JSC.toString(ctx, value))
+        message = Preprocessor.restoreCalls(in: Self.text(ctx, value))
         if let object = JSValueToObject(ctx, value, nil), !JSValueIsString(ctx, value) {
             let line = JSC.get(ctx, object, "line"), column = JSC.get(ctx, object, "column")
             if JSValueIsNumber(ctx, line) { self.line = Int(JSValueToNumber(ctx, line, nil)) }
@@ -87,6 +87,41 @@ struct JSException: Error {
 }
 
 extension JSException {
+    /// The exception as text. Its toString runs JS, which fails where the stack is exhausted (a
+    /// stack overflow caught deep in JS → Objective-C → JS recursion): then the error's `name`
+    /// and `message` properties, which are plain data, read without running JS.
+    static func text(_ ctx: JSContextRef, _ value: JSValueRef) -> String {
+        var exception: JSValueRef?
+        if let js = JSValueToStringCopy(ctx, value, &exception) {
+            defer { JSStringRelease(js) }
+            return JSC.swiftString(js)
+        }
+        if let object = JSValueToObject(ctx, value, nil) {
+            let name = JSC.get(ctx, object, "name"), message = JSC.get(ctx, object, "message")
+            if JSValueIsString(ctx, message) {
+                let prefix = JSValueIsString(ctx, name) ? JSC.toString(ctx, name) + ": " : ""
+                return prefix + JSC.toString(ctx, message)
+            }
+        }
+        return "an exception that cannot be shown as text"
+    }
+
+    /// The innermost frame of the JS stack trace that lies outside `excluded` (the engine's own
+    /// runtime.js): where an error raised on a script's behalf happened in that script.
+    /// JavaScriptCore writes frames as `function@url:line:column`.
+    func innermostFrame(outside excluded: String) -> (url: String, line: Int, column: Int)? {
+        guard let stack else { return nil }
+        for frame in stack.split(separator: "\n") {
+            let location = frame.lastIndex(of: "@").map { frame[frame.index(after: $0)...] } ?? frame[...]
+            let parts = location.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]) else { continue }
+            let url = parts[..<(parts.count - 2)].joined(separator: ":")
+            if url.isEmpty || url == excluded { continue }
+            return (url, line, column)
+        }
+        return nil
+    }
+
     /// Where the error is in the user's source: JavaScriptCore's position in the rewritten code
     /// (a syntax error's missing column located from its message), mapped back through `map`.
     func originalPosition(in map: Preprocessed?) -> (line: Int?, column: Int?) {

@@ -68,6 +68,7 @@ extension Engine {
                 log("original of \(describeMethod(method, receiver)) raised \(nativeError.map { String(cString: $0) } ?? "")")
                 free(nativeError)
             }
+            if error is ExecutionTimeout { revertAfterTimeout(method.script) }
             return
         }
         PEPoolPop(pool)
@@ -91,14 +92,25 @@ extension Engine {
         return "\(isClass ? "+" : "-")[\(method.className) \(method.selector)]"
     }
 
+    /// A script whose JS ran past the time limit is taken out: it would most likely hang again.
+    func revertAfterTimeout(_ script: String) {
+        guard transactions.isApplied(script) else { return }
+        rollBack(script)
+        log("\(script) was reverted: it ran past the execution time limit")
+    }
+
     /// A JS exception or bridge failure as a PatchError positioned in the user's source.
     func patchError(_ error: Error, script: String, context: String? = nil) -> PatchError {
+        if let timeout = error as? ExecutionTimeout {
+            let what = context ?? "JS code"
+            let relation = what.hasPrefix("-[") || what.hasPrefix("+[") ? "patched by" : "from"
+            return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script))"), scriptName: script)
+        }
         let prefix = context.map { "\($0): " } ?? ""
         if let js = error as? JSException {
-            let scriptName = js.sourceURL ?? script
-            let position = sourcePosition(of: js, script: script)
-            return PatchError(kind: .runtime, message: prefix + js.message, scriptName: scriptName,
-                              line: position.line, column: position.column)
+            let location = userLocation(of: js, script: script)
+            return PatchError(kind: .runtime, message: prefix + js.message, scriptName: location.scriptName,
+                              line: location.line, column: location.column)
         }
         return PatchError(kind: .runtime, message: prefix + "\(error)", scriptName: script)
     }

@@ -78,6 +78,7 @@ extension Engine {
         addFunction(n, "setJSOnlyRegistrar") { [unowned self] _, _, a in jsOnlyRegistrar = keep(try function(arg(a, 0), "registrar")); return nil }
         addFunction(n, "setJSOnlyRemover") { [unowned self] _, _, a in jsOnlyRemover = keep(try function(arg(a, 0), "remover")); return nil }
         addFunction(n, "setJSOnlyLookup") { [unowned self] _, _, a in jsOnlyLookup = keep(try function(arg(a, 0), "lookup")); return nil }
+        addFunction(n, "setContextResetter") { [unowned self] _, _, a in contextResetter = keep(try function(arg(a, 0), "context resetter")); return nil }
         addFunction(n, "setScriptGetter") { [unowned self] _, _, a in scriptGetter = keep(try function(arg(a, 0), "script getter")); return nil }
 
         // Values.
@@ -248,7 +249,10 @@ extension Engine {
         let function = UncheckedSendable(fn)   // protected until it has run; JSC locks its own calls
         let run: @Sendable () -> Void = { [unowned self] in
             PEThreadRegister()
-            do { _ = try call(function.value, []) } catch { report(patchError(error, script: script, context: "dispatched function")) }
+            do { _ = try call(function.value, []) } catch {
+                report(patchError(error, script: script, context: "dispatched function"))
+                if error is ExecutionTimeout { revertAfterTimeout(script) }
+            }
             JSValueUnprotect(ctx, function.value)
         }
         switch kind {

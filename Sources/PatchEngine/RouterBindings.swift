@@ -31,6 +31,7 @@ extension Engine {
                 return JSValueToBoolean(ctx, result)
             } catch {
                 report(patchError(error, script: script, context: "route handler"))
+                if error is ExecutionTimeout { revertAfterTimeout(script) }
                 return false
             }
         }

@@ -58,6 +58,15 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
 PESlot *PESlotInstall(void *clsPtr, const char *selector, const char *types, char **error) {
     Class cls = (Class)clsPtr;
     if (!cls || !selector || !*selector) { if (error) *error = strdup("no class or selector"); return NULL; }
+    const char *reserved = PEReservedSelectorReason(selector);
+    if (reserved) {
+        if (error) {
+            size_t size = strlen(selector) + strlen(reserved) + 2;
+            *error = malloc(size);
+            if (*error) snprintf(*error, size, "%s %s", selector, reserved);
+        }
+        return NULL;
+    }
     PEEnsureThreadRegistered();
 #if PE_GNU_RUNTIME
     PEGNUNormalizeClasses();    /* classes loaded since the last slot */

@@ -151,6 +151,10 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
         if (strcmp(selector, blacklist[i]) == 0)
             return fail(PEHookErrorSelectorBlacklisted,
                         [NSString stringWithFormat:@"Selector %s is blacklisted.", selector], errorCode, error);
+    const char *reserved = PEReservedSelectorReason(selector);
+    if (reserved)
+        return fail(PEHookErrorSelectorBlacklisted,
+                    [NSString stringWithFormat:@"Selector %s is blacklisted: it %s.", selector, reserved], errorCode, error);
     if (!cls || !class_respondsToSelector(cls, sel_registerName(selector)))
         return fail(PEHookErrorDoesNotRespondToSelector,
                     [NSString stringWithFormat:@"Unable to find selector %c[%s %s].", cls && class_isMetaClass(cls) ? '+' : '-',

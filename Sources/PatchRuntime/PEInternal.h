@@ -17,6 +17,7 @@ struct PEType {
     size_t *offsets;
     const PEType *pointee;
     ffi_type *ffi;          /* NULL when libffi cannot represent it */
+    size_t elements;        /* scalar elements, arrays expanded (an empty struct counts 1) */
 };
 
 struct PESignature {

@@ -134,6 +134,11 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
         return nil;
     }
     const char *name = sel_getName(selector);
+    const char *reserved = PEReservedSelectorReason(name);
+    if (reserved) {
+        if (error) *error = swizzleError([NSString stringWithFormat:@"%s %s", name, reserved]);
+        return nil;
+    }
     if (!class_respondsToSelector(cls, selector)) {
         if (error) *error = swizzleError([NSString stringWithFormat:@"-[%s %s] does not exist", class_getName(cls), name]);
         return nil;

@@ -42,16 +42,36 @@ static const char *skipDigits(const char *p) {
 
 static size_t alignUp(size_t v, size_t a) { return a ? (v + a - 1) / a * a : v; }
 
+/* Errors past the limits in PETypeEncoding.h. They are never taken back (an unparsable pointee
+   otherwise makes an opaque pointer). */
+static const char *const nestingError = "type nested too deeply (more than 32 levels)";
+static const char *const sizeError = "type too large (more than 65536 bytes or 65536 elements)";
+static const char *const lengthError = "type encoding too long (more than 16384 characters)";
+static const char *const negativeCountError = "negative array count";
+
+static bool isLimitError(const char *error) {
+    return error == nestingError || error == sizeError || error == lengthError || error == negativeCountError;
+}
+
+static bool withinLimits(size_t size, size_t elements) {
+    return size <= PE_TYPE_MAX_SIZE && elements <= PE_TYPE_MAX_ELEMENTS;
+}
+
+static bool tooLong(const char *encoding) {
+    return strnlen(encoding, PE_TYPE_MAX_ENCODING_LENGTH + 1) > PE_TYPE_MAX_ENCODING_LENGTH;
+}
+
 static PEType *newType(PETypeKind kind, size_t size, ffi_type *ffi) {
     PEType *t = calloc(1, sizeof *t);
-    t->kind = kind; t->size = size; t->alignment = size ? size : 1; t->ffi = ffi;
+    t->kind = kind; t->size = size; t->alignment = size ? size : 1; t->ffi = ffi; t->elements = 1;
     return t;
 }
 
-/* Parses one type starting at *cursor (qualifiers already skipped), advancing *cursor. */
-static PEType *parseType(const char **cursor, const char **error, bool inAggregate);
+/* Parses one type starting at *cursor (qualifiers already skipped), advancing *cursor. `depth`
+   counts the structs, unions, arrays and pointers around it. */
+static PEType *parseType(const char **cursor, const char **error, bool inAggregate, unsigned depth);
 
-static PEType *parseAggregate(const char **cursor, const char **error, char open, char close) {
+static PEType *parseAggregate(const char **cursor, const char **error, char open, char close, unsigned depth) {
     const char *p = *cursor + 1;
     const char *nameStart = p;
     while (*p && *p != '=' && *p != close) {
@@ -72,11 +92,19 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
                 p++; continue;
             }
             if (count == 256) { *error = "too many struct fields"; return NULL; }
-            const PEType *f = parseType(&p, error, true);
+            const PEType *f = parseType(&p, error, true, depth + 1);
             if (!f) return NULL;
             fields[count++] = f;
         }
     }
+    size_t total = 0, elements = 0;
+    for (unsigned i = 0; i < count; i++) {
+        /* Each field is within the limits, so these sums can't overflow before the check. */
+        total = open == '{' ? total + fields[i]->size : (fields[i]->size > total ? fields[i]->size : total);
+        elements += fields[i]->elements;
+        if (!withinLimits(total, elements)) { *error = sizeError; return NULL; }
+    }
+    t->elements = elements ? elements : 1;
     if (*p != close) { *error = "unterminated struct or union encoding"; return NULL; }
     p++;
     t->fieldCount = count;
@@ -100,6 +128,7 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
     }
     t->alignment = align;
     t->size = alignUp(size, align);
+    if (!withinLimits(t->size, t->elements)) { *error = sizeError; return NULL; }
     if (ffiOK) {
         /* Arrays inside structs are flattened into repeated elements, as libffi expects. */
         unsigned n = 0;
@@ -121,10 +150,14 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
     return t;
 }
 
-static PEType *parseType(const char **cursor, const char **error, bool inAggregate) {
+static PEType *parseType(const char **cursor, const char **error, bool inAggregate, unsigned depth) {
     const char *p = skipQualifiers(*cursor);
     const char *start = p;
     PEType *t = NULL;
+    if (depth >= PE_TYPE_MAX_NESTING && (*p == '{' || *p == '(' || *p == '[' || *p == '^')) {
+        *error = nestingError;
+        return NULL;
+    }
     switch (*p) {
 #define SCALAR(ch, ctype, fft) case ch: t = newType((PETypeKind)ch, sizeof(ctype), &fft); p++; break;
         SCALAR('c', char, ffi_type_schar)
@@ -172,7 +205,8 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
             if (*p == 'v') { p++; }
             else if (*p == '?') { p++; }
             else {
-                const PEType *pointee = parseType(&p, error, inAggregate);
+                const PEType *pointee = parseType(&p, error, inAggregate, depth + 1);
+                if (!pointee && isLimitError(*error)) return NULL;
                 /* A pointer to something we can't lay out is still a valid opaque pointer. */
                 if (!pointee) {
                     *error = NULL;
@@ -189,21 +223,29 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
         case '?':                       /* function pointer or unknown: only valid behind '^' */
             t = newType(PETypeKindPointer, sizeof(void *), &ffi_type_pointer); p++; break;
         case '{':
-            t = parseAggregate(&p, error, '{', '}');
+            t = parseAggregate(&p, error, '{', '}', depth);
             if (!t) return NULL;
             break;
         case '(':
-            t = parseAggregate(&p, error, '(', ')');
+            t = parseAggregate(&p, error, '(', ')', depth);
             if (!t) return NULL;
             break;
         case '[': {
             p++;
-            long n = strtol(p, (char **)&p, 10);
-            const PEType *element = parseType(&p, error, true);
+            if (*p == '-') { *error = negativeCountError; return NULL; }
+            /* The count saturates past the limit instead of overflowing. */
+            size_t n = 0;
+            for (; isdigit((unsigned char)*p); p++)
+                if (n <= PE_TYPE_MAX_ELEMENTS) n = n * 10 + (size_t)(*p - '0');
+            if (n > PE_TYPE_MAX_ELEMENTS) { *error = sizeError; return NULL; }
+            const PEType *element = parseType(&p, error, true, depth + 1);
             if (!element) return NULL;
             if (*p != ']') { *error = "unterminated array encoding"; return NULL; }
             p++;
-            t = newType(PETypeKindArray, element->size * (size_t)n, NULL);
+            size_t elements = element->elements * (n ? n : 1);
+            if (!withinLimits(element->size * n, elements)) { *error = sizeError; return NULL; }
+            t = newType(PETypeKindArray, element->size * n, NULL);
+            t->elements = elements;
             t->alignment = element->alignment;
             t->fieldCount = (unsigned)n;
             t->fields = malloc(sizeof(PEType *)); t->fields[0] = element;
@@ -228,11 +270,12 @@ const PEType *PETypeParse(const char *encoding, const char **error) {
     const char *dummy = NULL; if (!error) error = &dummy;
     *error = NULL;
     if (!encoding) { *error = "no type encoding"; return NULL; }
+    if (tooLong(encoding)) { *error = lengthError; return NULL; }
     pthread_mutex_lock(&internLock);
     const PEType *t = internLookup(typeTable, encoding);
     if (!t) {
         const char *p = encoding;
-        t = parseType(&p, error, false);
+        t = parseType(&p, error, false, 0);
         if (t) internStore(typeTable, encoding, t);
     }
     pthread_mutex_unlock(&internLock);
@@ -246,7 +289,7 @@ static const PESignature *buildSignature(const char *types, const char **error) 
         p = skipQualifiers(p);
         if (!*p) break;
         if (count == 64) { *error = "too many arguments"; return NULL; }
-        const PEType *t = parseType(&p, error, false);
+        const PEType *t = parseType(&p, error, false, 0);
         if (!t) return NULL;
         parts[count++] = t;
         p = skipDigits(p);
@@ -300,6 +343,7 @@ const PESignature *PESignatureParse(const char *types, const char **error) {
     const char *dummy = NULL; if (!error) error = &dummy;
     *error = NULL;
     if (!types) { *error = "no type encoding"; return NULL; }
+    if (tooLong(types)) { *error = lengthError; return NULL; }
     pthread_mutex_lock(&internLock);
     const PESignature *sig = internLookup(sigTable, types);
     if (!sig) {
@@ -352,6 +396,7 @@ static const PESignature *signatureFromTypeList(const char *list, const char *im
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char name[128]; size_t k = 0;
+        if (len >= sizeof name * 4) { *error = "type name too long in type list"; return NULL; }
         /* Normalise spacing: trim, drop spaces before '*'. */
         for (size_t i = 0; i < len && k < sizeof name - 1; i++) {
             char c = p[i];
@@ -364,6 +409,7 @@ static const PESignature *signatureFromTypeList(const char *list, const char *im
             name[k++] = c;
         }
         while (k > 0 && name[k - 1] == ' ') k--;
+        if (k == sizeof name - 1) { *error = "type name too long in type list"; return NULL; }
         name[k] = 0;
         const char *enc = NULL;
         if (k == 0 && index == 0 && !end) enc = "v";

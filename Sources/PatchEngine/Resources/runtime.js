@@ -170,6 +170,12 @@
     (jsOnlyMethods[className] = jsOnlyMethods[className] || {})[name] = makeMethod(fn, definingClass, name, script);
   });
   N.setScriptGetter(function () { return context.script === undefined ? null : context.script; });
+  // A script terminated by the time limit skips every `finally`: the engine resets the per-call
+  // context through this after a termination, so the next call doesn't run with a stale self.
+  N.setContextResetter(function () {
+    context = { self: undefined, definingClass: null };
+    global.self = undefined;
+  });
   N.setJSOnlyRemover(function (className, name, previous) {
     var table = jsOnlyMethods[className];
     if (!table) return;

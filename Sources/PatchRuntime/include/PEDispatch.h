@@ -34,6 +34,10 @@ void PESetPatchHandler(PEPatchHandler handler);
 void PESetDefaultRoute(PERoute route);
 PERoute PEGetDefaultRoute(void);
 
+/* Why `selector` can never be taken over (a memory-management method the engine sends itself), or
+   NULL when it can. PESlotInstall refuses these; the hook and swizzle APIs check it first. */
+const char *PEReservedSelectorReason(const char *selector);
+
 /* Takes over (cls, selector) — an instance method of cls, or a class method when cls is a metaclass.
    `types` is required when the selector is new to the class (an added method); otherwise the existing
    encoding is used. Returns the existing slot when there is one. NULL with *error (malloc'd) on failure. */

@@ -5,6 +5,14 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+/* Limits on every type string the parsers accept (encodings from the runtime and from scripts:
+   defineStruct, block and protocol type lists, method signatures). Past one, parsing fails with
+   a message saying which: nothing recurses, overflows or allocates without bound. */
+#define PE_TYPE_MAX_NESTING 32              /* structs, unions, arrays and pointers inside each other */
+#define PE_TYPE_MAX_SIZE 65536              /* bytes of one type */
+#define PE_TYPE_MAX_ELEMENTS 65536          /* scalar elements of one type, arrays expanded */
+#define PE_TYPE_MAX_ENCODING_LENGTH 16384   /* characters of one encoding or signature */
+
 typedef enum PETypeKind {
     PETypeKindVoid = 'v',
     PETypeKindChar = 'c', PETypeKindUChar = 'C',
