@@ -289,3 +289,11 @@ extension PatchVerifier {
         return signed
     }
 }
+
+extension ReleaseChannel.Release {
+    /// Throws unless `file` is a path a release may name (relative, plain segments): what a
+    /// server or a static tree may write to.
+    public static func checkFile(_ file: String) throws {
+        try ReleaseChannel.validateFile(file, release: "-")
+    }
+}
