@@ -206,7 +206,11 @@ let package = Package(
         // `make demo`'s staged rollout: simulated devices following a release channel.
         .executableTarget(
             name: "fleet",
-            dependencies: ["PatchDelivery", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "PatchDelivery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Samples/Fleet"
         ),
         .testTarget(

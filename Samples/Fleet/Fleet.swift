@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import PatchDelivery
 
 /// `fleet`: simulated devices following a release channel, in one process (`make demo`).
@@ -20,6 +21,12 @@ struct Fleet: ParsableCommand {
     @Option(help: "App id.") var appID = "com.example.shop"
 
     func run() throws {
+        // 200 devices' info lines would bury the summary: only warnings reach the terminal.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
         guard let base = URL(string: server) else { throw ValidationError("--server must be a URL") }
         let trust = try TrustStore(publicKeyFiles: [URL(fileURLWithPath: publicKey)])
         var telemetry = TelemetryReporter.Configuration(collectorURL: base.appendingPathComponent("telemetry"), appID: appID,
@@ -51,7 +58,8 @@ struct Fleet: ParsableCommand {
         let delivered = reporter.flush(timeout: 30)
         print("fleet: \(devices) devices on channel \(channel)")
         for (release, count) in running.sorted(by: { $0.key < $1.key }) {
-            print(String(format: "  %-16@ %4d devices (%.1f %%)", release as NSString, count, Double(count) * 100 / Double(devices)))
+            let share = String(format: "%.1f", Double(count) * 100 / Double(devices))
+            print("  \(release.padding(toLength: 16, withPad: " ", startingAt: 0)) \(count) devices (\(share) %)")
         }
         print("  reverted this run: \(reverted), failed: \(failed), telemetry \(delivered ? "delivered" : "queued (collector unreachable)")")
     }

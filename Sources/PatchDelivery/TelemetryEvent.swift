@@ -5,6 +5,7 @@ import Foundation
 /// leaves the device.
 public struct TelemetryEvent: Codable, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable {
+        /// Installed from the network (re-applying the cached copy at later launches is not reported).
         case applied
         case failed
         case reverted
@@ -38,7 +39,8 @@ public struct TelemetryEvent: Codable, Equatable, Sendable {
     /// The telemetry record for a loader event, or nil for events that aren't reported.
     init?(_ event: ReleaseEvent, bucket: (String) -> Int, time: Date) {
         switch event {
-        case let .applied(id, patch, version, _):
+        case let .applied(id, patch, version, .network):
+            // Installs only: re-applying the cached copy at each launch would count launches, not devices.
             self.init(kind: .applied, releaseID: id, patchID: patch, version: version, bucket: bucket(id), time: time)
         case let .failed(id, patch, version, message):
             self.init(kind: .failed, releaseID: id, patchID: patch, version: version, bucket: bucket(id), detail: message, time: time)

@@ -56,12 +56,14 @@ enum ReleaseStoreContract {
         XCTAssertFalse(fresh, "a replayed nonce")
 
         // Telemetry adds up.
-        try await store.addTelemetry([TelemetryCount(releaseID: "fix-1", kind: "applied", hour: 3600, count: 2)])
-        try await store.addTelemetry([TelemetryCount(releaseID: "fix-1", kind: "applied", hour: 3600, count: 3),
-                                      TelemetryCount(releaseID: "fix-1", kind: "failed", hour: 7200, count: 1)])
+        try await store.addTelemetry([TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 2)])
+        try await store.addTelemetry([TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 3),
+                                      TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 7200, count: 1),
+                                      TelemetryCount(channel: "staging", releaseID: "fix-1", kind: "applied", hour: 3600, count: 4)])
         let counts = try await store.telemetry()
-        XCTAssertEqual(counts, [TelemetryCount(releaseID: "fix-1", kind: "applied", hour: 3600, count: 5),
-                                TelemetryCount(releaseID: "fix-1", kind: "failed", hour: 7200, count: 1)])
+        XCTAssertEqual(counts, [TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 5),
+                                TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 7200, count: 1),
+                                TelemetryCount(channel: "staging", releaseID: "fix-1", kind: "applied", hour: 3600, count: 4)])
     }
 
     /// The service on `store`: publisher operations, refusals, files with ETags, telemetry, a device.

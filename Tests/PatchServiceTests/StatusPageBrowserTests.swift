@@ -45,6 +45,7 @@ final class StatusPageBrowserTests: XCTestCase {
             XCTAssertTrue(html.contains("id=\"channel-staging\""))
             XCTAssertTrue(html.contains("data-release=\"fix-2\""))
             XCTAssertTrue(html.contains("<td class=\"applied\">39</td>"), "7 + 12 + 20 applied")
+            XCTAssertEqual(html.components(separatedBy: "<td class=\"applied\">39</td>").count - 1, 1, "counted on production only, not on staging")
             XCTAssertTrue(html.contains("<td class=\"failed\">3</td>"))
             XCTAssertTrue(html.contains("10 %"), "the rollout is shown")
             XCTAssertTrue(html.contains("<svg class=\"chart\""))

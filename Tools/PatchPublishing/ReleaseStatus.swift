@@ -1,12 +1,15 @@
 import Foundation
 
-/// Telemetry counted per release, kind and hour (unix seconds at the start of the hour).
+/// Telemetry counted per channel, release, kind and hour (unix seconds at the start of the hour).
 public struct TelemetryCount: Codable, Equatable, Sendable {
+    /// The channel the reporting devices follow (a promoted release is counted per channel).
+    public var channel: String
     public var releaseID: String
     public var kind: String
     public var hour: Int
     public var count: Int
-    public init(releaseID: String, kind: String, hour: Int, count: Int) {
+    public init(channel: String, releaseID: String, kind: String, hour: Int, count: Int) {
+        self.channel = channel
         self.releaseID = releaseID; self.kind = kind; self.hour = hour; self.count = count
     }
 }

@@ -33,7 +33,7 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
             try await c.query("CREATE TABLE IF NOT EXISTS patches (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence BIGINT NOT NULL, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts BIGINT NOT NULL)", logger: Self.quiet)
-            try await c.query("CREATE TABLE IF NOT EXISTS telemetry (release_id TEXT NOT NULL, kind TEXT NOT NULL, hour BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (release_id, kind, hour))", logger: Self.quiet)
+            try await c.query("CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))", logger: Self.quiet)
         }
     }
 
@@ -106,8 +106,8 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
         try await client.withTransaction(logger: Self.quiet) { connection in
             for c in counts {
                 try await connection.query("""
-                    INSERT INTO telemetry (release_id, kind, hour, count) VALUES (\(c.releaseID), \(c.kind), \(c.hour), \(c.count))
-                    ON CONFLICT (release_id, kind, hour) DO UPDATE SET count = telemetry.count + excluded.count
+                    INSERT INTO telemetry (channel, release_id, kind, hour, count) VALUES (\(c.channel), \(c.releaseID), \(c.kind), \(c.hour), \(c.count))
+                    ON CONFLICT (channel, release_id, kind, hour) DO UPDATE SET count = telemetry.count + excluded.count
                     """, logger: Self.quiet)
             }
         }
@@ -115,9 +115,9 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
 
     public func telemetry() async throws -> [TelemetryCount] {
         var out: [TelemetryCount] = []
-        let rows = try await client.query("SELECT release_id, kind, hour, count FROM telemetry ORDER BY release_id, kind, hour")
-        for try await (id, kind, hour, count) in rows.decode((String, String, Int, Int).self) {
-            out.append(TelemetryCount(releaseID: id, kind: kind, hour: hour, count: count))
+        let rows = try await client.query("SELECT channel, release_id, kind, hour, count FROM telemetry ORDER BY channel, release_id, kind, hour")
+        for try await (channel, id, kind, hour, count) in rows.decode((String, String, String, Int, Int).self) {
+            out.append(TelemetryCount(channel: channel, releaseID: id, kind: kind, hour: hour, count: count))
         }
         return out
     }

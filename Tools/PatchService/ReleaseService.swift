@@ -175,10 +175,13 @@ public struct ReleaseService: Sendable {
             throw HTTPError(.badRequest, message: "telemetry batch too large")
         }
         let now = Int(configuration.now().timeIntervalSince1970)
+        guard (try? ReleaseChannel.Release.checkFile(batch.channel)) != nil, !batch.channel.contains("/"), batch.channel.count <= 128 else {
+            throw HTTPError(.badRequest, message: "telemetry batch with an invalid channel")
+        }
         var counts: [String: TelemetryCount] = [:]
         func add(_ releaseID: String, _ kind: String, _ time: Int, _ n: Int) {
             let hour = min(max(time, now - 7 * 24 * 3600), now) / 3600 * 3600
-            counts["\(releaseID)\n\(kind)\n\(hour)", default: TelemetryCount(releaseID: releaseID, kind: kind, hour: hour, count: 0)].count += n
+            counts["\(releaseID)\n\(kind)\n\(hour)", default: TelemetryCount(channel: batch.channel, releaseID: releaseID, kind: kind, hour: hour, count: 0)].count += n
         }
         for event in batch.events {
             guard (try? ReleaseChannel.Release.checkFile(event.releaseID)) != nil, event.releaseID.count <= 128, !event.releaseID.contains("/") else {
@@ -197,15 +200,15 @@ public struct ReleaseService: Sendable {
     public func status() async throws -> [ChannelStatus] {
         let counts = try await store.telemetry()
         var totals: [String: [String: Int]] = [:]
-        for c in counts { totals[c.releaseID, default: [:]][c.kind, default: 0] += c.count }
+        for c in counts { totals["\(c.channel)\n\(c.releaseID)", default: [:]][c.kind, default: 0] += c.count }
         return try await store.channels().compactMap { stored in
             guard let signed = try? SignedReleaseChannel(fileData: stored.data) else { return nil }
             return ChannelStatus(channel: stored.name, sequence: stored.sequence, releases: signed.channel.releases.map { r in
-                let t = totals[r.releaseID] ?? [:]
+                let t = totals["\(stored.name)\n\(r.releaseID)"] ?? [:]
                 return ReleaseStatus(releaseID: r.releaseID, patchID: r.patchID, version: r.version, rollout: r.rollout,
                                      state: r.state.rawValue, applied: t["applied"] ?? 0, failed: t["failed"] ?? 0,
                                      reverted: t["reverted"] ?? 0, disabledByGuard: t["disabled-by-guard"] ?? 0,
-                                     timeline: counts.filter { $0.releaseID == r.releaseID })
+                                     timeline: counts.filter { $0.channel == stored.name && $0.releaseID == r.releaseID })
             })
         }
     }

@@ -23,7 +23,7 @@ public actor SQLiteReleaseStore: ReleaseStore {
             "CREATE TABLE IF NOT EXISTS patches (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL)",
             "CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
             "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts INTEGER NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS telemetry (release_id TEXT NOT NULL, kind TEXT NOT NULL, hour INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (release_id, kind, hour))",
+            "CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))",
         ] {
             _ = try await connection.query(statement, [])
         }
@@ -91,9 +91,9 @@ public actor SQLiteReleaseStore: ReleaseStore {
         do {
             for c in counts {
                 _ = try await connection.query("""
-                    INSERT INTO telemetry (release_id, kind, hour, count) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (release_id, kind, hour) DO UPDATE SET count = telemetry.count + excluded.count
-                    """, [.text(c.releaseID), .text(c.kind), .integer(c.hour), .integer(c.count)])
+                    INSERT INTO telemetry (channel, release_id, kind, hour, count) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (channel, release_id, kind, hour) DO UPDATE SET count = telemetry.count + excluded.count
+                    """, [.text(c.channel), .text(c.releaseID), .text(c.kind), .integer(c.hour), .integer(c.count)])
             }
             _ = try await connection.query("COMMIT", [])
         } catch {
@@ -103,10 +103,10 @@ public actor SQLiteReleaseStore: ReleaseStore {
     }
 
     public func telemetry() async throws -> [TelemetryCount] {
-        try await connection.query("SELECT release_id, kind, hour, count FROM telemetry ORDER BY release_id, kind, hour", []).compactMap { row in
-            guard let id = row.column("release_id")?.string, let kind = row.column("kind")?.string,
+        try await connection.query("SELECT channel, release_id, kind, hour, count FROM telemetry ORDER BY channel, release_id, kind, hour", []).compactMap { row in
+            guard let channel = row.column("channel")?.string, let id = row.column("release_id")?.string, let kind = row.column("kind")?.string,
                   let hour = row.column("hour")?.integer, let count = row.column("count")?.integer else { return nil }
-            return TelemetryCount(releaseID: id, kind: kind, hour: hour, count: count)
+            return TelemetryCount(channel: channel, releaseID: id, kind: kind, hour: hour, count: count)
         }
     }
 
