@@ -270,6 +270,8 @@ for version in 1 2; do
         --app-id "$APP_ID" --app-version "$APP_RANGE" --out "$WORK/$PROMO-$version.json" > /dev/null
 done
 OPS=(--server "$RELEASES" --key "$PRIVATE_KEY" --publisher-key "$PUBLISHER_KEY")
+# The revocation list of step 8 goes to the service too: devices following a channel take it in first.
+"$PATCHCTL" revocations "$WORK/served/revocations.json" --server "$RELEASES" --publisher-key "$PUBLISHER_KEY" | sed 's/^/  /'
 "$PATCHCTL" release "$WORK/$PROMO-1.json" --channel staging "${OPS[@]}" | sed 's/^/  /'
 "$PATCHCTL" promote "$PROMO-1" --from staging --to production --rollout 100 "${OPS[@]}" | sed 's/^/  /'
 "$PATCHCTL" release "$WORK/$PROMO-2.json" --channel staging "${OPS[@]}" | sed 's/^/  /'

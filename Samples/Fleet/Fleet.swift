@@ -42,7 +42,6 @@ struct Fleet: ParsableCommand {
                                                      device: DeviceProfile(deviceID: id, osVersion: SemanticVersion(17, 4), model: "iPhone15,2"),
                                                      trustStore: trust, stateDirectory: URL(fileURLWithPath: state).appendingPathComponent(id))
             config.allowsInsecureHTTP = true
-            config.revocationListFile = nil
             config.retryPolicy = RetryPolicy(maxAttempts: 2)
             let engine = SimulatedEngine()
             let loader = try ReleaseLoader(configuration: config, applier: engine, telemetry: reporter)

@@ -139,14 +139,24 @@ enum ReleaseStoreContract {
             XCTFail("a document the release key didn't sign must be refused")
         } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 422) }
 
-        // A device following production over the service; its telemetry shows up in the status.
+        // The revocation list: uploaded by the publisher, served to devices, never rolled back.
+        let list2 = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 2, issued: Date(), keyID: "", entries: [.init(patchID: "old-experiment")]))
+        let list1 = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: ""))
+        try await blocking { try client.putRevocationList(list2.fileData()) }
+        do {
+            try await blocking { try client.putRevocationList(list1.fileData()) }
+            XCTFail("an older revocation list must be refused")
+        } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 409) }
+        let served = try await blocking { try client.revocationList() }
+        XCTAssertEqual(served, list2.fileData())
+
+        // A device following production over the service (revocation list included); its telemetry shows up in the status.
         let device = DeviceProfile(deviceID: (0...).lazy.map { "dev-\($0)" }.first { RolloutBucket.bucket(deviceID: $0, releaseID: v2.releaseID) < 5000 }!)
         let root = try temporaryDirectory(test)
         let events: [ReleaseEvent] = try await blocking {
             var config = ReleaseLoader.Configuration(baseURL: url, appID: publisher.appID, appVersion: "1.4.0", channel: "production",
                                                      device: device, trustStore: TrustStore(keys: [publisher.releaseKey.trustedKey]),
                                                      stateDirectory: root.appendingPathComponent("device"))
-            config.revocationListFile = nil
             config.allowsInsecureHTTP = true
             config.retryPolicy = RetryPolicy(maxAttempts: 1)
             var telemetry = TelemetryReporter.Configuration(collectorURL: url.appendingPathComponent("telemetry"), appID: publisher.appID,
@@ -159,6 +169,7 @@ enum ReleaseStoreContract {
             return events
         }
         XCTAssertTrue(events.contains { if case .applied("fix-2", _, _, .network) = $0 { return true } else { return false } }, "\(events)")
+        XCTAssertTrue(events.contains(.revocationListUpdated(sequence: 2)), "\(events)")
         let report = try await blocking { try client.status() }
         let production = try XCTUnwrap(report.first { $0.channel == "production" })
         XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.applied, 1)

@@ -65,6 +65,20 @@ public final class PublisherClient: @unchecked Sendable {
         return signed
     }
 
+    /// Uploads a signed revocation list (from `patchctl revoke`); devices take it in from `/revocations.json`.
+    public func putRevocationList(_ data: Data) throws {
+        let (status, body) = try request("PUT", "/api/revocations", body: data, signed: true)
+        guard status == 200 else { throw Self.failure(status, body) }
+    }
+
+    /// The service's revocation list, nil if it has none.
+    public func revocationList() throws -> Data? {
+        let (status, body) = try request("GET", "/revocations.json", body: Data(), signed: false)
+        if status == 404 { return nil }
+        guard status == 200 else { throw Self.failure(status, body) }
+        return body
+    }
+
     public func status() throws -> [ChannelStatus] {
         let (status, body) = try request("GET", "/api/status", body: Data(), signed: false)
         guard status == 200 else { throw Self.failure(status, body) }

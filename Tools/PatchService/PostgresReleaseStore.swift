@@ -32,6 +32,7 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
             try await c.query("SELECT pg_advisory_xact_lock(424242)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS patches (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence BIGINT NOT NULL, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
+            try await c.query("CREATE TABLE IF NOT EXISTS revocations (id INTEGER PRIMARY KEY CHECK (id = 1), sequence BIGINT NOT NULL, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts BIGINT NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))", logger: Self.quiet)
         }
@@ -90,6 +91,25 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
             """)
         var stored = false
         for try await _ in rows.decode(String.self) { stored = true }
+        return stored
+    }
+
+    public func revocationList() async throws -> StoredFile? {
+        for try await (digest, data) in try await client.query("SELECT digest, data FROM revocations WHERE id = 1").decode((String, ByteBuffer).self) {
+            return StoredFile(data: Data(data.readableBytesView), digest: digest)
+        }
+        return nil
+    }
+
+    public func putRevocationList(sequence: Int, data: Data, digest: String) async throws -> Bool {
+        let bytes = ByteBuffer(bytes: data)
+        let rows = try await client.query("""
+            INSERT INTO revocations (id, sequence, digest, data) VALUES (1, \(sequence), \(digest), \(bytes))
+            ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, digest = excluded.digest, data = excluded.data
+            WHERE excluded.sequence > revocations.sequence RETURNING id
+            """)
+        var stored = false
+        for try await _ in rows.decode(Int.self) { stored = true }
         return stored
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -66,6 +67,11 @@ public struct ReleaseService: Sendable {
         router.get("api/channels/:name") { _, context in try await self.currentChannel(try context.parameters.require("name")) }
         router.post("api/patches") { request, _ in try await self.uploadPatch(request) }
         router.put("api/channels/:name") { request, context in try await self.uploadChannel(request, name: try context.parameters.require("name")) }
+        router.get("revocations.json") { request, _ in
+            guard let stored = try await self.store.revocationList() else { throw HTTPError(.notFound) }
+            return Self.file(stored.data, digest: stored.digest, request: request, cacheControl: "no-cache")
+        }
+        router.put("api/revocations") { request, _ in try await self.uploadRevocations(request) }
         return router
     }
 
@@ -161,6 +167,20 @@ public struct ReleaseService: Sendable {
         return try Self.json(["channel": name, "sequence": String(c.sequence), "digest": signed.digest], status: .ok)
     }
 
+    /// A signed revocation list: verified with a release key, and newer than the stored one.
+    private func uploadRevocations(_ request: Request) async throws -> Response {
+        let body = try await authenticated(request, limit: configuration.maxChannelBytes)
+        let signed: SignedRevocationList
+        do { signed = try PatchVerifier(trustStore: configuration.releaseKeys).verify(revocationListFile: body) } catch {
+            throw HTTPError(.unprocessableContent, message: "revocation list refused: \(error)")
+        }
+        let digest = signed.list.canonicalBytes.sha256HexDigest
+        guard try await store.putRevocationList(sequence: signed.list.sequence, data: body, digest: digest) else {
+            throw HTTPError(.conflict, message: "revocation list #\(signed.list.sequence) is not newer than the one held")
+        }
+        return try Self.json(["sequence": String(signed.list.sequence), "digest": digest], status: .ok)
+    }
+
     // MARK: - Telemetry
 
     /// Accepts one batch (bounded size and count); counts it per release, kind and hour. Event
@@ -232,3 +252,8 @@ public struct ReleaseService: Sendable {
     }
 }
 
+
+extension Data {
+    /// SHA-256 as lowercase hex (the ETag of a stored file).
+    var sha256HexDigest: String { SHA256.hash(data: self).map { String(format: "%02x", $0) }.joined() }
+}

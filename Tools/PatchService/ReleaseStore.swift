@@ -46,6 +46,10 @@ public protocol ReleaseStore: Sendable {
     /// Makes `channel` the current document if its sequence is higher than the stored one's;
     /// returns false (and changes nothing) otherwise. Atomic: of two racing writers one wins.
     func putChannel(_ channel: StoredChannel) async throws -> Bool
+    /// The signed revocation list devices take in with the channel (`/revocations.json`).
+    func revocationList() async throws -> StoredFile?
+    /// Makes `data` the revocation list if `sequence` is higher than the stored list's; false otherwise (atomic).
+    func putRevocationList(sequence: Int, data: Data, digest: String) async throws -> Bool
     /// Records a publisher request nonce; false if it was already used (a replay). Nonces older
     /// than `olderThan` may be forgotten (their timestamps are refused anyway).
     func useNonce(_ nonce: String, keyID: String, timestamp: Int, forgetBefore olderThan: Int) async throws -> Bool

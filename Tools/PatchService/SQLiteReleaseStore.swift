@@ -22,6 +22,7 @@ public actor SQLiteReleaseStore: ReleaseStore {
             "PRAGMA journal_mode=WAL",
             "CREATE TABLE IF NOT EXISTS patches (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL)",
             "CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS revocations (id INTEGER PRIMARY KEY CHECK (id = 1), sequence INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
             "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts INTEGER NOT NULL)",
             "CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))",
         ] {
@@ -76,6 +77,23 @@ public actor SQLiteReleaseStore: ReleaseStore {
             ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence, digest = excluded.digest, data = excluded.data
             WHERE excluded.sequence > channels.sequence RETURNING name
             """, [.text(c.name), .integer(c.sequence), .text(c.digest), .blob(ByteBuffer(bytes: c.data))])
+        return !rows.isEmpty
+    }
+
+    public func revocationList() async throws -> StoredFile? {
+        let rows = try await connection.query("SELECT digest, data FROM revocations WHERE id = 1", [])
+        return rows.first.flatMap { row in
+            guard let digest = row.column("digest")?.string, let data = row.column("data")?.blob else { return nil }
+            return StoredFile(data: Data(data.readableBytesView), digest: digest)
+        }
+    }
+
+    public func putRevocationList(sequence: Int, data: Data, digest: String) async throws -> Bool {
+        let rows = try await connection.query("""
+            INSERT INTO revocations (id, sequence, digest, data) VALUES (1, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, digest = excluded.digest, data = excluded.data
+            WHERE excluded.sequence > revocations.sequence RETURNING id
+            """, [.integer(sequence), .text(digest), .blob(ByteBuffer(bytes: data))])
         return !rows.isEmpty
     }
 

@@ -28,6 +28,21 @@ extension PatchCtl {
         private func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
     }
 
+    /// Uploads a signed revocation list to the release service.
+    struct Revocations: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload a signed revocation list (from `patchctl revoke`) to the release service; devices take it in with the channel.")
+
+        @Argument(help: ArgumentHelp("Signed revocation list file.", valueName: "LIST")) var list: String
+        @OptionGroup var service: ServiceOptions
+
+        func run() throws {
+            guard service.publisherKey != nil else { throw CommandFailure("--publisher-key is required") }
+            try service.client().putRevocationList(try CommandSupport.read(list, what: "revocation list"))
+            print("uploaded \(list)")
+        }
+    }
+
     /// Writes the signed files as a static tree for a CDN.
     struct Publish: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -39,8 +54,10 @@ extension PatchCtl {
 
         func run() throws {
             guard !channel.isEmpty else { throw CommandFailure("give at least one --channel") }
-            let snapshot = try service.client().snapshot(channels: channel)
-            let written = try StaticTree.write(channels: snapshot.channels, patches: snapshot.patches, to: URL(fileURLWithPath: out))
+            let client = try service.client()
+            let snapshot = try client.snapshot(channels: channel)
+            let written = try StaticTree.write(channels: snapshot.channels, patches: snapshot.patches,
+                                               revocations: try client.revocationList(), to: URL(fileURLWithPath: out))
             for path in written { print(path) }
         }
     }

@@ -11,6 +11,6 @@ extension PatchCtl {
         Serve.self,
         Revoke.self,
         // Staged releases through the release service (docs/releases.md).
-        Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Publish.self,
+        Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Revocations.self, Publish.self,
     ]
 }
