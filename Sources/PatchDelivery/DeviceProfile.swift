@@ -65,6 +65,8 @@ public enum ReleaseExclusion: String, Equatable, Sendable {
     case superseded
     /// The channel no longer lists the release.
     case withdrawn
+    /// Revoked, or disabled on this device by the crash-loop guard: the previous release runs instead.
+    case blocked
 }
 
 /// Which release of each patch id a device runs: per patch id, the latest release in the channel
@@ -76,7 +78,8 @@ public struct ReleaseSelection: Equatable, Sendable {
     public let chosen: [String: ReleaseChannel.Release]
     private let exclusions: [String: ReleaseExclusion]
 
-    public init(channel: ReleaseChannel, appVersion: SemanticVersion, profile: DeviceProfile) {
+    /// - Parameter blocked: release ids this device must not run (revoked, or disabled by its crash-loop guard).
+    public init(channel: ReleaseChannel, appVersion: SemanticVersion, profile: DeviceProfile, blocked: Set<String> = []) {
         var chosen: [String: ReleaseChannel.Release] = [:]
         var exclusions: [String: ReleaseExclusion] = [:]
         for release in channel.releases.reversed() {
@@ -85,6 +88,8 @@ public struct ReleaseSelection: Equatable, Sendable {
                 exclusion = .superseded
             } else if release.state == .disabled {
                 exclusion = .disabled
+            } else if blocked.contains(release.releaseID) {
+                exclusion = .blocked
             } else if !release.targeting.matches(appVersion: appVersion, profile: profile) {
                 exclusion = .notTargeted
             } else if RolloutBucket.bucket(deviceID: profile.deviceID, releaseID: release.releaseID) >= release.rollout {

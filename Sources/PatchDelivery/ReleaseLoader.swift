@@ -299,7 +299,11 @@ public final class ReleaseLoader {
     /// Makes the live releases what the channel selects for this device. `network` nil: cache only.
     private func reconcile(network deadline: Deadline?, _ events: inout [ReleaseEvent]) {
         guard let current = channel?.channel else { return }
-        let selection = ReleaseSelection(channel: current, appVersion: appVersion, profile: configuration.device)
+        // Releases this device must not run fall back to the previous one, like a lowered rollout.
+        var blocked = Set(current.releases.filter {
+            revocations.isRevoked($0.patchID, version: $0.version) || crashLoopGuard.isDisabled(patchID: $0.patchID, version: $0.version)
+        }.map(\.releaseID))
+        var selection = ReleaseSelection(channel: current, appVersion: appVersion, profile: configuration.device, blocked: blocked)
         // Revoked releases go first and stay out, whatever the channel says.
         for running in liveReleases where revocations.isRevoked(running.release.patchID, version: running.release.version) {
             revert(running, reason: .revoked, &events)
@@ -310,14 +314,23 @@ public final class ReleaseLoader {
                 revert(running, reason: .excluded(exclusion), &events)
             }
         }
-        for release in selection.chosen.values.sorted(by: { $0.patchID < $1.patchID }) {
-            if let running = live[release.patchID], running.patch.digest == release.digest { continue }
-            guard let obtained = obtain(release, deadline, &events) else { continue }
-            if let refusal = admissionRefusal(release, &events) {
-                emit(.refused(releaseID: release.releaseID, reason: refusal), &events)
-                continue
+        for patchID in selection.chosen.keys.sorted() {
+            // A release the crash-loop guard disables now is blocked, and the next one for the id tried.
+            while let release = selection.chosen[patchID] {
+                if let running = live[release.patchID], running.patch.digest == release.digest { break }
+                guard let obtained = obtain(release, deadline, &events) else { break }
+                if let refusal = admissionRefusal(release, &events) {
+                    emit(.refused(releaseID: release.releaseID, reason: refusal), &events)
+                    blocked.insert(release.releaseID)
+                    selection = ReleaseSelection(channel: current, appVersion: appVersion, profile: configuration.device, blocked: blocked)
+                    if let running = live[patchID], selection.chosen[patchID]?.releaseID != running.release.releaseID {
+                        revert(running, reason: .excluded(selection.exclusion(of: running.release.releaseID) ?? .blocked), &events)
+                    }
+                    continue
+                }
+                apply(obtained.patch, release: release, source: obtained.source, selection: selection, &events)
+                break
             }
-            apply(obtained.patch, release: release, source: obtained.source, selection: selection, &events)
         }
     }
 

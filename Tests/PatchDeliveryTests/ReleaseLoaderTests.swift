@@ -155,12 +155,56 @@ final class ReleaseLoaderTests: XCTestCase {
         XCTAssertTrue(events.contains { if case .failed("fix-2", _, 2, _) = $0 { return true } else { return false } }, "\(events)")
         XCTAssertEqual(applier.live, ["shop-fixes@1/fix.js"], "the previous release is back")
 
-        try f.delivery.serveRevocations([.init(patchID: "shop-fixes", versions: [1])], sequence: 2)
-        try f.publish("production", [v1])
+        // A revoked release falls back to the previous one; with nothing before it, to no patch.
+        let v3 = try f.release("fix-3", version: 3)
+        try f.publish("production", [v1, v3])
+        XCTAssertEqual(loader.update().appliedReleases, ["fix-3"])
+        try f.delivery.serveRevocations([.init(patchID: "shop-fixes", versions: [3])], sequence: 2)
         let revoked = loader.update()
-        XCTAssertTrue(revoked.contains(.reverted(releaseID: "fix-1", patchID: "shop-fixes", version: 1, reason: .revoked)), "\(revoked)")
-        XCTAssertEqual(revoked.releaseRefusals, [.patch(.revoked(patchID: "shop-fixes", version: 1))])
+        XCTAssertTrue(revoked.contains(.reverted(releaseID: "fix-3", patchID: "shop-fixes", version: 3, reason: .revoked)), "\(revoked)")
+        XCTAssertEqual(revoked.appliedReleases, ["fix-1"])
+        XCTAssertEqual(applier.live, ["shop-fixes@1/fix.js"])
+        try f.delivery.serveRevocations([.init(patchID: "shop-fixes", versions: [1, 3])], sequence: 3)
+        let all = loader.update()
+        XCTAssertTrue(all.contains(.reverted(releaseID: "fix-1", patchID: "shop-fixes", version: 1, reason: .revoked)), "\(all)")
         XCTAssertEqual(applier.live, [])
+    }
+
+    /// A release that keeps the app from launching is disabled on the device by the crash-loop
+    /// guard, and the device falls back to the previous release.
+    func testACrashLoopingReleaseFallsBackToThePreviousRelease() throws {
+        let f = try ReleaseFixture(self)
+        let v1 = try f.release("fix-1", version: 1)
+        let v2 = try f.release("fix-2", version: 2)
+        try f.publish("production", [v1, v2])
+        let device = DeviceProfile(deviceID: "d")
+        let config = f.configuration(device: device)
+        // Launches 1 and 2 apply fix-2 and never reach markLaunchSucceeded() (they "crash").
+        XCTAssertEqual(try f.loader(RecordingApplier(), device: device, configuration: config).update().appliedReleases, ["fix-2"])
+        XCTAssertEqual(try f.loader(RecordingApplier(), device: device, configuration: config).applyCachedReleases().appliedReleases, ["fix-2"])
+        // Launch 3: the guard disables fix-2 before it runs; the network brings fix-1.
+        let applier = RecordingApplier()
+        let loader = try f.loader(applier, device: device, configuration: config)
+        let launch = loader.applyCachedReleases()
+        XCTAssertTrue(launch.contains(.disabledByCrashLoop(releaseID: "fix-2", patchID: "shop-fixes", version: 2, launches: 2)), "\(launch)")
+        XCTAssertEqual(launch.appliedReleases, [], "fix-1 was never downloaded: nothing from the cache")
+        XCTAssertEqual(loader.update().appliedReleases, ["fix-1"])
+        loader.markLaunchSucceeded()
+        XCTAssertEqual(applier.live, ["shop-fixes@1/fix.js"])
+        XCTAssertEqual(applier.appliedNames, ["shop-fixes@1/fix.js"], "fix-2 never ran in launch 3")
+    }
+
+    func testAStaleChannelDocumentChangesNothing() throws {
+        let f = try ReleaseFixture(self)
+        try f.publish("production", [try f.release("fix-1", version: 1)], issued: Date().addingTimeInterval(-7200))
+        var config = f.configuration(device: DeviceProfile(deviceID: "d"))
+        config.channelMaxAge = 3600
+        let loader = try f.loader(RecordingApplier(), device: config.device, configuration: config)
+        let events = loader.update()
+        XCTAssertEqual(events.last, .channelStale(channel: "production", sequence: 1))
+        XCTAssertEqual(events.appliedReleases, [])
+        try f.publish("production", [try f.release("fix-2", version: 2)])
+        XCTAssertEqual(loader.update().appliedReleases, ["fix-2"], "a fresh document is taken in")
     }
 
     /// 200 simulated devices, 10 % then 100 %: the share that runs the new release follows the rollout.
