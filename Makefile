@@ -2,7 +2,9 @@
 # `make test` and `make demo` install the Debian packages they need when missing.
 
 SWIFT ?= swift
-DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev
+# postgresql: PatchServiceTests start a throwaway server (initdb + pg_ctl); chromium: the status
+# page is checked in headless Chromium. Both are needed so CI never skips those tests.
+DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium
 
 .PHONY: deps build test bench demo clean
 

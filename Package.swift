@@ -52,6 +52,8 @@ let package = Package(
         .executable(name: "patchbench", targets: ["patchbench"]),
         .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
         .library(name: "PatchServer", targets: ["PatchServer"]),
+        .library(name: "PatchService", targets: ["PatchService"]),
+        .executable(name: "patchserver", targets: ["patchserver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,6 +61,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The release service (`patchserver`): HTTP, and its two storages.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // JavaScriptCore's C API.
@@ -90,6 +96,7 @@ let package = Package(
                 "PatchEngine",
                 "PatchDelivery",
                 "PatchServer",
+                "PatchPublishing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
@@ -114,6 +121,35 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/PatchServer"
+        ),
+        // What a publisher and the release service share: signed publisher requests, channel
+        // edits (release, promote, rollout, disable) and the static tree a CDN can serve.
+        .target(
+            name: "PatchPublishing",
+            dependencies: ["PatchDelivery", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tools/PatchPublishing"
+        ),
+        // The release service: channels and releases over HTTP (Hummingbird 2), publisher
+        // authentication, telemetry intake, the status page; storage in SQLite or PostgreSQL.
+        .target(
+            name: "PatchService",
+            dependencies: [
+                "PatchDelivery", "PatchPublishing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tools/PatchService"
+        ),
+        .executableTarget(
+            name: "patchserver",
+            dependencies: ["PatchService", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/patchserver"
+        ),
+        .testTarget(
+            name: "PatchServiceTests",
+            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery"]
         ),
         // Objective-C classes the tests patch, plus C entry points that call them natively.
         .target(
@@ -168,6 +204,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Samples/ShopHost"
+        ),
+        // `make demo`'s staged rollout: simulated devices following a release channel.
+        .executableTarget(
+            name: "fleet",
+            dependencies: [
+                "PatchDelivery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Samples/Fleet"
         ),
         .testTarget(
             name: "SampleShopTests",

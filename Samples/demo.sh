@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: the sample shop fetches a signed patch from a local patch server and applies it.
+# `make demo`: the sample shop fetches a signed patch from a local patch server and applies it;
+# then a staged rollout through the release service to 200 simulated devices (steps 10-13).
 #
 # Builds the shop and patchctl, makes a throwaway key pair, signs Samples/patches, serves them on
 # loopback, and runs the shop: before the patch is published, after, offline from its cache, with a
@@ -17,14 +18,18 @@ SCRIPTS=(Samples/patches/total.js Samples/patches/product-name.js Samples/patche
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/patchengine-demo.XXXXXX")
 SERVER_PID=
+RELEASE_SERVER_PID=
+CDN_PID=
 FAILURES=0
 CHECKS=0
 
 cleanup() {
-    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-        kill -TERM "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
+    for pid in $SERVER_PID $RELEASE_SERVER_PID $CDN_PID; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
     if [ "$FAILURES" -eq 0 ]; then rm -rf "$WORK"; else echo "(files kept in $WORK)"; fi
 }
 trap cleanup EXIT
@@ -103,9 +108,9 @@ flip_byte() {
 
 # ---------------------------------------------------------------------------------------------
 
-heading "1. Build the shop and patchctl (the first build compiles swift-crypto: 1-3 min)"
+heading "1. Build the shop, patchctl, patchserver and fleet (a first build compiles swift-crypto, SwiftNIO and Hummingbird: several minutes)"
 start=$SECONDS
-for product in shop patchctl; do
+for product in shop patchctl patchserver fleet; do
     "$SWIFT" build --product "$product" > "$WORK/build-$product.log" 2>&1 &
     build_pid=$!
     while kill -0 "$build_pid" 2>/dev/null; do
@@ -120,7 +125,9 @@ done
 BIN=$("$SWIFT" build --show-bin-path)
 SHOP="$BIN/shop"
 PATCHCTL="$BIN/patchctl"
-echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL"
+PATCHSERVER="$BIN/patchserver"
+FLEET="$BIN/fleet"
+echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL, $PATCHSERVER, $FLEET"
 
 heading "2. A throwaway key pair; lint, sign and verify the patch; a revocation list"
 mkdir -p "$WORK/keys" "$WORK/served" "$WORK/devices"
@@ -226,6 +233,81 @@ patch_lines "$WORK/relaunch.txt"
 check "$WORK/relaunch.txt" '^patch: nothing cached$' "the cached copy was deleted"
 check "$WORK/relaunch.txt" "^patch: refused $PATCH_FILE: patch '$PATCH_ID' version 1 is revoked$" "refused: revoked"
 check "$WORK/relaunch.txt" '^Total +\$38\.37$' "runs as shipped"
+
+# check_count FILE REGEX MIN MAX WHAT: the first number after REGEX on a matching line is in MIN..MAX.
+check_count() {
+    CHECKS=$((CHECKS + 1))
+    local n
+    n=$(grep -Em1 -- "$2" "$1" | sed -E "s/$2//" | grep -Eo '[0-9]+' | head -1 || true)
+    if [ -n "$n" ] && [ "$n" -ge "$3" ] && [ "$n" -le "$4" ]; then
+        echo "  ok: $5 ($n)"
+    else
+        echo "  FAILED: $5 (found '${n:-nothing}', expected $3-$4)"
+        FAILURES=$((FAILURES + 1))
+    fi
+}
+
+# wait_port FILE PID NAME: waits (10 s) until the server wrote its port.
+wait_port() {
+    for _ in $(seq 1 100); do
+        [ -s "$1" ] && return 0
+        kill -0 "$2" 2>/dev/null || die "$3 exited"
+        sleep 0.1
+    done
+    die "$3 did not report a port within 10 s"
+}
+
+heading "10. The release service: patchserver with SQLite, a publisher key apart from the release key"
+"$PATCHCTL" keygen --out "$WORK/keys" --id demo-publisher | sed 's/^/  /'
+PUBLISHER_KEY="$WORK/keys/demo-publisher.private-key.json"
+"$PATCHSERVER" "$WORK/releases" --app-id "$APP_ID" --release-key "$PUBLIC_KEY" \
+    --publisher-key "$WORK/keys/demo-publisher.public-key.json" --port 0 --port-file "$WORK/release-port" > "$WORK/patchserver.log" 2>&1 &
+RELEASE_SERVER_PID=$!
+wait_port "$WORK/release-port" "$RELEASE_SERVER_PID" patchserver
+RELEASES="http://127.0.0.1:$(tr -d '\n' < "$WORK/release-port")/"
+echo "  patchserver on $RELEASES (SQLite in $WORK/releases, status page ${RELEASES}status)"
+PROMO=shop-promo
+for version in 1 2; do
+    "$PATCHCTL" sign Samples/patches/gift-wrap.js --key "$PRIVATE_KEY" --id "$PROMO" --version "$version" \
+        --app-id "$APP_ID" --app-version "$APP_RANGE" --out "$WORK/$PROMO-$version.json" > /dev/null
+done
+OPS=(--server "$RELEASES" --key "$PRIVATE_KEY" --publisher-key "$PUBLISHER_KEY")
+# The revocation list of step 8 goes to the service too: devices following a channel take it in first.
+"$PATCHCTL" revocations "$WORK/served/revocations.json" --server "$RELEASES" --publisher-key "$PUBLISHER_KEY" | sed 's/^/  /'
+"$PATCHCTL" release "$WORK/$PROMO-1.json" --channel staging "${OPS[@]}" | sed 's/^/  /'
+"$PATCHCTL" promote "$PROMO-1" --from staging --to production --rollout 100 "${OPS[@]}" | sed 's/^/  /'
+"$PATCHCTL" release "$WORK/$PROMO-2.json" --channel staging "${OPS[@]}" | sed 's/^/  /'
+"$PATCHCTL" promote "$PROMO-2" --from staging --to production --rollout 10 "${OPS[@]}" > "$WORK/promote.txt"
+sed 's/^/  /' "$WORK/promote.txt"
+check "$WORK/promote.txt" "^  $PROMO-2 +$PROMO v2 +10 % +enabled" "production: $PROMO-2 at 10 %, signed on this machine"
+
+heading "11. 200 simulated devices follow production: $PROMO-2 at 10 %"
+"$FLEET" --server "$RELEASES" --public-key "$PUBLIC_KEY" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-10.txt"
+sed 's/^/  /' "$WORK/fleet-10.txt"
+check_count "$WORK/fleet-10.txt" "^  $PROMO-2 +" 5 40 "about 10 % of 200 devices run $PROMO-2"
+check "$WORK/fleet-10.txt" "^  $PROMO-1 +" "the rest run $PROMO-1"
+"$PATCHCTL" status --server "$RELEASES" > "$WORK/status-10.txt"
+sed 's/^/  /' "$WORK/status-10.txt"
+check_count "$WORK/status-10.txt" "^  $PROMO-2 +$PROMO v2 +10 % +enabled +" 5 40 "the service counted the devices that applied $PROMO-2"
+
+heading "12. Rollout to 100 %: every device moves to $PROMO-2"
+"$PATCHCTL" rollout "$PROMO-2" 100 --channel production "${OPS[@]}" | sed 's/^/  /'
+"$FLEET" --server "$RELEASES" --public-key "$PUBLIC_KEY" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-100.txt"
+sed 's/^/  /' "$WORK/fleet-100.txt"
+check "$WORK/fleet-100.txt" "^  $PROMO-2 +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-2"
+"$PATCHCTL" status --server "$RELEASES" > "$WORK/status-100.txt"
+sed 's/^/  /' "$WORK/status-100.txt"
+check "$WORK/status-100.txt" "^  $PROMO-2 +$PROMO v2 +100 % +enabled +200 " "applied counted on all 200 devices"
+check_count "$WORK/status-100.txt" "^  $PROMO-1 +$PROMO v1 +100 % +enabled +[0-9]+ +[0-9]+ +" 160 195 "$PROMO-1 reverted (superseded) on the devices that had it"
+
+heading "13. Any CDN: patchctl publish writes the signed files as a static tree; devices need nothing else"
+"$PATCHCTL" publish --server "$RELEASES" --channel production --channel staging --out "$WORK/cdn" | sed 's/^/  /'
+"$PATCHCTL" serve "$WORK/cdn" --port 0 --port-file "$WORK/cdn-port" > "$WORK/cdn.log" 2>&1 &
+CDN_PID=$!
+wait_port "$WORK/cdn-port" "$CDN_PID" "patchctl serve (cdn)"
+"$FLEET" --server "http://127.0.0.1:$(tr -d '\n' < "$WORK/cdn-port")/" --public-key "$PUBLIC_KEY" --state "$WORK/fleet-cdn" --devices 20 > "$WORK/fleet-cdn.txt"
+sed 's/^/  /' "$WORK/fleet-cdn.txt"
+check "$WORK/fleet-cdn.txt" "^  $PROMO-2 +20 devices \(100\.0 %\)$" "20 new devices got $PROMO-2 from the static tree"
 
 heading "Patch server log"
 sed 's/^/  /' "$WORK/server.log"

@@ -10,5 +10,7 @@ extension PatchCtl {
         Preprocess.self,
         Serve.self,
         Revoke.self,
+        // Staged releases through the release service (docs/releases.md).
+        Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Revocations.self, Publish.self,
     ]
 }

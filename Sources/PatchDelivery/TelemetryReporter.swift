@@ -1,0 +1,275 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends release telemetry to a collector: opt-in (an app creates one only if the user agreed),
+/// batched, retried with exponential back-off, bounded everywhere, and never in the app's way.
+///
+/// - `record(_:)` only appends under a lock and wakes a background queue: launch never waits on
+///   the network or the disk.
+/// - The queue holds at most `maxEvents` events and `maxSpoolBytes` of encoded events; past
+///   either, the oldest are dropped and counted (`stats.dropped`, and `dropped` in the next batch).
+/// - The queue is mirrored to `spool.json` in `directory` (atomic writes, a bounded read at
+///   start), so events survive a relaunch, and the file obeys the same byte cap.
+/// - One request at a time, each ended after `requestTimeout`; a failure waits
+///   `initialBackoff · 2ⁿ` (at most `maxBackoff`) before the next try.
+public final class TelemetryReporter: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var collectorURL: URL
+        public var appID: String
+        public var appVersion: String
+        public var channel: String
+        /// Where the spool file lives; nil keeps events in memory only.
+        public var directory: URL?
+        /// Events per request.
+        public var batchSize = 50
+        /// A partial batch is sent this long after its first event.
+        public var flushInterval: TimeInterval = 30
+        public var maxEvents = 1000
+        public var maxSpoolBytes = 256 << 10
+        public var requestTimeout: TimeInterval = 10
+        public var initialBackoff: TimeInterval = 2
+        public var maxBackoff: TimeInterval = 600
+        public var allowsInsecureHTTP = false
+
+        public init(collectorURL: URL, appID: String, appVersion: String, channel: String, directory: URL?) {
+            self.collectorURL = collectorURL
+            self.appID = appID
+            self.appVersion = appVersion
+            self.channel = channel
+            self.directory = directory
+        }
+    }
+
+    /// Counters, for the app's diagnostics and for tests.
+    public struct Stats: Equatable, Sendable {
+        public var queued = 0
+        public var queuedBytes = 0
+        public var sent = 0
+        public var dropped = 0
+        public var failedAttempts = 0
+    }
+
+    public let configuration: Configuration
+    private let transport: TelemetryTransport
+    private let queue = DispatchQueue(label: "PatchDelivery.Telemetry", qos: .utility)
+    private let lock = NSLock()
+    private var pending: [(seq: Int, event: TelemetryEvent, bytes: Int)] = []
+    private var nextSeq = 0
+    private var pendingBytes = 0
+    private var droppedSinceSent = 0
+    private var stats = Stats()
+    private var dirty = false
+    private var workScheduled = false
+    private var timerScheduled = false
+    private var backoffUntil: DispatchTime?
+    private var consecutiveFailures = 0
+    private let spoolURL: URL?
+
+    private struct Spool: Codable {
+        var dropped: Int
+        var events: [TelemetryEvent]
+    }
+
+    /// - Throws: `PatchLoader.ConfigurationError.insecureURL` for `http://` without `allowsInsecureHTTP`.
+    public init(configuration: Configuration, transport: TelemetryTransport? = nil) throws {
+        let scheme = configuration.collectorURL.scheme?.lowercased()
+        guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
+            throw PatchLoader.ConfigurationError.insecureURL(configuration.collectorURL.absoluteString)
+        }
+        self.configuration = configuration
+        self.transport = transport ?? HTTPTelemetryTransport(timeout: configuration.requestTimeout)
+        spoolURL = configuration.directory?.appendingPathComponent("telemetry-spool.json")
+        if let spoolURL, let data = try? BoundedFile.contents(of: spoolURL, limit: configuration.maxSpoolBytes),
+           let spool = try? JSONDecoder().decode(Spool.self, from: data) {
+            droppedSinceSent = spool.dropped
+            for event in spool.events { append(event) }
+            if !pending.isEmpty { schedule(after: 0) }
+        }
+    }
+
+    /// Queues an event; returns at once (see the type's documentation).
+    public func record(_ event: TelemetryEvent) {
+        let sendNow: Bool = lock.withLock {
+            append(event)
+            return pending.count >= configuration.batchSize
+        }
+        schedule(after: sendNow ? 0 : configuration.flushInterval)
+    }
+
+    public var currentStats: Stats {
+        lock.withLock {
+            var s = stats
+            s.queued = pending.count
+            s.queuedBytes = pendingBytes
+            return s
+        }
+    }
+
+    /// Tries to send everything queued now (ignoring `flushInterval` and the back-off) and waits at
+    /// most `timeout` seconds. Returns whether the queue was emptied. For an app going to the
+    /// background, and for tests.
+    @discardableResult
+    public func flush(timeout: TimeInterval) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let end = DispatchTime.now() + timeout
+        queue.async {
+            self.lock.withLock { self.backoffUntil = nil }
+            while DispatchTime.now() < end, self.sendOne(force: true) {}
+            self.persistIfDirty()
+            done.signal()
+        }
+        guard done.wait(timeout: end) == .success else { return false }
+        return lock.withLock { pending.isEmpty }
+    }
+
+    // MARK: - Queue (under the lock)
+
+    /// Appends and trims to both caps, dropping the oldest. Caller holds the lock (or is init).
+    private func append(_ event: TelemetryEvent) {
+        let bytes = (try? JSONEncoder().encode(event).count) ?? TelemetryEvent.maxDetailLength * 2
+        nextSeq += 1
+        pending.append((nextSeq, event, bytes + 1))
+        pendingBytes += bytes + 1
+        while !pending.isEmpty && (pending.count > configuration.maxEvents || pendingBytes + Self.spoolOverhead > configuration.maxSpoolBytes) {
+            pendingBytes -= pending.removeFirst().bytes
+            stats.dropped += 1
+            droppedSinceSent += 1
+        }
+        dirty = true
+    }
+
+    /// Room for the spool's envelope (`{"dropped":…,"events":[…]}`) within `maxSpoolBytes`.
+    private static let spoolOverhead = 64
+
+    // MARK: - Background work (on `queue`)
+
+    private func schedule(after delay: TimeInterval) {
+        let run: Bool = lock.withLock {
+            if delay == 0 {
+                if workScheduled { return false }
+                workScheduled = true
+                return true
+            }
+            if timerScheduled || workScheduled { return false }
+            timerScheduled = true
+            return true
+        }
+        guard run else { return }
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { if delay == 0 { self.workScheduled = false } else { self.timerScheduled = false } }
+            self.persistIfDirty()
+            while self.sendOne(force: false) {}
+            self.persistIfDirty()
+        }
+    }
+
+    /// Sends one batch if there is one and no back-off is running; true when another may follow at once.
+    private func sendOne(force: Bool) -> Bool {
+        let taken: (batch: TelemetryBatch, count: Int, lastSeq: Int)? = lock.withLock {
+            guard !pending.isEmpty else { return nil }
+            if !force, let until = backoffUntil, DispatchTime.now() < until { return nil }
+            let slice = pending.prefix(configuration.batchSize)
+            return (TelemetryBatch(appID: configuration.appID, appVersion: configuration.appVersion, channel: configuration.channel,
+                                   dropped: droppedSinceSent, events: slice.map(\.event)), slice.count, slice.last!.seq)
+        }
+        guard let taken, let body = try? JSONEncoder().encode(taken.batch) else { return false }
+        let ok = transport.send(body, to: configuration.collectorURL)
+        return lock.withLock {
+            if ok {
+                // Events dropped meanwhile came off the front; remove only what is still there of this batch.
+                while let first = pending.first, first.seq <= taken.lastSeq {
+                    pendingBytes -= pending.removeFirst().bytes
+                }
+                stats.sent += taken.count
+                droppedSinceSent = max(0, droppedSinceSent - taken.batch.dropped)
+                consecutiveFailures = 0
+                backoffUntil = nil
+                dirty = true
+                return !pending.isEmpty
+            }
+            stats.failedAttempts += 1
+            consecutiveFailures += 1
+            let delay = min(configuration.maxBackoff, configuration.initialBackoff * pow(2, Double(min(consecutiveFailures - 1, 30))))
+            backoffUntil = .now() + delay
+            if !force {
+                queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+                    guard let self else { return }
+                    while self.sendOne(force: false) {}
+                    self.persistIfDirty()
+                }
+            }
+            return false
+        }
+    }
+
+    private func persistIfDirty() {
+        guard let spoolURL else { return }
+        let spool: Spool? = lock.withLock {
+            guard dirty else { return nil }
+            dirty = false
+            return Spool(dropped: droppedSinceSent, events: pending.map(\.event))
+        }
+        guard let spool, let data = try? JSONEncoder().encode(spool) else { return }
+        try? AtomicFile.write(data, to: spoolURL)
+    }
+}
+
+/// How a batch reaches the collector; swapped in tests.
+public protocol TelemetryTransport: Sendable {
+    /// Sends one batch; true when the collector accepted it (2xx). Must end within its own timeout.
+    func send(_ body: Data, to url: URL) -> Bool
+}
+
+/// POSTs a batch with URLSession: the request ends after `timeout`, the response body is never
+/// read (the status is all that counts), no redirects are followed.
+public final class HTTPTelemetryTransport: NSObject, TelemetryTransport, URLSessionDataDelegate, @unchecked Sendable {
+    private let timeout: TimeInterval
+    private lazy var session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }()
+    private let lock = NSLock()
+    private var statuses: [Int: Int] = [:]
+
+    public init(timeout: TimeInterval) { self.timeout = timeout }
+
+    public func send(_ body: Data, to url: URL) -> Bool {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let done = DispatchSemaphore(value: 0)
+        let task = session.dataTask(with: request)
+        let id = task.taskIdentifier
+        lock.withLock { waiters[id] = done }
+        task.resume()
+        if done.wait(timeout: .now() + timeout + 1) == .timedOut { task.cancel() }
+        return lock.withLock {
+            waiters[id] = nil
+            return statuses.removeValue(forKey: id).map { (200..<300).contains($0) } ?? false
+        }
+    }
+
+    private var waiters: [Int: DispatchSemaphore] = [:]
+
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                           completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        lock.withLock { statuses[dataTask.taskIdentifier] = (response as? HTTPURLResponse)?.statusCode ?? 0 }
+        completionHandler(.cancel)  // the body is not needed: nothing of it is read
+    }
+
+    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        lock.withLock { waiters[task.taskIdentifier] }?.signal()
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PatchDelivery
+import PatchService
+
+/// `patchserver DIR`: the release service on one machine (SQLite in DIR, nothing else needed);
+/// `patchserver --postgres URL`: one of several instances sharing a PostgreSQL database.
+@main
+struct PatchServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "patchserver",
+        abstract: "Hosts release channels and signed patches, takes publisher operations and device telemetry.")
+
+    @Argument(help: "Directory for the embedded SQLite database (releases.sqlite); not needed with --postgres.")
+    var directory: String?
+
+    @Option(help: "PostgreSQL URL (postgres://user:password@host:port/database) shared by several instances.")
+    var postgres: String?
+
+    @Option(help: "The app the service hosts releases for.")
+    var appID: String
+
+    @Option(parsing: .upToNextOption, help: "Public release key files: patches and channel documents must verify with one of them.")
+    var releaseKey: [String]
+
+    @Option(parsing: .upToNextOption, help: "Public publisher key files: publisher requests must be signed with one of them.")
+    var publisherKey: [String]
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "Write the port here once listening.")
+    var portFile: String?
+
+    func run() async throws {
+        let store: ReleaseStore
+        if let postgres {
+            guard let url = URLComponents(string: postgres), url.scheme == "postgres" || url.scheme == "postgresql",
+                  let host = url.host, let user = url.user else {
+                throw ValidationError("--postgres must look like postgres://user[:password]@host[:port]/database")
+            }
+            store = try await PostgresReleaseStore.open(host: host, port: url.port ?? 5432, username: user, password: url.password,
+                                                        database: String(url.path.dropFirst()))
+        } else {
+            guard let directory else { throw ValidationError("give a directory for the SQLite database, or --postgres") }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            store = try await SQLiteReleaseStore.open(path: (directory as NSString).appendingPathComponent("releases.sqlite"))
+        }
+        let configuration = ReleaseService.Configuration(
+            appID: appID,
+            releaseKeys: try TrustStore(publicKeyFiles: releaseKey.map { URL(fileURLWithPath: $0) }),
+            publisherKeys: try TrustStore(publicKeyFiles: publisherKey.map { URL(fileURLWithPath: $0) }))
+        let portFile = self.portFile
+        let app = ReleaseService(store: store, configuration: configuration).application(host: host, port: port) { port in
+            print("patchserver listening on http://\(self.host):\(port)/ (status page: /status)")
+            if let portFile { try? String(port).write(toFile: portFile, atomically: true, encoding: .utf8) }
+        }
+        try await app.runService()
+        try await store.close()
+    }
+}
