@@ -303,6 +303,12 @@ public final class ReleaseLoader {
     /// Makes the live releases what the channel selects for this device. `network` nil: cache only.
     private func reconcile(network deadline: Deadline?, _ events: inout [ReleaseEvent]) {
         guard let current = channel?.channel else { return }
+        for release in current.releases {
+            if let launches = newlyDisabled.removeValue(forKey: PatchVersionID(patchID: release.patchID, version: release.version)) {
+                emit(.disabledByCrashLoop(releaseID: release.releaseID, patchID: release.patchID, version: release.version,
+                                          launches: launches), &events)
+            }
+        }
         // Releases this device must not run fall back to the previous one, like a lowered rollout.
         var blocked = Set(current.releases.filter {
             revocations.isRevoked($0.patchID, version: $0.version) || crashLoopGuard.isDisabled(patchID: $0.patchID, version: $0.version)
@@ -379,12 +385,7 @@ public final class ReleaseLoader {
     private func admissionRefusal(_ release: ReleaseChannel.Release, _ events: inout [ReleaseEvent]) -> ReleaseRefusal? {
         let id = release.patchID, version = release.version
         if revocations.isRevoked(id, version: version) { return .patch(.revoked(patchID: id, version: version)) }
-        if crashLoopGuard.isDisabled(patchID: id, version: version) {
-            if let launches = newlyDisabled.removeValue(forKey: PatchVersionID(patchID: id, version: version)) {
-                emit(.disabledByCrashLoop(releaseID: release.releaseID, patchID: id, version: version, launches: launches), &events)
-            }
-            return .patch(.disabledByCrashLoop(patchID: id, version: version))
-        }
+        if crashLoopGuard.isDisabled(patchID: id, version: version) { return .patch(.disabledByCrashLoop(patchID: id, version: version)) }
         return nil
     }
 
