@@ -72,6 +72,16 @@ struct DeliveryState: Codable, Equatable {
         return entry.versions?.contains(version) ?? true
     }
 
+    /// Whether the newest revocation list taken in is fresh at `now`: issued within `maxAge` (nil:
+    /// no limit) and not past its signed expiry. No list taken in is never fresh.
+    func revocationListIsFresh(at now: Date, maxAge: TimeInterval?) -> Bool {
+        guard revocationSequence != nil, let issued = revocationIssued else { return false }
+        let t = now.timeIntervalSince1970
+        if let maxAge, t > TimeInterval(issued) + maxAge { return false }
+        if let revocationExpires, t >= TimeInterval(revocationExpires) { return false }
+        return true
+    }
+
     /// The sequence a new revocation list must not fall below.
     func revocationFloor(trusting isTrusted: (String) -> Bool) -> Int? {
         guard let byKey = revocationSequenceByKey else { return revocationSequence }

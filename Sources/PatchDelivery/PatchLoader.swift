@@ -291,14 +291,9 @@ public final class PatchLoader {
         return events
     }
 
-    /// Whether the newest revocation list taken in is fresh by this device's clock: issued within
-    /// `revocationListMaxAge` and not past its signed expiry.
+    /// Whether the newest revocation list taken in is fresh by this device's clock.
     private var revocationListIsFresh: Bool {
-        guard state.revocationSequence != nil, let issued = state.revocationIssued else { return false }
-        let now = now().timeIntervalSince1970
-        if let maxAge = configuration.revocationListMaxAge, now > TimeInterval(issued) + maxAge { return false }
-        if let expires = state.revocationExpires, now >= TimeInterval(expires) { return false }
-        return true
+        state.revocationListIsFresh(at: now(), maxAge: configuration.revocationListMaxAge)
     }
 
     /// The base URL, then the mirrors.
@@ -315,26 +310,19 @@ public final class PatchLoader {
 
     /// Fetches the revocation list from one source; true once the device holds a fresh list.
     private func takeRevocationList(_ file: String, from source: URL, _ deadline: Deadline, _ events: inout [PatchEvent]) -> Bool {
-        switch fetcher.fetch(source.appendingPathComponent(file), ifNoneMatch: state.revocationETag, deadline: deadline) {
-        case .notModified:
+        switch RevocationListIntake.take(source.appendingPathComponent(file), into: &state, fetcher: fetcher, verifier: verifier,
+                                         trustStore: configuration.trustStore, deadline: deadline) {
+        case .unchanged:
             return revocationListIsFresh
-        case .failed(let message):
+        case .fetchFailed(let message):
             emit(.fetchFailed(file: file, message: fetchFailure(message, from: source)), &events)
             return false
-        case let .fetched(data, etag):
-            let signed: SignedRevocationList
-            do { signed = try verifier.verify(revocationListFile: data) } catch {
-                emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
-                return false
-            }
-            if let current = state.revocationFloor(trusting: configuration.trustStore.isTrusted), signed.list.sequence < current {
-                emit(.revocationListRefused(reason: .revocationListRollback(sequence: signed.list.sequence, current: current)), &events)
-                return false
-            }
-            state.merge(signed.list)
-            state.revocationETag = etag
+        case .refused(let reason):
+            emit(.revocationListRefused(reason: reason), &events)
+            return false
+        case .taken(let list):
             saveState(&events)
-            emit(.revocationListUpdated(sequence: signed.list.sequence, revokedCount: signed.list.entries.count), &events)
+            emit(.revocationListUpdated(sequence: list.sequence, revokedCount: list.entries.count), &events)
             for patch in livePatches where state.isRevoked(patch.patchID, version: patch.version) {
                 revert(patch, reason: .revoked, &events)
                 cache.removePatch(forFile: patch.file)

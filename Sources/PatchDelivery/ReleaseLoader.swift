@@ -211,11 +211,7 @@ public final class ReleaseLoader {
     }
 
     private var revocationListIsFresh: Bool {
-        guard revocations.revocationSequence != nil, let issued = revocations.revocationIssued else { return false }
-        let t = now().timeIntervalSince1970
-        if let maxAge = configuration.revocationListMaxAge, t > TimeInterval(issued) + maxAge { return false }
-        if let expires = revocations.revocationExpires, t >= TimeInterval(expires) { return false }
-        return true
+        revocations.revocationListIsFresh(at: now(), maxAge: configuration.revocationListMaxAge)
     }
 
     /// True once this source gave a usable answer (a fresh document, or unchanged).
@@ -274,26 +270,19 @@ public final class ReleaseLoader {
     }
 
     private func takeRevocationList(_ file: String, from source: URL, _ deadline: Deadline, _ events: inout [ReleaseEvent]) -> Bool {
-        switch fetcher.fetch(source.appendingPathComponent(file), ifNoneMatch: revocations.revocationETag, deadline: deadline) {
-        case .notModified:
+        switch RevocationListIntake.take(source.appendingPathComponent(file), into: &revocations, fetcher: fetcher, verifier: verifier,
+                                         trustStore: configuration.trustStore, deadline: deadline) {
+        case .unchanged:
             return revocationListIsFresh
-        case .failed(let message):
+        case .fetchFailed(let message):
             emit(.fetchFailed(file: file, message: message), &events)
             return false
-        case let .fetched(data, etag):
-            let signed: SignedRevocationList
-            do { signed = try verifier.verify(revocationListFile: data) } catch {
-                emit(.revocationListRefused(reason: error as? PatchRefusal ?? .malformed("\(error)")), &events)
-                return false
-            }
-            if let floor = revocations.revocationFloor(trusting: configuration.trustStore.isTrusted), signed.list.sequence < floor {
-                emit(.revocationListRefused(reason: .revocationListRollback(sequence: signed.list.sequence, current: floor)), &events)
-                return false
-            }
-            revocations.merge(signed.list)
-            revocations.revocationETag = etag
+        case .refused(let reason):
+            emit(.revocationListRefused(reason: reason), &events)
+            return false
+        case .taken(let list):
             do { try revocationStore.save(&revocations) } catch { emit(.storageFailed(message: "\(error)"), &events) }
-            emit(.revocationListUpdated(sequence: signed.list.sequence), &events)
+            emit(.revocationListUpdated(sequence: list.sequence), &events)
             return revocationListIsFresh
         }
     }
