@@ -437,22 +437,15 @@ public final class PatchLoader {
         if let previous {
             revert(previous, reason: .superseded(byVersion: m.version), &events)
         }
-        var names: [String] = []
-        for (script, source) in patch.orderedScripts {
-            let name = "\(m.patchID)@\(m.version)/\(script)"
-            do {
-                try applier.apply(script: source, name: name, bundle: patch.scripts)
-                names.append(name)
-            } catch {
-                for done in names.reversed() { try? applier.revert(name: done) }
-                emit(.failed(patchID: m.patchID, version: m.version, message: "\(error)"), &events)
-                if let previous {
-                    apply(previous.patch, file: previous.file, source: .cache, &events)
-                } else {
-                    try? crashLoopGuard.forget(patchID: m.patchID, version: m.version)
-                }
-                return false
+        let names: [String]
+        do { names = try applier.applyAll(patch) } catch {
+            emit(.failed(patchID: m.patchID, version: m.version, message: "\(error)"), &events)
+            if let previous {
+                apply(previous.patch, file: previous.file, source: .cache, &events)
+            } else {
+                try? crashLoopGuard.forget(patchID: m.patchID, version: m.version)
             }
+            return false
         }
         live[m.patchID] = LivePatch(patchID: m.patchID, version: m.version, scriptNames: names, file: file, patch: patch)
         let release = DeliveryState.Release(version: m.version, digest: patch.digest)
@@ -464,10 +457,7 @@ public final class PatchLoader {
     }
 
     private func revert(_ patch: LivePatch, reason: PatchEvent.RevertReason, _ events: inout [PatchEvent]) {
-        var failures: [String] = []
-        for name in patch.scriptNames.reversed() {
-            do { try applier.revert(name: name) } catch { failures.append("\(error)") }
-        }
+        let failures = applier.revertAll(patch.scriptNames)
         live[patch.patchID] = nil
         try? crashLoopGuard.forget(patchID: patch.patchID, version: patch.version, leavesDevice: true)
         if failures.isEmpty {

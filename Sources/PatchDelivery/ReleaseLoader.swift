@@ -392,19 +392,12 @@ public final class ReleaseLoader {
         if let previous {
             revert(previous, reason: .excluded(selection.exclusion(of: previous.release.releaseID) ?? .superseded), &events)
         }
-        var names: [String] = []
-        for (script, text) in patch.orderedScripts {
-            let name = "\(release.patchID)@\(release.version)/\(script)"
-            do {
-                try applier.apply(script: text, name: name, bundle: patch.scripts)
-                names.append(name)
-            } catch {
-                for done in names.reversed() { try? applier.revert(name: done) }
-                try? crashLoopGuard.forget(patchID: release.patchID, version: release.version)
-                emit(.failed(releaseID: release.releaseID, patchID: release.patchID, version: release.version, message: "\(error)"), &events)
-                if let previous { restore(previous, &events) }
-                return
-            }
+        let names: [String]
+        do { names = try applier.applyAll(patch) } catch {
+            try? crashLoopGuard.forget(patchID: release.patchID, version: release.version)
+            emit(.failed(releaseID: release.releaseID, patchID: release.patchID, version: release.version, message: "\(error)"), &events)
+            if let previous { restore(previous, &events) }
+            return
         }
         live[release.patchID] = LiveRelease(release: release, scriptNames: names, patch: patch)
         emit(.applied(releaseID: release.releaseID, patchID: release.patchID, version: release.version, source: source), &events)
@@ -412,23 +405,13 @@ public final class ReleaseLoader {
 
     /// Brings back the release a failed one was replacing (it ran a moment ago, so it is trusted as it was).
     private func restore(_ previous: LiveRelease, _ events: inout [ReleaseEvent]) {
-        var names: [String] = []
-        for (script, text) in previous.patch.orderedScripts {
-            let name = "\(previous.release.patchID)@\(previous.release.version)/\(script)"
-            do { try applier.apply(script: text, name: name, bundle: previous.patch.scripts); names.append(name) } catch {
-                for done in names.reversed() { try? applier.revert(name: done) }
-                return
-            }
-        }
+        guard let names = try? applier.applyAll(previous.patch) else { return }
         live[previous.release.patchID] = LiveRelease(release: previous.release, scriptNames: names, patch: previous.patch)
         emit(.applied(releaseID: previous.release.releaseID, patchID: previous.release.patchID, version: previous.release.version, source: .cache), &events)
     }
 
     private func revert(_ running: LiveRelease, reason: ReleaseEvent.RevertReason, _ events: inout [ReleaseEvent]) {
-        var failures: [String] = []
-        for name in running.scriptNames.reversed() {
-            do { try applier.revert(name: name) } catch { failures.append("\(error)") }
-        }
+        let failures = applier.revertAll(running.scriptNames)
         live[running.release.patchID] = nil
         try? crashLoopGuard.forget(patchID: running.release.patchID, version: running.release.version, leavesDevice: true)
         let r = running.release
