@@ -269,7 +269,7 @@ echo "  patchserver on $RELEASES (SQLite in $WORK/releases, status page ${RELEAS
 PROMO=shop-promo
 for version in 1 2; do
     "$PATCHCTL" sign Samples/patches/gift-wrap.js --key "$PRIVATE_KEY" --id "$PROMO" --version "$version" \
-        --app-id "$APP_ID" --app-version "$APP_RANGE" --out "$WORK/$PROMO-$version.json" > /dev/null
+        --app-id "$APP_ID" --app-version "$APP_RANGE" --expires "$EXPIRES" --out "$WORK/$PROMO-$version.json" > /dev/null
 done
 OPS=(--server "$RELEASES" --key "$PRIVATE_KEY" --publisher-key "$PUBLISHER_KEY")
 # The revocation list of step 8 goes to the service too: devices following a channel take it in first.
