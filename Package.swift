@@ -58,7 +58,7 @@ let package = Package(
         // Patch delivery: Ed25519 signatures (CryptoKit's API on Linux), logging, the QA HTTP server.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // JavaScriptCore's C API.
@@ -104,11 +104,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // A small HTTP server for QA: serves a directory of patches on loopback with ETags.
+        // A small HTTP server for QA: serves a directory of patches on loopback with ETags (SwiftNIO).
         .target(
             name: "PatchServer",
             dependencies: [
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/PatchServer"

@@ -1,0 +1,149 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client connection to 127.0.0.1 on plain POSIX sockets, so a test controls every byte and
+/// every pause (URLSession would normalize paths, add headers and retry). Every read is bounded
+/// by a deadline; nothing here can hang a test.
+final class RawHTTPConnection {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// One response as read off the wire. The body is hashed as it arrives; only its first
+    /// `keptBodyLimit` bytes are kept, so a 64 MB body doesn't sit in the test's memory either.
+    struct Response {
+        var statusLine: String
+        var headers: [(String, String)]
+        var body: Data
+        var bodyLength: Int
+        var bodySHA256: SHA256.Digest
+        var status: Int { Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0 }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    static let keptBodyLimit = 64 * 1024
+
+    let fd: Int32
+    private var pending = Data()
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let message = String(cString: strerror(errno))
+            _ = Glibc.close(fd)
+            throw Failure(description: "connect: \(message)")
+        }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close() }
+
+    private var closed = false
+    func close() {
+        guard !closed else { return }
+        closed = true
+        _ = Glibc.close(fd)
+    }
+
+    /// Sends everything or stops at the first error (the server may close first); true if all went.
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Waits up to `timeout` for bytes; appends them to `pending`. False when the peer closed
+    /// (or reset), or nothing came in time — `timedOut` tells which.
+    private func fill(until deadline: Date, timedOut: inout Bool) -> Bool {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { timedOut = true; return false }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
+        guard ready > 0 else { timedOut = ready == 0; return false }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        pending.append(contentsOf: buffer[0..<count])
+        return true
+    }
+
+    /// Whether the peer has closed the connection (or reset it) within `timeout` seconds; bytes
+    /// that arrive meanwhile are kept for `readResponse`.
+    func waitForClose(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while fill(until: deadline, timedOut: &timedOut) {}
+        return !timedOut
+    }
+
+    /// Everything received so far, as text (after `waitForClose`).
+    var received: String { String(decoding: pending, as: UTF8.self) }
+
+    /// Reads one response (head, then a Content-Length body unless `bodyless`: HEAD and 304).
+    func readResponse(timeout: TimeInterval = 5, bodyless: Bool = false) throws -> Response {
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        let separator = Data("\r\n\r\n".utf8)
+        var headEnd = pending.range(of: separator)
+        while headEnd == nil {
+            guard pending.count < 64 * 1024, fill(until: deadline, timedOut: &timedOut) else {
+                throw Failure(description: timedOut ? "no response head in time" : "closed before a response head: \(received)")
+            }
+            headEnd = pending.range(of: separator)
+        }
+        let head = String(decoding: pending[pending.startIndex..<headEnd!.lowerBound], as: UTF8.self)
+        pending.removeSubrange(pending.startIndex..<headEnd!.upperBound)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let headers = lines.compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var response = Response(statusLine: statusLine, headers: headers, body: Data(), bodyLength: 0,
+                                bodySHA256: SHA256.hash(data: Data()))
+        let length = bodyless ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+        var hasher = SHA256()
+        var remaining = length
+        while remaining > 0 {
+            if pending.isEmpty {
+                guard fill(until: deadline, timedOut: &timedOut) else {
+                    throw Failure(description: "body ended after \(length - remaining) of \(length) bytes")
+                }
+            }
+            let take = min(remaining, pending.count)
+            let piece = pending.prefix(take)
+            hasher.update(data: piece)
+            if response.body.count < Self.keptBodyLimit { response.body.append(piece.prefix(Self.keptBodyLimit - response.body.count)) }
+            pending.removeFirst(take)
+            remaining -= take
+        }
+        response.bodyLength = length
+        response.bodySHA256 = hasher.finalize()
+        return response
+    }
+}
+
+/// The server's ETag for `data`, computed here independently: the first 16 bytes of its SHA-256, quoted.
+func expectedETag(_ digest: SHA256.Digest) -> String {
+    "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+}
