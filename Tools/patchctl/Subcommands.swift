@@ -9,6 +9,7 @@ extension PatchCtl {
         Lint.self,
         Preprocess.self,
         Serve.self,
+        Dev.self,
         Revoke.self,
     ]
 }
