@@ -4,7 +4,7 @@
 SWIFT ?= swift
 DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev
 
-.PHONY: deps build test bench demo clean
+.PHONY: deps build test bench demo qa-demo clean
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -44,6 +44,11 @@ bench: deps
 
 demo: deps
 	./Samples/demo.sh
+
+# The live QA loop (patchctl dev + the shop's live mode): save → screen changes within a second,
+# a syntax error back with line:column, the fix applied again (Samples/qa-demo.sh).
+qa-demo: deps
+	./Samples/qa-demo.sh
 
 clean:
 	rm -rf .build
