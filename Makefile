@@ -36,11 +36,14 @@ test: deps
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 
-# Prints the benchmark table and writes bench-results/latest.json (see Benchmarks/README.md).
+# Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
+# save → applied latency (qaloopbench; see Benchmarks/README.md).
 # Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"
 BENCH_ARGS ?=
 bench: deps
 	$(SWIFT) run -c release patchbench $(BENCH_ARGS)
+	$(SWIFT) build -c release --product patchctl
+	$(SWIFT) run -c release qaloopbench
 
 demo: deps
 	./Samples/demo.sh
