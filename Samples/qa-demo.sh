@@ -112,7 +112,7 @@ FROM=$(( $(wc -l < "$WORK/dev.log") + 1 ))
 { cat Samples/patches/total.js; echo "console.log('total fixed again');"; } | save total.js
 wait_for "$WORK/dev.log" '^\[qa-shop\] v[0-9]+ applied' 2 && ok "applied again: $(tail -n +"$FROM" "$WORK/dev.log" | grep -E 'applied' | head -1)" \
     || fail "the fixed script was not applied"
-wait_for "$WORK/dev.log" '^\[qa-shop\] v[0-9]+ log: total fixed again$' 2 && ok "its console.log line reached the terminal" \
+wait_for "$WORK/dev.log" '^\[qa-shop\] v[0-9]+ log total\.js:[0-9]+:[0-9]+: total fixed again$' 2 && ok "its console.log line reached the terminal, with its line and column" \
     || fail "the console.log line did not come back"
 
 heading "patchctl dev's output"

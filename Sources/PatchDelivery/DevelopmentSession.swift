@@ -126,6 +126,10 @@ public final class DevelopmentSession: @unchecked Sendable {
     /// The version being evaluated, else the live one: what a `console.log` line belongs to.
     private var logVersion: Int? { lock.withLock { evaluatingVersion ?? liveVersion } }
     private var evaluatingVersion: Int?
+    /// Each applied script's preprocessed form by engine name, to map a `console.log` position
+    /// (reported in the preprocessed text) back to the source the developer is editing.
+    private var sourceMaps: [String: Preprocessed] = [:]
+    private static let maxSourceMaps = 64
 
     /// - Parameters:
     ///   - applier: where scripts go (`PatchEngine` by default).
@@ -309,6 +313,11 @@ public final class DevelopmentSession: @unchecked Sendable {
         defer { lock.withLock { evaluatingVersion = nil } }
         for (script, source) in patch.orderedScripts {
             let name = "\(m.patchID)@\(m.version)/\(script)"
+            let map = Preprocessor.rewrite(source)
+            lock.withLock {
+                if sourceMaps.count >= Self.maxSourceMaps { sourceMaps.removeAll() }
+                sourceMaps[name] = map
+            }
             do {
                 try applier.apply(script: source, name: name, bundle: patch.scripts)
                 names.append(name)
@@ -336,15 +345,26 @@ public final class DevelopmentSession: @unchecked Sendable {
             reporter.send(DevReport(error, version: nil))
             if let previousError { previousError(error) } else { previousLog?(error.description) }
         }
-        PatchEngine.logHandler = { [weak self] line in
-            reporter.send(DevReport(kind: .log, version: self?.logVersion, message: line), droppable: true)
-            if let previousLog { previousLog(line) } else {
-                FileHandle.standardError.write(Data(("PatchEngine: " + line + "\n").utf8))
+        PatchEngine.logHandler = { [weak self] raw in
+            let (script, line, column, text) = DevConsoleLocation.split(raw)
+            if let script, let line, let column {
+                let (file, version) = DevReport.split(engineName: script)
+                let original = self?.lock.withLock { self?.sourceMaps[script] }?.originalPosition(line: line, column: column)
+                    ?? (line: line, column: column)
+                reporter.send(DevReport(kind: .log, version: version ?? self?.logVersion, message: text,
+                                        script: file, line: original.line, column: original.column), droppable: true)
+            } else {
+                reporter.send(DevReport(kind: .log, version: self?.logVersion, message: text), droppable: true)
+            }
+            if let previousLog { previousLog(text) } else {
+                FileHandle.standardError.write(Data(("PatchEngine: " + text + "\n").utf8))
             }
         }
+        configuration.queue.async { DevConsoleLocation.set(on: true) }
     }
 
     private func releaseEngineOutput() {
+        configuration.queue.async { DevConsoleLocation.set(on: false) }
         PatchEngine.errorHandler = previousErrorHandler
         PatchEngine.logHandler = previousLogHandler
     }

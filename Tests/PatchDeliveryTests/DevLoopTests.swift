@@ -27,18 +27,19 @@ final class DevLoopTests: XCTestCase {
     // MARK: - Save → applied
 
     func testASaveIsAppliedLiveAndReportedBackWithItsLogLines() throws {
-        try save("a.js", "console.log('hello one');\n")
+        try save("a.js", "var first = 1;\n  console.log('hello one');\n")
         let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
         let device = try Device(self, dev, name: "phone-1", engine: true)
         device.session.start()
         let first = try device.waitForApplied(after: nil)
         try dev.waitForLine("[phone-1] v\(first) applied")
-        try dev.waitForLine("[phone-1] v\(first) log: hello one")
+        // console.log lines come back with where they were written.
+        try dev.waitForLine(matching: #"^\[phone-1\] v\#(first) log a\.js:2:14: hello one$"#)
 
         try save("a.js", "console.log('hello two');\n")
         let second = try device.waitForApplied(after: first)
         XCTAssertGreaterThan(second, first)
-        try dev.waitForLine("[phone-1] v\(second) log: hello two")
+        try dev.waitForLine(matching: #"^\[phone-1\] v\#(second) log a\.js:1:\d+: hello two$"#)
     }
 
     // MARK: - Errors back in the terminal
@@ -70,6 +71,56 @@ final class DevLoopTests: XCTestCase {
         PatchEngine.errorHandler?(PatchError(kind: .runtime, message: "undefined is not a function",
                                              scriptName: "dev@\(version)/c.js", line: 7, column: 3))
         try dev.waitForLine("[rt] v\(version) runtime error c.js:7:3: undefined is not a function")
+    }
+
+    func testABurstOfSavesIsPublishedOnceItSettlesAndTheLastContentWins() throws {
+        try save("g.js", "var g = 0;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "burst", engine: false)
+        device.session.start()
+        let first = try device.waitForApplied(after: nil)
+        let publishedBefore = dev.output.value.filter { $0.contains(" published (") }.count
+        for i in 1...10 { try save("g.js", "var g = \(i);\n") }
+        try device.waitFor("the last save applied") { _ in
+            device.applier.onQueue { applier in applier.live.first.flatMap { applier.sources[$0] } } == "var g = 10;\n"
+        }
+        let published = dev.output.value.filter { $0.contains(" published (") }.count - publishedBefore
+        XCTAssertLessThanOrEqual(published, 3, "ten saves in a burst are published once or twice, not ten times")
+        XCTAssertGreaterThan(try device.waitForApplied(after: first), first)
+    }
+
+    // MARK: - What reaches the terminal is bounded and escaped
+
+    func testReportsAreEscapedBeforePrintingAndOversizedOnesRefused() throws {
+        try save("h.js", "var h = 1;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        // A device's log line trying to forge another device's line and clear the screen.
+        let forged = DevReport(kind: .log, version: 1, message: "evil\n[phone-1] v2 applied\u{1b}[2J")
+        XCTAssertEqual(try report(dev, device: "mallory", forged.encoded()), 204)
+        let line = try dev.waitForLine("[mallory] v1 log: evil")
+        XCTAssertEqual(line, #"[mallory] v1 log: evil\u{a}[phone-1] v2 applied\u{1b}[2J"#)
+        XCTAssertFalse(dev.output.value.contains { $0.hasPrefix("[phone-1]") }, "no forged line")
+        // Larger than a report may be: refused before it is read as one.
+        let huge = Data(repeating: UInt8(ascii: "a"), count: 5000)
+        XCTAssertEqual(try report(dev, device: "mallory", huge), 413)
+        // A device name must be a plain name.
+        XCTAssertEqual(try report(dev, device: "bad name\u{1b}", forged.encoded()), 400)
+    }
+
+    /// Sends one report as a device would; returns the HTTP status.
+    private func report(_ dev: DevServer, device: String, _ data: Data) throws -> Int {
+        var components = URLComponents(url: dev.url.appendingPathComponent("_dev/report"), resolvingAgainstBaseURL: false)!
+        let payload = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        components.queryItems = [URLQueryItem(name: "device", value: device), URLQueryItem(name: "r", value: payload)]
+        let status = LockedBox(0)
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: components.url!) { _, response, _ in
+            status.value = (response as? HTTPURLResponse)?.statusCode ?? -1
+            done.signal()
+        }.resume()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        return status.value
     }
 
     // MARK: - Several devices
