@@ -73,12 +73,12 @@ struct QALoopBench: ParsableCommand {
             appID: "com.example.bench", appVersion: "1.0.0")
         configuration.queue = DispatchQueue(label: "bench.device")
         PatchEngine.logHandler = { _ in }
-        let session = try DevelopmentSession(configuration: configuration) { event in
+        let session = try DevelopmentSession(configuration: configuration, onEvent: { event in
             if case .applied(let version) = event {
                 applied.update { $0.append((version, DispatchTime.now().uptimeNanoseconds)) }
                 signal.signal()
             }
-        }
+        })
         session.start()
         guard signal.wait(timeout: .now() + 10) == .success else { throw ValidationError("the first version was not applied within 10 s") }
 

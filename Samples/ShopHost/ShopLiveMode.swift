@@ -19,10 +19,10 @@ enum ShopLiveMode {
             serverURL: url, deviceName: device, trustStore: TrustStore(keys: [key]), appID: Shop.appID, appVersion: appVersion)
         let session: DevelopmentSession
         do {
-            session = try DevelopmentSession(configuration: configuration) { event in
+            session = try DevelopmentSession(configuration: configuration, onEvent: { event in
                 print("dev: \(event)")
                 fflush(stdout)
-            }
+            })
         } catch {
             throw ShopPatches.SetupError(description: "\(error)")
         }

@@ -54,6 +54,7 @@ final class DevLoopTests: XCTestCase {
         try save("b.js", "var good = 1;\nvar broken = ;\n")
         let line = try dev.waitForLine(matching: #"\[tablet\] v\d+ syntax error b\.js:2:\d+: "#)
         XCTAssertTrue(line.contains("b.js:2:"), line)
+        try dev.waitForLine(matching: #"^lint b\.js:2:\d+: error: "#)   // patchctl dev's own check, at once
         XCTAssertEqual(device.session.liveDevelopmentVersion, good, "the last good version stays live")
         XCTAssertTrue(device.events.value.contains { if case .failed(_, _, good?) = $0 { return true } else { return false } })
 
@@ -334,7 +335,7 @@ final class Device {
         configuration.reportsEngineOutput = engine
         applier = QueuedApplier(queue: queue, engine: engine)
         let events = self.events
-        session = try DevelopmentSession(configuration: configuration, applier: applier) { event in events.value.append(event) }
+        session = try DevelopmentSession(configuration: configuration, applier: applier, onEvent: { event in events.value.append(event) })
         let session = self.session, applier = self.applier
         test.addTeardownBlock {
             session.stop()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import PatchDelivery
+import PatchEngine
 import PatchServer
 #if canImport(Glibc)
 import Glibc
@@ -129,6 +130,8 @@ extension PatchCtl {
             stopRequested.wait()
             watcher.stop()
             debouncer.cancel()
+            // Streams never end on their own: close them now rather than after the grace period.
+            channel.disconnectAll()
             out.line("stopped")
         }
     }
@@ -242,11 +245,17 @@ final class DevPublisher {
         guard !scripts.isEmpty else { return out.line("no .js files in \(folder.path) yet") }
         let content = Dictionary(uniqueKeysWithValues: scripts.map { ($0.name, $0.source) })
         guard content != lastContent else { return }
-        if let linter {
-            for (name, source) in scripts {
-                for warning in linter.warnings(in: source) {
-                    out.line("lint \(devPrintable(name)):\(warning.line):\(warning.column): \(devPrintable(warning.message))")
-                }
+        // The lint of `patchctl lint`, printed at once; the version is published all the same, so
+        // each device reports what its own engine makes of it.
+        for (name, source) in scripts {
+            do {
+                try PatchEngine.checkSyntax(source, name: name)
+            } catch let error as PatchError {
+                out.line("lint \(devPrintable(name)):\(error.line ?? 1):\(error.column ?? 1): error: \(devPrintable(error.message))")
+                continue
+            } catch {}
+            for warning in linter?.warnings(in: source) ?? [] {
+                out.line("lint \(devPrintable(name)):\(warning.line):\(warning.column): warning: \(devPrintable(warning.message))")
             }
         }
         // Milliseconds since 1970: versions keep rising across restarts of `patchctl dev`.
