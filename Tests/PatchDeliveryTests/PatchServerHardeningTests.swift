@@ -138,6 +138,18 @@ final class PatchServerHardeningTests: XCTestCase {
         withExtendedLifetime(held) {}
     }
 
+    func testStopClosesIdleConnectionsWithoutWaitingForTheGracePeriod() throws {
+        let server = PatchServer(directory: www, log: nil)
+        let port = try server.start()
+        let idle = try RawHTTPConnection(port: port)
+        idle.send("GET /patch.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try idle.readResponse().text, "the patch")  // and the connection stays open
+        let started = Date()
+        server.stop(gracePeriod: 5)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0, "an idle keep-alive connection held stop()")
+        XCTAssertTrue(idle.waitForClose(timeout: 1))
+    }
+
     /// A real shortage: the server runs with `ulimit -n 40`, the test opens 80 connections.
     func testRunningOutOfFileDescriptorsIsSurvived() throws {
         let serve = try ServeProcess(directory: www, scratch: root, openFileLimit: 40)
@@ -274,6 +286,33 @@ final class PatchServerHardeningTests: XCTestCase {
         XCTAssertEqual(again.status, 304)
     }
 
+    func testAClientThatStopsReadingIsClosedAfterTheSendTimeout() throws {
+        // 32 MB: far more than the socket buffers on both sides hold, so the server must wait.
+        try Data(count: 32 << 20).write(to: www.appendingPathComponent("big.bin"))
+        let (server, port) = try startServer(PatchServer.Limits(idleTimeout: 30, sendTimeout: 0.5))
+        let connection = try RawHTTPConnection(port: port)
+        connection.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(eventually { server.openConnections == 1 })
+        let started = Date()
+        XCTAssertTrue(eventually(5) { server.openConnections == 0 }, "a client that never reads is closed")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        withExtendedLifetime(connection) {}
+    }
+
+    func testASlowButSteadyReaderIsNotCutOff() throws {
+        let size = 16 << 20
+        try Data(count: size).write(to: www.appendingPathComponent("big.bin"))
+        let (_, port) = try startServer(PatchServer.Limits(idleTimeout: 30, sendTimeout: 1.5))
+        let connection = try RawHTTPConnection(port: port)
+        connection.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        // A pause of 0.25 s per MB: 4 s in all, well past the send timeout, but always progressing.
+        let started = Date()
+        let response = try connection.readResponse(timeout: 20, throttle: (every: 1 << 20, pause: 0.25))
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.0)
+        XCTAssertEqual(response.bodyLength, size)
+        XCTAssertEqual(response.bodySHA256, SHA256.hash(data: Data(count: size)))
+    }
+
     // MARK: - Logs
 
     func testRequestTextIsEscapedInTheLog() throws {
@@ -283,5 +322,12 @@ final class PatchServerHardeningTests: XCTestCase {
         let line = try XCTUnwrap(log.all.last)
         XCTAssertEqual(line, "GET /x\\u{d}\\u{a}GET /forged 200\\u{1b}[31m 404")
         XCTAssertEqual(server.requests.last?.path, "/x\r\nGET /forged 200\u{1b}[31m", "the record keeps the real path")
+
+        let malformed = try RawHTTPConnection(port: port)
+        malformed.send("GET /patch.json HTTP/1.1\r\nNo colon \u{1b}[31m here\r\n\r\n")
+        XCTAssertTrue(malformed.waitForClose(timeout: 3))
+        XCTAssertTrue(malformed.received.hasPrefix("HTTP/1.1 400 "), malformed.received)
+        XCTAssertTrue(eventually { log.all.contains { $0.hasPrefix("- - 400 (malformed request: ") } }, "\(log.all)")
+        XCTAssertFalse(log.all.joined().contains("\u{1b}"), "nothing raw from the request reaches the log")
     }
 }

@@ -99,8 +99,10 @@ final class RawHTTPConnection {
     /// Everything received so far, as text (after `waitForClose`).
     var received: String { String(decoding: pending, as: UTF8.self) }
 
-    /// Reads one response (head, then a Content-Length body unless `bodyless`: HEAD and 304).
-    func readResponse(timeout: TimeInterval = 5, bodyless: Bool = false) throws -> Response {
+    /// Reads one response (head, then a Content-Length body unless `bodyless`: HEAD and 304);
+    /// `throttle` pauses for `pause` seconds after each `every` bytes of body, as a slow client.
+    func readResponse(timeout: TimeInterval = 5, bodyless: Bool = false,
+                      throttle: (every: Int, pause: TimeInterval)? = nil) throws -> Response {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
         let separator = Data("\r\n\r\n".utf8)
@@ -124,7 +126,12 @@ final class RawHTTPConnection {
         let length = bodyless ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
         var hasher = SHA256()
         var remaining = length
+        var sinceLastPause = 0
         while remaining > 0 {
+            if let throttle, sinceLastPause >= throttle.every {
+                usleep(UInt32(throttle.pause * 1_000_000))
+                sinceLastPause = 0
+            }
             if pending.isEmpty {
                 guard fill(until: deadline, timedOut: &timedOut) else {
                     throw Failure(description: "body ended after \(length - remaining) of \(length) bytes")
@@ -136,6 +143,7 @@ final class RawHTTPConnection {
             if response.body.count < Self.keptBodyLimit { response.body.append(piece.prefix(Self.keptBodyLimit - response.body.count)) }
             pending.removeFirst(take)
             remaining -= take
+            sinceLastPause += take
         }
         response.bodyLength = length
         response.bodySHA256 = hasher.finalize()

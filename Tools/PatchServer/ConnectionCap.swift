@@ -29,6 +29,13 @@ final class ConnectionCap: @unchecked Sendable {
     /// Connections open now.
     var count: Int { lock.withLock { open.count } }
 
+    /// Asks every open connection to finish: an idle one closes now, one in the middle of a
+    /// request closes once its response is written (NIO's `HTTPServerPipelineHandler` does this).
+    func quiesceAll() {
+        let channels = lock.withLock { Array(open.values) }
+        for channel in channels { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
+    }
+
     /// Closes every open connection (their handlers see the close as usual).
     func closeAll() {
         let channels = lock.withLock { Array(open.values) }

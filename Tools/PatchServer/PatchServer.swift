@@ -126,7 +126,7 @@ public final class PatchServer: @unchecked Sendable {
                 // Out of descriptors (or memory), accept() fails until some are freed: pause
                 // accepting for a moment and keep the listening socket, rather than spin or close.
                 let pause = AcceptPause(delay: .interval(limits.acceptRetryDelay)) { [weak self] error in
-                    self?.log?("accept failed (\(String(cString: strerror(error.errnoCode)))): retrying in \(limits.acceptRetryDelay) s")
+                    self?.logLine("accept failed (\(String(cString: strerror(error.errnoCode)))): retrying in \(limits.acceptRetryDelay) s")
                 }
                 return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(pause) }
             }
@@ -134,14 +134,21 @@ public final class PatchServer: @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     guard connections.admit(channel) else {
-                        self.log?("- - 503 (\(connections.limit) connections open)")
+                        self.logLine("- - 503 (\(connections.limit) connections open)")
                         try pipeline.addHandler(CapacityRefusal())
                         return
                     }
                     try pipeline.addHandler(RequestHeadLimiter(limits: limits) { [weak self] refusal in
-                        self?.log?("- - \(refusal.status) (\(refusal.reason))")
+                        self?.logLine("- - \(refusal.status) (\(refusal.reason))")
                     })
-                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    // The decoder's own limits (80 KB, 65 534 fields by default) lowered to ours: a
+                    // second line behind the limiter, which counts raw bytes and so trips first.
+                    var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+                    decoderLimits.maxHeaderFieldSize = limits.maxHeadBytes
+                    decoderLimits.maxHeaderListSize = limits.maxHeadBytes
+                    decoderLimits.maxHeaderFieldCount = limits.maxHeaderCount
+                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+                        leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)))
                     try pipeline.addHandler(HTTPResponseEncoder())
                     try pipeline.addHandler(HTTPServerPipelineHandler())
                     try pipeline.addHandler(HTTPServerProtocolErrorHandler())
@@ -154,14 +161,18 @@ public final class PatchServer: @unchecked Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
     }
 
-    /// Stops listening, lets requests in progress finish for up to `gracePeriod` seconds, then
-    /// closes every connection; blocks until done. Safe to call twice.
+    /// Stops listening, closes idle connections, lets requests in progress finish for up to
+    /// `gracePeriod` seconds, then closes every connection; blocks until done. Safe to call twice.
     public func stop(gracePeriod: TimeInterval = 1) {
         guard let running = lock.withLock({ () -> Running? in
             defer { self.running = nil }
             return self.running
         }) else { return }
         try? running.listener.close().wait()
+        // Event streams never finish a response: end them now (devices reconnect) rather than
+        // hold stop() for the whole grace period.
+        devChannel?.disconnectAll()
+        running.connections.quiesceAll()
         let deadline = Date().addingTimeInterval(max(0, gracePeriod))
         while running.connections.count > 0, Date() < deadline {
             usleep(10_000)
@@ -191,6 +202,11 @@ public final class PatchServer: @unchecked Sendable {
             injectedFailures[i].remaining -= 1
             return injectedFailures[i].status
         }
+    }
+
+    /// Logs a line the server wrote itself (no text from a request in it).
+    func logLine(_ line: String) {
+        log?(line)
     }
 
     /// Keeps `request` and logs it, escaped.

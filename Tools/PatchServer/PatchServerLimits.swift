@@ -16,17 +16,22 @@ extension PatchServer {
         public var headTimeout: TimeInterval = 10
         /// Seconds an open connection may wait for its next request (keep-alive) before it's closed.
         public var idleTimeout: TimeInterval = 30
+        /// Seconds a response may go without progress (a client that stops reading a large file)
+        /// before its connection is closed.
+        public var sendTimeout: TimeInterval = 30
         /// Seconds between accept attempts while accept fails for want of file descriptors
         /// (EMFILE, ENFILE) or memory: the listening socket is kept and retried, not spun on.
         public var acceptRetryDelay: TimeInterval = 0.5
 
         public init(maxHeadBytes: Int = 8 * 1024, maxHeaderCount: Int = 100, maxConnections: Int = 256,
-                    headTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 30, acceptRetryDelay: TimeInterval = 0.5) {
+                    headTimeout: TimeInterval = 10, idleTimeout: TimeInterval = 30, sendTimeout: TimeInterval = 30,
+                    acceptRetryDelay: TimeInterval = 0.5) {
             self.maxHeadBytes = maxHeadBytes
             self.maxHeaderCount = maxHeaderCount
             self.maxConnections = maxConnections
             self.headTimeout = headTimeout
             self.idleTimeout = idleTimeout
+        self.sendTimeout = sendTimeout
             self.acceptRetryDelay = acceptRetryDelay
         }
     }

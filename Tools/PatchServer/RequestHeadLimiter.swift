@@ -1,10 +1,11 @@
 import NIOCore
 
-/// Sits in front of the HTTP decoder and enforces what the decoder doesn't (its own head limit is
-/// 80 KB, and it has no clock): the size and header count of every request head, a deadline for
-/// the whole head counted from its first byte (slowloris), and how long a connection may wait
-/// idle between requests (keep-alive). It reads every byte once, keeping only counters, so a huge
-/// or dripped head costs linear time and constant memory.
+/// Sits in front of the HTTP decoder and enforces what the decoder doesn't (its limits, 80 KB by
+/// default, count header names and values but not the request line, and it has no clock): the
+/// raw size and header count of every request head, a deadline for the whole head counted from
+/// its first byte (slowloris), how long a connection may wait idle between requests
+/// (keep-alive), and closing when the server stops. It reads every byte once, keeping only
+/// counters, so a huge or dripped head costs linear time and constant memory.
 ///
 /// A head that breaks a limit is answered at once (414, 431 or 408, `Connection: close`) and the
 /// connection is closed: its output first, then the rest once the client is done or after a
@@ -45,6 +46,8 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
 
     private enum Mode { case reading, draining }
     private var mode = Mode.reading
+    /// The server is stopping: close as soon as no response is pending.
+    private var quiescing = false
     private var drainedBytes = 0
 
     private enum TimerKind { case none, head, idle, linger }
@@ -85,6 +88,26 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// `ChannelShouldQuiesceEvent` (from `stop()`): an idle connection, or one with only part of
+    /// a head, closes now; one with a response pending closes once it's written. Not passed on:
+    /// NIO's HTTPServerPipelineHandler quiesces too, but then traps (fatalError) when the decoder
+    /// reports the cut-off head at close and HTTPServerProtocolErrorHandler answers it.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        quiescing = true
+        if pendingResponses == 0 { close(context) }
+    }
+
+    /// Closes at once, ignoring whatever else comes in.
+    private func close(_ context: ChannelHandlerContext) {
+        mode = .draining
+        cancelTimer()
+        context.close(promise: nil)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         while buffer.readableBytes > 0 {
@@ -119,8 +142,12 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case .responseComplete:
             pendingResponses = max(0, pendingResponses - 1)
-            if pendingResponses == 0 { idleSince = .now() }
-            rearm(context)
+            if pendingResponses == 0 && quiescing {
+                close(context)
+            } else {
+                if pendingResponses == 0 { idleSince = .now() }
+                rearm(context)
+            }
         case .closing:
             // The responder closes once its answer is written; a client that never reads it is
             // closed after the idle timeout all the same.
@@ -218,9 +245,7 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .idle:
             timer = loop.scheduleTask(deadline: idleSince + idleTimeout) { [self] in
-                timerKind = .none
-                mode = .draining
-                context.close(promise: nil)
+                close(context)
             }
         case .none, .linger:
             break

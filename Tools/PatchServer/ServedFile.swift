@@ -44,6 +44,13 @@ struct ServedFile {
             _ = close(fd)
             throw Failure.vanished
         }
+        // Between the path check and open(), a folder on the way could have been swapped for a
+        // symlink leading out (O_NOFOLLOW guards only the last name): ask the kernel where the
+        // descriptor really points, and refuse it unless that is the path that was checked.
+        guard openedPath(fd).map({ $0 == realPath }) ?? true else {
+            _ = close(fd)
+            throw Failure.vanished
+        }
         let size = Int(info.st_size)
         do {
             let etag = try hash(fd, size: size)
@@ -52,6 +59,18 @@ struct ServedFile {
             _ = close(fd)
             throw error
         }
+    }
+
+    /// The path the kernel has for an open descriptor (Linux: /proc/self/fd), or nil where unknown.
+    static func openedPath(_ fd: Int32) -> String? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return nil
+        #endif
     }
 
     private static func systemOpen(_ path: String, _ flags: Int32) -> Int32 {

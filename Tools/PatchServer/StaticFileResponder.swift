@@ -18,12 +18,14 @@ final class StaticFileResponder: ChannelInboundHandler {
     private let server: PatchServer
     private let root: String
     private let threadPool: NIOThreadPool
+    private let sendTimeout: TimeAmount
     private var head: HTTPRequestHead?
     private var closing = false
 
     /// - Parameter root: the real path of the served folder.
     init(server: PatchServer, root: String, threadPool: NIOThreadPool) {
         self.server = server
+        self.sendTimeout = .interval(server.limits.sendTimeout)
         self.root = root
         self.threadPool = threadPool
     }
@@ -103,15 +105,14 @@ final class StaticFileResponder: ChannelInboundHandler {
                 if let ifNoneMatch, EntityTag.matches(ifNoneMatch, etag: file.etag) {
                     try? file.handle.close()
                     finish(.notModified)
-                    self.send(context, request, .notModified, headers: Self.fileHeaders(file, request), body: nil,
+                    self.send(context, request, .notModified, headers: Self.fileHeaders(file), body: .none,
                               keepAlive: keepAlive)
                 } else {
                     finish(.ok)
-                    var headers = Self.fileHeaders(file, request)
+                    var headers = Self.fileHeaders(file)
                     headers.add(name: "Content-Length", value: String(file.size))
-                    headers.add(name: "Content-Type", value: request.uri.hasSuffix(".json") ? "application/json" : "application/octet-stream")
-                    let body: IOData? = request.method == .HEAD || file.size == 0
-                        ? nil : .fileRegion(FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.size))
+                    headers.add(name: "Content-Type", value: path.hasSuffix(".json") ? "application/json" : "application/octet-stream")
+                    let body: Body = request.method == .HEAD || file.size == 0 ? .none : .file(file)
                     self.send(context, request, .ok, headers: headers, body: body, keepAlive: keepAlive) {
                         try? file.handle.close()
                     }
@@ -120,7 +121,7 @@ final class StaticFileResponder: ChannelInboundHandler {
         }
     }
 
-    private static func fileHeaders(_ file: ServedFile, _ request: HTTPRequestHead) -> HTTPHeaders {
+    private static func fileHeaders(_ file: ServedFile) -> HTTPHeaders {
         HTTPHeaders([("ETag", file.etag), ("Cache-Control", "no-cache")])
     }
 
@@ -150,26 +151,96 @@ final class StaticFileResponder: ChannelInboundHandler {
         var headers = HTTPHeaders(extra)
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(text.utf8.count))
-        let body = request.method == .HEAD ? nil : IOData.byteBuffer(context.channel.allocator.buffer(string: text))
+        let body = request.method == .HEAD ? Body.none : .bytes(context.channel.allocator.buffer(string: text))
         send(context, request, status, headers: headers, body: body, keepAlive: keepAlive)
     }
 
+    /// What follows a response head.
+    private enum Body {
+        case none
+        case bytes(ByteBuffer)
+        /// Sent by the kernel from the file, `sliceSize` bytes per write.
+        case file(ServedFile)
+    }
+
+    /// Bytes of a file per write: each completed slice is progress that re-arms the stall timer,
+    /// small enough that a slow link (a few kB/s) completes one well within `sendTimeout`.
+    static let sliceSize = 64 * 1024
+
     /// Writes one whole response; then tells the limiter the connection may idle, or closes it.
-    /// `done` runs once the response is written or has failed (to close the file).
+    /// `done` runs once the response is written or has failed (to close the file). A client that
+    /// stops reading holds the connection no longer than `sendTimeout` without progress.
     private func send(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ status: HTTPResponseStatus,
-                      headers: HTTPHeaders, body: IOData?, keepAlive: Bool, done: (() -> Void)? = nil) {
+                      headers: HTTPHeaders, body: Body, keepAlive: Bool, done: (() -> Void)? = nil) {
         var headers = headers
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: request.version, status: status, headers: headers)
+        armStallTimer(context)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolatedUnsafeUnchecked().whenComplete { result in
-            done?()
-            if keepAlive, case .success = result {
-                context.triggerUserOutboundEvent(RequestHeadLimiter.Event.responseComplete, promise: nil)
-            } else {
-                context.close(promise: nil)
+        let finish = {
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil))).assumeIsolatedUnsafeUnchecked().whenComplete { result in
+                self.stallTimer?.cancel()
+                self.stallTimer = nil
+                done?()
+                if keepAlive, case .success = result {
+                    context.triggerUserOutboundEvent(RequestHeadLimiter.Event.responseComplete, promise: nil)
+                } else {
+                    context.close(promise: nil)
+                }
             }
         }
+        switch body {
+        case .none:
+            finish()
+        case .bytes(let buffer):
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            finish()
+        case .file(let file):
+            sendSlices(context, file, from: 0, then: finish, failed: { done?() })
+        }
+    }
+
+    private func sendSlices(_ context: ChannelHandlerContext, _ file: ServedFile, from offset: Int,
+                            then finish: @escaping () -> Void, failed: @escaping () -> Void) {
+        let end = min(offset + Self.sliceSize, file.size)
+        let slice = FileRegion(fileHandle: file.handle, readerIndex: offset, endIndex: end)
+        context.writeAndFlush(wrapOutboundOut(.body(.fileRegion(slice)))).assumeIsolatedUnsafeUnchecked().whenComplete { result in
+            guard case .success = result else {
+                failed()
+                context.close(promise: nil)
+                return
+            }
+            self.armStallTimer(context)
+            if end < file.size {
+                self.sendSlices(context, file, from: end, then: finish, failed: failed)
+            } else {
+                finish()
+            }
+        }
+    }
+
+    private var stallTimer: Scheduled<Void>?
+
+    private func armStallTimer(_ context: ChannelHandlerContext) {
+        stallTimer?.cancel()
+        stallTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: sendTimeout) {
+            context.close(promise: nil)
+        }
+    }
+
+    /// A head the decoder can't read was answered 400 by `HTTPServerProtocolErrorHandler`; it's
+    /// logged here (the parser's own words, nothing from the request). Other errors (a reset
+    /// connection) just close it.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let parserError = error as? HTTPParserError {
+            server.logLine("- - 400 (malformed request: \(parserError))")
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stallTimer?.cancel()
+        stallTimer = nil
+        context.fireChannelInactive()
     }
 }

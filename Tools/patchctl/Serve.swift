@@ -16,7 +16,10 @@ extension PatchCtl {
             discussion: """
                 Serves every file in DIR (patch files, the revocation list) with ETags and 304 Not Modified, \
                 logs each request as 'METHOD /path STATUS' on standard output, and runs until interrupted \
-                (SIGINT or SIGTERM), then stops cleanly. Plain HTTP: apps must opt in with allowsInsecureHTTP.
+                (SIGINT or SIGTERM), then stops cleanly. Plain HTTP: apps must opt in with allowsInsecureHTTP. \
+                Safe to leave running on a shared network: GET and HEAD only, nothing outside DIR (symlinks \
+                included) and no dotfiles, request heads capped at 8 KB and 10 s, idle connections closed \
+                after 30 s, at most 256 connections.
                 """)
 
         @Argument(help: ArgumentHelp("Directory to serve.", valueName: "DIR"))
