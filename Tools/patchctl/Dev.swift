@@ -18,7 +18,8 @@ extension PatchCtl {
             abstract: "Live QA loop: push every save of DIR's scripts to connected test apps (development key).",
             discussion: """
                 Watches the .js files in DIR (sorted by name, one patch). On every save (bursts are \
-                debounced) it lints them (with --classes), signs them with a development key and \
+                debounced) it lints them (syntax; class and selector names with --classes), signs them \
+                with a development key and \
                 publishes the new version to every app connected to http://HOST:PORT/_dev/events. Apps \
                 open a DevelopmentSession with the development public key (printed at start); \
                 production builds never trust it. Each app's reports are printed as they arrive: \
