@@ -111,6 +111,23 @@ final class DevLoopTests: XCTestCase {
         XCTAssertEqual(try report(dev, device: "bad name\u{1b}", forged.encoded()), 400)
     }
 
+    func testAFloodOfLogLinesIsCutAtTheDevicesQueueAndTheTerminalIsToldHowMany() throws {
+        try save("flood.js", "for (var i = 0; i < 3000; i++) { console.log('line ' + i); }\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        // The app's own log handler stays quiet (the session passes every line on to it).
+        let appHandler = PatchEngine.logHandler
+        PatchEngine.logHandler = { _ in }
+        addTeardownBlock { PatchEngine.logHandler = appHandler }
+        let device = try Device(self, dev, name: "chatty", engine: true)
+        device.session.start()
+        let version = try device.waitForApplied(after: nil)
+        try dev.waitForLine("[chatty] v\(version) applied")
+        try dev.waitForLine(matching: #"^\[chatty\] dropped: \d+ reports dropped \(queue full\)$"#)
+        let logs = dev.output.value.filter { $0.hasPrefix("[chatty] v\(version) log ") }.count
+        XCTAssertLessThan(logs, 3000, "not every line: the device keeps at most its queue's worth waiting")
+        XCTAssertGreaterThan(logs, 0)
+    }
+
     /// Sends one report as a device would; returns the HTTP status.
     private func report(_ dev: DevServer, device: String, _ data: Data) throws -> Int {
         var components = URLComponents(url: dev.url.appendingPathComponent("_dev/report"), resolvingAgainstBaseURL: false)!
