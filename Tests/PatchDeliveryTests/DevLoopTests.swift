@@ -66,6 +66,18 @@ final class DevLoopTests: XCTestCase {
         try dev.waitForLine("[tablet] v\(fixed) applied")
     }
 
+    func testAFirstVersionThatFailsLeavesNothingApplied() throws {
+        try save("one.js", "var fine = 1;\n")
+        try save("two.js", "throw new Error('not yet');\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "fresh", engine: true)
+        device.session.start()
+        try dev.waitForLine(matching: #"^\[fresh\] v\d+ evaluation error two\.js:1:\d+: Error: not yet$"#)
+        try device.waitFor("the failed event") { $0.contains { if case .failed(_, _, nil) = $0 { return true } else { return false } } }
+        XCTAssertNil(device.session.liveDevelopmentVersion)
+        XCTAssertEqual(device.applier.onQueue { $0.live }, [], "one.js was applied, then undone with the version")
+    }
+
     func testARuntimeErrorRaisedLaterIsReportedWithTheScriptName() throws {
         try save("c.js", "var ok = 1;\n")
         let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
