@@ -17,7 +17,7 @@ final class DevReportSender: @unchecked Sendable {
     private var dropped = 0
     private var sending = false
     private var paused = true
-    private var stopped = false
+    private var stopped = true
 
     init(baseURL: URL, device: String, maxQueued: Int) {
         self.baseURL = baseURL
@@ -59,8 +59,14 @@ final class DevReportSender: @unchecked Sendable {
         pump()
     }
 
+    /// Drops what is queued and takes nothing more until `begin()`.
     func stop() {
-        lock.withLock { stopped = true; queue = [] }
+        lock.withLock { stopped = true; paused = true; queue = []; dropped = 0 }
+    }
+
+    /// Takes reports again (a session started after a stop); they wait for `resume()`.
+    func begin() {
+        lock.withLock { stopped = false }
     }
 
     private func pump() {

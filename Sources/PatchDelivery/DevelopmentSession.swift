@@ -174,6 +174,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             return true
         }
         guard begin else { return }
+        reporter.begin()
         if configuration.reportsEngineOutput { captureEngineOutput() }
         control.async { self.connect() }
     }
@@ -181,15 +182,16 @@ public final class DevelopmentSession: @unchecked Sendable {
     /// Disconnects and stops re-connecting. The live development version stays applied; call
     /// `revert()` to remove it.
     public func stop() {
-        let stream: EventStream? = lock.withLock {
-            guard running else { return nil }
+        let (wasRunning, stream): (Bool, EventStream?) = lock.withLock {
+            guard running else { return (false, nil) }
             running = false
             generation += 1
             reconnectTimer?.cancel()
             reconnectTimer = nil
             defer { self.stream = nil }
-            return self.stream
+            return (true, self.stream)
         }
+        guard wasRunning else { return }
         stream?.cancel()
         if configuration.reportsEngineOutput { releaseEngineOutput() }
         reporter.stop()

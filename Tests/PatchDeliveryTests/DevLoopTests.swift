@@ -208,6 +208,24 @@ final class DevLoopTests: XCTestCase {
         XCTAssertEqual(device.applier.onQueue { $0.live }, ["dev@\(current)/f.js"])
     }
 
+    func testAStoppedSessionStartedAgainCatchesUpAndReportsAgain() throws {
+        try save("s.js", "var s = 1;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "pausable", engine: false)
+        device.session.start()
+        let first = try device.waitForApplied(after: nil)
+        device.session.stop()
+        try dev.waitForLine("[pausable] disconnected")
+        try save("s.js", "var s = 2;\n")
+        let published = try dev.waitForLine(matching: #"^v\d+ published \(s\.js\) to 0 devices$"#)
+        let missed = Int(published.dropFirst().prefix { $0.isNumber })!
+        XCTAssertGreaterThan(missed, first)
+
+        device.session.start()
+        XCTAssertEqual(try device.waitForApplied(after: first), missed)
+        try dev.waitForLine("[pausable] v\(missed) applied")
+    }
+
     // MARK: - Development keys never reach production
 
     func testAProductionConfigurationCannotOpenADevelopmentSession() throws {
