@@ -34,7 +34,7 @@ extension PatchCtl {
         @Option(name: .long, help: "Port to listen on; 0 picks a free one (printed, and written to --port-file).")
         var port: UInt16 = 8765
 
-        @Option(name: .long, help: "IPv4 address to listen on.")
+        @Option(name: .long, help: "IPv4 address to listen on (beyond loopback, anyone on that network can read the scripts).")
         var host: String = "127.0.0.1"
 
         @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port to this file once listening.", valueName: "FILE"))
