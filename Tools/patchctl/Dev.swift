@@ -192,6 +192,7 @@ final class DevPublisher {
     /// Per script and in all: a runaway file is refused, not read whole.
     static let maxScriptBytes = 1 << 20
     static let maxTotalBytes = 4 << 20
+    static let maxScripts = 256
 
     let folder: URL
     let patchID: String
@@ -227,6 +228,9 @@ final class DevPublisher {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter(Self.isScriptName).sorted()
         } catch {
             return out.line("cannot list \(folder.path): \(CommandSupport.reason(error))")
+        }
+        guard names.count <= Self.maxScripts else {
+            return out.line("not published: \(names.count) scripts in \(folder.path), more than \(Self.maxScripts)")
         }
         var scripts: [(name: String, source: String)] = []
         var total = 0
