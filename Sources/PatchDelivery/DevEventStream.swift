@@ -141,8 +141,23 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         return nil
     }
 
+    /// The session's idle timeout (set to `silenceTimeout`) usually notices silence before the
+    /// watchdog does; both read the same.
+    private func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSURLErrorDomain {
+            switch ns.code {
+            case NSURLErrorTimedOut: return "no data for \(silenceTimeout) s"
+            case NSURLErrorCannotConnectToHost: return "cannot connect to \(LogSafe.escape(url.host ?? "the server"))"
+            case NSURLErrorNetworkConnectionLost: return "the connection was lost"
+            default: break
+            }
+        }
+        return LogSafe.escape(ns.localizedDescription)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        let why = lock.withLock { failure } ?? error.map { LogSafe.escape($0.localizedDescription) } ?? "the server ended the stream"
+        let why = lock.withLock { failure } ?? error.map(describe) ?? "the server ended the stream"
         close(why)
     }
 }

@@ -191,6 +191,23 @@ final class DevLoopTests: XCTestCase {
         try dev.waitForLine("[survivor] v\(after) applied")
     }
 
+    func testAServerThatHangsIsLeftAfterTheSilenceTimeoutAndRejoinedWhenItWakes() throws {
+        try save("hang.js", "var hang = 1;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        // Heartbeats come every 5 s; 1.5 s without a byte is long enough to call it hung here.
+        let device = try Device(self, dev, name: "patient", engine: false, silenceTimeout: 1.5)
+        device.session.start()
+        let first = try device.waitForApplied(after: nil)
+        kill(dev.process.processIdentifier, SIGSTOP)
+        defer { kill(dev.process.processIdentifier, SIGCONT) }
+        try device.waitFor("the hung server left", timeout: 5) { events in
+            events.contains { if case .disconnected(let why) = $0 { return why.contains("no data for") } else { return false } }
+        }
+        kill(dev.process.processIdentifier, SIGCONT)
+        try save("hang.js", "var hang = 2;\n")
+        XCTAssertGreaterThan(try device.waitForApplied(after: first, timeout: 15), first)
+    }
+
     func testARestartedAppGetsTheCurrentVersionAtOnce() throws {
         try save("f.js", "var f = 1;\n")
         let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
@@ -372,7 +389,7 @@ final class Device {
     let applier: QueuedApplier
     let events = LockedBox<[DevelopmentSession.Event]>([])
 
-    init(_ test: XCTestCase, _ dev: DevServer, name: String, engine: Bool) throws {
+    init(_ test: XCTestCase, _ dev: DevServer, name: String, engine: Bool, silenceTimeout: TimeInterval = 15) throws {
         self.name = name
         let publicKey = try Data(contentsOf: URL(fileURLWithPath: dev.process.arguments![dev.process.arguments!.firstIndex(of: "--key-dir")! + 1])
             .appendingPathComponent("dev-public-key.json"))
@@ -382,6 +399,7 @@ final class Device {
             appID: "com.example.shop", appVersion: "1.4.0")
         configuration.queue = queue
         configuration.reconnectDelay = 0.05...0.5
+        configuration.silenceTimeout = silenceTimeout
         configuration.reportsEngineOutput = engine
         applier = QueuedApplier(queue: queue, engine: engine)
         let events = self.events
