@@ -140,6 +140,17 @@ final class DevLoopTests: XCTestCase {
         XCTAssertGreaterThan(logs, 0)
     }
 
+    func testScriptsTooLargeForADeviceAreNotPublishedAndTheLastVersionStays() throws {
+        try save("small.js", "var small = 1;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "bounded", engine: false)
+        device.session.start()
+        let first = try device.waitForApplied(after: nil)
+        try save("big.js", "// " + String(repeating: "x", count: 1 << 20) + "\n")
+        try dev.waitForLine(matching: #"^not published: big\.js: larger than the \d+-byte limit$"#)
+        XCTAssertEqual(device.session.liveDevelopmentVersion, first)
+    }
+
     /// Sends one report as a device would; returns the HTTP status.
     private func report(_ dev: DevServer, device: String, _ data: Data) throws -> Int {
         var components = URLComponents(url: dev.url.appendingPathComponent("_dev/report"), resolvingAgainstBaseURL: false)!

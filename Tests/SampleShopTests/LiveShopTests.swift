@@ -40,7 +40,7 @@ final class LiveShopTests: XCTestCase {
         version += 1
         let sources = try scripts.map { ($0, try String(contentsOf: ShopFixture.patchesDirectory.appendingPathComponent($0), encoding: .utf8)) }
         let patch = try PatchSigner(key: key).sign(patchID: "dev", version: version, appID: ShopFixture.appID, scripts: sources)
-        server.devChannel!.publish(event: "patch", id: String(version), data: patch.fileData().base64EncodedString())
+        try server.devChannel!.publish(event: "patch", id: String(version), data: patch.fileData().base64EncodedString())
         return version
     }
 

@@ -52,12 +52,28 @@ public final class DevChannel: @unchecked Sendable {
         self.onDevice = onDevice
     }
 
+    /// An event that can't be sent.
+    public enum EventError: Error, Equatable, CustomStringConvertible {
+        /// A line break in the event name, id or data (each must be one line of the stream).
+        case lineBreak
+        /// Data larger than `Limits.maxEventBytes`.
+        case tooLarge(Int)
+
+        public var description: String {
+            switch self {
+            case .lineBreak: return "an event's name, id and data must each be one line"
+            case .tooLarge(let size): return "event data of \(size) bytes is over the limit"
+            }
+        }
+    }
+
     /// Sends an event to every connected device and keeps it as the current one (sent to each
-    /// device that connects later). `data` must be one line. Returns the number of devices it went to.
+    /// device that connects later). Returns the number of devices it went to.
     @discardableResult
-    public func publish(event: String, id: String? = nil, data: String) -> Int {
-        precondition(!data.contains("\n") && !data.contains("\r") && !event.contains("\n"), "event data must be one line")
-        precondition(data.utf8.count <= limits.maxEventBytes, "event data over the limit")
+    public func publish(event: String, id: String? = nil, data: String) throws -> Int {
+        let breaks = { (text: String) in text.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) }
+        guard !breaks(event), !breaks(id ?? ""), !breaks(data) else { throw EventError.lineBreak }
+        guard data.utf8.count <= limits.maxEventBytes else { throw EventError.tooLarge(data.utf8.count) }
         var text = "event: \(event)\n"
         if let id { text += "id: \(id)\n" }
         text += "data: \(data)\n\n"

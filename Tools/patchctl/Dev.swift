@@ -191,7 +191,10 @@ final class Debouncer: @unchecked Sendable {
 final class DevPublisher {
     /// Per script and in all: a runaway file is refused, not read whole.
     static let maxScriptBytes = 1 << 20
-    static let maxTotalBytes = 4 << 20
+    static let maxTotalBytes = 1 << 20
+    /// A signed version larger than this isn't sent: it is `DevelopmentSession.Configuration`'s
+    /// default `maxPatchBytes`, and a device would refuse it.
+    static let maxVersionBytes = 1 << 20
     static let maxScripts = 256
 
     let folder: URL
@@ -273,10 +276,16 @@ final class DevPublisher {
             return out.line("not published: \(error)")
         }
         let file = patch.fileData()
+        guard file.count <= Self.maxVersionBytes else {
+            return out.line("not published: the signed version is \(file.count) bytes; devices take at most \(Self.maxVersionBytes)")
+        }
+        let devices: Int
+        do { devices = try channel.publish(event: "patch", id: String(version), data: file.base64EncodedString()) } catch {
+            return out.line("not published: \(error)")
+        }
         try? AtomicFile.write(file, to: publishedFile)
         lastContent = content
         lastVersion = version
-        let devices = channel.publish(event: "patch", id: String(version), data: file.base64EncodedString())
         out.line("v\(version) published (\(names.joined(separator: ", "))) to \(devices) device\(devices == 1 ? "" : "s")")
     }
 }
