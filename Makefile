@@ -6,7 +6,7 @@ SWIFT ?= swift
 # page is checked in headless Chromium. Both are needed so CI never skips those tests.
 DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium
 
-.PHONY: deps build test bench demo clean
+.PHONY: deps build test bench demo qa-demo clean
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -38,14 +38,22 @@ test: deps
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 
-# Prints the benchmark table and writes bench-results/latest.json (see Benchmarks/README.md).
+# Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
+# save → applied latency (qaloopbench; see Benchmarks/README.md).
 # Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"
 BENCH_ARGS ?=
 bench: deps
 	$(SWIFT) run -c release patchbench $(BENCH_ARGS)
+	$(SWIFT) build -c release --product patchctl
+	$(SWIFT) run -c release qaloopbench
 
 demo: deps
 	./Samples/demo.sh
+
+# The live QA loop (patchctl dev + the shop's live mode): save → screen changes within a second,
+# a syntax error back with line:column, the fix applied again (Samples/qa-demo.sh).
+qa-demo: deps
+	./Samples/qa-demo.sh
 
 clean:
 	rm -rf .build

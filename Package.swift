@@ -50,6 +50,7 @@ let package = Package(
         .executable(name: "patchctl", targets: ["patchctl"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
         .executable(name: "patchbench", targets: ["patchbench"]),
+        .executable(name: "qaloopbench", targets: ["qaloopbench"]),
         .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
         .library(name: "PatchServer", targets: ["PatchServer"]),
         .library(name: "PatchService", targets: ["PatchService"]),
@@ -182,6 +183,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/patchbench"
+        ),
+        // `make bench`, second part: the live QA loop's save → applied latency (Benchmarks/README.md).
+        .executableTarget(
+            name: "qaloopbench",
+            dependencies: [
+                "PatchDelivery", "PatchEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/qaloopbench"
         ),
         // Runs the harness with tiny iteration counts: it executes and gives sane numbers (no timing asserted).
         .testTarget(

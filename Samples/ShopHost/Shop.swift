@@ -52,8 +52,28 @@ struct Shop: ParsableCommand {
     @Flag(help: "Log PatchDelivery's diagnostics to standard error.")
     var verbose = false
 
+    @Option(help: ArgumentHelp(
+        "Live QA loop: keep running, apply every version `patchctl dev` at this URL pushes, and print the screens whenever they change.",
+        valueName: "URL"))
+    var dev: String?
+
+    @Option(name: .customLong("dev-key"), help: ArgumentHelp(
+        "The development public key `patchctl dev` printed (needed with --dev; production builds have none).", valueName: "FILE"))
+    var devKey: String?
+
+    @Option(help: "Device name shown next to this app's reports in `patchctl dev`.")
+    var device = "shop"
+
+    @Option(help: "With --dev: render the screens every this many milliseconds.")
+    var every = 200
+
+    @Option(name: .customLong("run-for"), help: "With --dev: exit after this many seconds (default: until interrupted).")
+    var runFor: Double?
+
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        guard (10...60_000).contains(every) else { throw ValidationError("--every must be 10...60000 ms") }
+        if dev != nil, devKey == nil { throw ValidationError("--dev needs --dev-key (the development public key)") }
     }
 
     func run() throws {
@@ -82,5 +102,9 @@ struct Shop: ParsableCommand {
         patches.markLaunchSucceeded()
         print("launch succeeded")
         fflush(stdout)
+        if let dev, let devKey {
+            try ShopLiveMode.run(server: dev, developmentKey: devKey, device: device, appVersion: appVersion,
+                                 interval: TimeInterval(every) / 1000, duration: runFor)
+        }
     }
 }

@@ -7,26 +7,33 @@ enum ShopScreens {
 
     static func show(title: String) {
         print("== \(title) ==")
-        sk_show_catalog()
-        printDisplay()
-        sk_show_checkout()
-        printDisplay()
-        print("-- deep links --")
-        for link in deepLinks {
-            print(link)
-            let handled = ShopRoutes.open(URL(string: link)!)
-            printDisplay(indent: "  ")
-            if !handled { print("  (nothing opened)") }
-        }
+        print(render())
         fflush(stdout)
     }
 
-    /// Prints what the screens showed since the last call.
-    private static func printDisplay(indent: String = "") {
+    /// Every screen once, as the lines a user would see (without a title).
+    static func render() -> String {
+        var lines: [String] = []
+        sk_show_catalog()
+        takeDisplay(into: &lines)
+        sk_show_checkout()
+        takeDisplay(into: &lines)
+        lines.append("-- deep links --")
+        for link in deepLinks {
+            lines.append(link)
+            let handled = ShopRoutes.open(URL(string: link)!)
+            takeDisplay(into: &lines, indent: "  ")
+            if !handled { lines.append("  (nothing opened)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What the screens showed since the last call.
+    private static func takeDisplay(into lines: inout [String], indent: String = "") {
         guard let text = sk_take_display() else { return }
         defer { free(text) }
         for line in String(cString: text).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-            print(indent + line)
+            lines.append(indent + line)
         }
     }
 }

@@ -83,6 +83,9 @@ public final class PatchLoader {
         case noPatchFiles
         /// Two entries of `patchFiles` share a path or a patch id, or a patch id is not valid.
         case invalidPatchFiles(String)
+        /// The trust store holds a development key: the loader is the production path, and a
+        /// development key in its trust store is a build mistake (see `DevelopmentKey`).
+        case developmentKeyInTrustStore(keyID: String)
 
         public var description: String {
             switch self {
@@ -94,6 +97,8 @@ public final class PatchLoader {
                 return "no patch files configured"
             case .invalidPatchFiles(let why):
                 return "invalid patch files: \(why)"
+            case .developmentKeyInTrustStore(let id):
+                return "the trust store holds development key '\(id)': a production loader never trusts development keys (use a DevelopmentSession)"
             }
         }
     }
@@ -140,6 +145,9 @@ public final class PatchLoader {
             guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
                 throw ConfigurationError.insecureURL(source.absoluteString)
             }
+        }
+        if let devKey = configuration.trustStore.developmentKeyIDs.first {
+            throw ConfigurationError.developmentKeyInTrustStore(keyID: devKey)
         }
         guard !configuration.patchFiles.isEmpty else { throw ConfigurationError.noPatchFiles }
         try Self.validate(configuration.patchFiles)

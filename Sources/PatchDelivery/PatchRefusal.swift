@@ -6,6 +6,10 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
     case malformed(String)
     /// The manifest names a signing key the app doesn't trust.
     case unknownKey(keyID: String)
+    /// A release path (any `PatchLoader`) was handed something signed by a development key.
+    case developmentKey(keyID: String)
+    /// A development session was handed a patch signed by a release key: it takes development keys only.
+    case releaseKeyInDevelopment(keyID: String)
     /// The signing key was trusted once but has been retired.
     case retiredKey(keyID: String)
     /// The signature doesn't match the manifest under the named key.
@@ -36,6 +40,8 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case .malformed: return "malformed"
         case .unknownKey: return "unknown-key"
+        case .developmentKey: return "development-key"
+        case .releaseKeyInDevelopment: return "release-key-in-development"
         case .retiredKey: return "retired-key"
         case .badSignature: return "bad-signature"
         case .scriptHashMismatch: return "script-hash-mismatch"
@@ -57,6 +63,10 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
             return "malformed patch: \(why)"
         case .unknownKey(let id):
             return "signed with unknown key '\(id)': it is not among the trusted keys"
+        case .developmentKey(let id):
+            return "signed with development key '\(id)': development patches never apply in a production configuration"
+        case .releaseKeyInDevelopment(let id):
+            return "signed with release key '\(id)': a development session applies only development-signed patches"
         case .retiredKey(let id):
             return "signed with retired key '\(id)': the key is no longer trusted"
         case .badSignature(let id):

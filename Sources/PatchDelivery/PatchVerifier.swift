@@ -1,8 +1,9 @@
 import Foundation
 
 /// Decides whether a patch file may be evaluated. Checks, in this order, and throws the first
-/// failure as a `PatchRefusal`: the file parses; the signing key is known and not retired; the
-/// signature matches the canonical manifest bytes; every script matches its SHA-256 and nothing
+/// failure as a `PatchRefusal`: the file parses; the signing key is of the kind this verifier takes
+/// (a release verifier refuses development keys, a development one takes nothing else); the signing
+/// key is known and not retired; the signature matches the canonical manifest bytes; every script matches its SHA-256 and nothing
 /// unsigned is carried; the app id and app version fit; the patch hasn't expired.
 /// (Revocation, replay and the crash-loop guard depend on device state: `PatchLoader` checks them.)
 public struct PatchVerifier {
@@ -16,15 +17,36 @@ public struct PatchVerifier {
         }
     }
 
+    /// Which signing keys a verifier takes (see `DevelopmentKey`).
+    public enum KeyKind: Sendable {
+        /// Release keys only: what every production path uses.
+        case release
+        /// Development keys only: a `DevelopmentSession`.
+        case development
+    }
+
     public var trustStore: TrustStore
     public var target: Target?
     /// The clock expiry is checked against.
     public var now: () -> Date
+    /// Release by default: a development-signed patch or list is refused.
+    public var keyKind: KeyKind
 
-    public init(trustStore: TrustStore, target: Target? = nil, now: @escaping () -> Date = { Date() }) {
+    public init(trustStore: TrustStore, target: Target? = nil, keyKind: KeyKind = .release, now: @escaping () -> Date = { Date() }) {
         self.trustStore = trustStore
         self.target = target
+        self.keyKind = keyKind
         self.now = now
+    }
+
+    /// Refuses a key of the other kind. Checked before the key is looked up, so a production
+    /// device names the reason ("development key") even when it doesn't hold that key.
+    private func checkKind(of keyID: String) throws {
+        switch (keyKind, DevelopmentKey.isDevelopmentKeyID(keyID)) {
+        case (.release, true): throw PatchRefusal.developmentKey(keyID: keyID)
+        case (.development, false): throw PatchRefusal.releaseKeyInDevelopment(keyID: keyID)
+        default: break
+        }
     }
 
     /// Parses and verifies a patch file; returns the patch only when every check passes.
@@ -47,6 +69,7 @@ public struct PatchVerifier {
     /// Verifies an already parsed patch.
     public func verify(_ patch: SignedPatch) throws {
         let m = patch.manifest
+        try checkKind(of: m.keyID)
         try trustStore.verify(signature: patch.signature, of: m.canonicalBytes, keyID: m.keyID)
         for script in m.scripts {
             guard let text = patch.scripts[script.name] else {
@@ -77,6 +100,7 @@ public struct PatchVerifier {
     /// Parses and verifies a revocation list file (format, key, signature).
     public func verify(revocationListFile data: Data) throws -> SignedRevocationList {
         let signed = try SignedRevocationList(fileData: data)
+        try checkKind(of: signed.list.keyID)
         try trustStore.verify(signature: signed.signature, of: signed.list.canonicalBytes, keyID: signed.list.keyID)
         return signed
     }

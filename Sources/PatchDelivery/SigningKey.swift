@@ -31,6 +31,9 @@ public struct SigningKey {
     /// Reads a private key file.
     public init(fileData: Data) throws {
         let fields = try KeyFile.read(fileData, type: Self.fileType, keyField: "privateKey")
+        guard !DevelopmentKey.isDevelopmentKeyID(fields.id) else {
+            throw KeyFileError("release key id '\(fields.id)' starts with '\(DevelopmentKey.idPrefix)', which marks development keys")
+        }
         do {
             self.init(id: fields.id, privateKey: try Curve25519.Signing.PrivateKey(rawRepresentation: fields.key))
         } catch {

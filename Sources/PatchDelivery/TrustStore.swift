@@ -32,6 +32,9 @@ public struct TrustedKey {
     /// Reads a public key file.
     public init(fileData: Data, isRetired: Bool = false) throws {
         let fields = try KeyFile.read(fileData, type: Self.fileType, keyField: "publicKey")
+        guard !DevelopmentKey.isDevelopmentKeyID(fields.id) else {
+            throw KeyFileError("release key id '\(fields.id)' starts with '\(DevelopmentKey.idPrefix)', which marks development keys")
+        }
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: fields.key) else {
             throw KeyFileError("public key file holds no valid Ed25519 public key")
         }

@@ -41,6 +41,8 @@ public final class PatchServer: @unchecked Sendable {
     public let host: String
     /// What one client may cost the server.
     public let limits: Limits
+    /// The live channel of `patchctl dev`, answering under `/_dev/` (nil: files only).
+    public let devChannel: DevChannel?
     private let requestedPort: UInt16
     private let log: (@Sendable (String) -> Void)?
     private let lock = NSLock()
@@ -61,9 +63,12 @@ public final class PatchServer: @unchecked Sendable {
     ///   - host: an IPv4 address to listen on; loopback by default.
     ///   - port: 0 picks a free port (see `port` after `start()`).
     ///   - limits: sizes, counts and timeouts per client; the defaults suit a shared network.
+    ///   - devChannel: the live QA channel to answer under `/_dev/` (`patchctl dev`); none by default.
     ///   - log: receives one line per request; prints to standard output by default.
     public init(directory: URL, host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
+                devChannel: DevChannel? = nil,
                 log: (@Sendable (String) -> Void)? = { line in print(line); fflush(stdout) }) {
+        self.devChannel = devChannel
         self.directory = directory.standardizedFileURL
         self.host = host
         self.requestedPort = port
@@ -147,6 +152,9 @@ public final class PatchServer: @unchecked Sendable {
                     try pipeline.addHandler(HTTPResponseEncoder())
                     try pipeline.addHandler(HTTPServerPipelineHandler())
                     try pipeline.addHandler(HTTPServerProtocolErrorHandler())
+                    if let devChannel = self.devChannel {
+                        try pipeline.addHandler(DevChannelResponder(channel: devChannel, server: self))
+                    }
                     try pipeline.addHandler(StaticFileResponder(server: self, root: root, threadPool: threadPool))
                 }
             }
@@ -161,6 +169,9 @@ public final class PatchServer: @unchecked Sendable {
             return self.running
         }) else { return }
         try? running.listener.close().wait()
+        // Event streams never finish a response: end them now (devices reconnect) rather than
+        // hold stop() for the whole grace period.
+        devChannel?.disconnectAll()
         running.connections.quiesceAll()
         let deadline = Date().addingTimeInterval(max(0, gracePeriod))
         while running.connections.count > 0, Date() < deadline {

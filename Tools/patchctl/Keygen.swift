@@ -23,6 +23,9 @@ extension PatchCtl {
             if let id, id.isEmpty || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) {
                 throw ValidationError("--id must be letters, digits, '.', '_' or '-'")
             }
+            if let id, DevelopmentKey.isDevelopmentKeyID(id) {
+                throw ValidationError("--id may not start with '\(DevelopmentKey.idPrefix)': that marks development keys (`patchctl dev` makes its own)")
+            }
         }
 
         func run() throws {

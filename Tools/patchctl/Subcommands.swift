@@ -9,6 +9,7 @@ extension PatchCtl {
         Lint.self,
         Preprocess.self,
         Serve.self,
+        Dev.self,
         Revoke.self,
         // Staged releases through the release service (docs/releases.md).
         Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Revocations.self, Publish.self,

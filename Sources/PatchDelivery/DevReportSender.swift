@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends a development session's reports to the server, one small GET each
+/// (`/_dev/report?device=…&r=<base64url JSON>`: the QA server takes no request bodies), in order,
+/// one at a time. The queue is bounded: when full, log lines go first, and the number dropped is
+/// reported once there is room. While the stream is down, reports wait (bounded the same way).
+final class DevReportSender: @unchecked Sendable {
+    private let baseURL: URL
+    private let device: String
+    private let maxQueued: Int
+    private let session: URLSession
+    private let lock = NSLock()
+    private var queue: [(report: DevReport, droppable: Bool)] = []
+    private var dropped = 0
+    private var sending = false
+    private var paused = true
+    private var stopped = true
+
+    init(baseURL: URL, device: String, maxQueued: Int) {
+        self.baseURL = baseURL
+        self.device = device
+        self.maxQueued = max(2, maxQueued)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = 5
+        configuration.timeoutIntervalForResource = 5
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// Queues a report; `droppable` ones (log lines) are the first to go when the queue is full.
+    func send(_ report: DevReport, droppable: Bool = false) {
+        lock.withLock {
+            guard !stopped else { return }
+            if queue.count >= maxQueued {
+                if let i = queue.firstIndex(where: { $0.droppable }) {
+                    queue.remove(at: i)
+                } else if droppable {
+                    dropped += 1
+                    return
+                } else {
+                    queue.removeFirst()
+                }
+                dropped += 1
+            }
+            queue.append((report, droppable))
+        }
+        pump()
+    }
+
+    func pause() { lock.withLock { paused = true } }
+
+    func resume() {
+        lock.withLock { paused = false }
+        pump()
+    }
+
+    /// Drops what is queued and takes nothing more until `begin()`.
+    func stop() {
+        lock.withLock { stopped = true; paused = true; queue = []; dropped = 0 }
+    }
+
+    /// Takes reports again (a session started after a stop); they wait for `resume()`.
+    func begin() {
+        lock.withLock { stopped = false }
+    }
+
+    private func pump() {
+        let next: DevReport? = lock.withLock {
+            guard !sending, !paused, !stopped else { return nil }
+            if dropped > 0 {
+                defer { dropped = 0 }
+                return DevReport(kind: .dropped, version: nil, message: "\(dropped) report\(dropped == 1 ? "" : "s") dropped (queue full)")
+            }
+            guard !queue.isEmpty else { return nil }
+            return queue.removeFirst().report
+        }
+        guard let next else { return }
+        lock.withLock { sending = true }
+        var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.reportPath), resolvingAgainstBaseURL: false)!
+        let payload = next.encoded().base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        components.queryItems = [URLQueryItem(name: "device", value: device), URLQueryItem(name: "r", value: payload)]
+        let task = session.dataTask(with: components.url!) { [weak self] _, response, _ in
+            guard let self else { return }
+            let ok = (response as? HTTPURLResponse)?.statusCode == 204
+            self.lock.withLock {
+                self.sending = false
+                // Not delivered (server gone): put it back and wait for the stream to return.
+                if !ok, !self.stopped {
+                    self.queue.insert((next, false), at: 0)
+                    if self.queue.count > self.maxQueued { self.queue.removeLast(); self.dropped += 1 }
+                    self.paused = true
+                }
+            }
+            if ok { self.pump() }
+        }
+        task.resume()
+    }
+}
