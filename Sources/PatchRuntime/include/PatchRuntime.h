@@ -7,4 +7,5 @@
 #include "PEBlocks.h"
 #include "PEClassBuilder.h"
 #include "PEHooks.h"
+#include "PEEngineStarted.h"
 #endif
