@@ -156,16 +156,12 @@ extension Engine {
         JSValueProtect(ctx, wrappedFunction)
         var error: UnsafeMutablePointer<CChar>?
         guard let slot = PESlotInstall(cls, selector, types, &error) else {
+            JSValueUnprotect(ctx, wrappedFunction)
             defer { free(error) }
             throw BridgeError(error.map { String(cString: $0) } ?? "could not patch \(className) \(selector)")
         }
-        let method = JSMethod(function: wrappedFunction, selector: selector, script: script, className: className)
-        retainedMethods(method)
-        transactions.pushPatch(slot: slot, token: method.token, script: script)
-    }
-
-    private func retainedMethods(_ method: JSMethod) {
-        tables.withLock { $0.methods.append(method) }
+        let method = JSMethod(function: wrappedFunction, selector: selector, script: script, className: className, ctx: ctx)
+        transactions.pushPatch(slot: slot, token: method.makeToken(), script: script)
     }
 
     private func defineJSOnly(className: String, name: String, function: JSObjectRef,

@@ -8,4 +8,5 @@
 #include "PEClassBuilder.h"
 #include "PEHooks.h"
 #include "PEEngineStarted.h"
+#include "PELiveRecords.h"
 #endif
