@@ -36,10 +36,9 @@ final class Engine: @unchecked Sendable {
     private(set) var blockFunctionClass: JSClassRef!
     private var nativeFunctionClass: JSClassRef!
     private(set) var objectPrototype: JSObjectRef!
-    var methodMaker: JSObjectRef!
-    var jsOnlyRegistrar: JSObjectRef!
+    /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
+    var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
-    var jsOnlyLookup: JSObjectRef!
 
     /// A native function callable from JS; its closure is the private data of its JS object.
     typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
