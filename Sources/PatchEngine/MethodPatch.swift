@@ -55,7 +55,14 @@ extension Engine {
     /// A native call of a patched method: runs the JS implementation; if it throws, reports the
     /// error and runs the original instead (zero/nil for an added method), so the app keeps going.
     func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, _ token: UInt) {
-        let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).takeUnretainedValue()
+        // No retain per call: the dispatcher runs this inside an epoch, which keeps the record
+        // alive until the call has returned even if its patch is reverted meanwhile.
+        Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef {
+            runPatch(slot, frame, method: $0)
+        }
+    }
+
+    private func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, method: JSMethod) {
         let signature = frame.signature
         let receiver = frame.receiver
         let isDealloc = method.isDealloc

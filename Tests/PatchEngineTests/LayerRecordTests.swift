@@ -83,4 +83,48 @@ final class LayerRecordTests: ToolkitTestCase {
         XCTAssertEqual(pf_method_implementation(f.a, "calc:", 0), implementation, "-calc:'s IMP is the original again")
         XCTAssertEqual(pf_rs_calc(object, 2), 2)
     }
+
+    /// A call still running when its patch is reverted keeps its record (and returns the JS
+    /// value); the record is freed once the call has returned.
+    func testRecordOfACallInFlightOutlivesTheRevert() throws {
+        pf_probe_reset()
+        PEEpochReclaim()    // nothing retired earlier is left to free while the call holds JS
+        let before = PELiveRecordCount(PELiveRecordJSMethod)
+        let name = uniqueScriptName()
+        try apply("""
+        defineClass('PFWorker', { compute: function(x) {
+            var P = require('PFProbe');
+            P.record('in');
+            // Bounded: a few seconds of polling at most.
+            for (var n = 0; n < 2000000 && P.entries().toJS().indexOf('go') < 0; n++) {}
+            return x + 1;
+        } });
+        """, name: name)
+        XCTAssertEqual(PELiveRecordCount(PELiveRecordJSMethod), before + 1)
+        let result = ResultBox()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            result.value = pf_worker_compute(41)
+            finished.signal()
+        }.start()
+        XCTAssertTrue(waitUntil(timeout: 10) { pf_probe_count() > 0 }, "the patched call started")
+        try PatchEngine.revert(name)
+        PEEpochReclaim()
+        XCTAssertEqual(PELiveRecordCount(PELiveRecordJSMethod), before + 1, "kept while the call runs")
+        pf_probe_record("go")
+        XCTAssertEqual(finished.wait(timeout: .now() + 20), .success, "the patched call returned")
+        XCTAssertEqual(result.value, 42, "the call that began patched finished with the JS result")
+        PEEpochReclaim()
+        XCTAssertEqual(PELiveRecordCount(PELiveRecordJSMethod), before, "freed once the call returned")
+        XCTAssertEqual(pf_worker_compute(41), 41, "the original again")
+    }
+}
+
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Int32?
+    var value: Int32? {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
 }
