@@ -84,6 +84,7 @@ extension Engine {
         JSC.set(ctx, result, "cls", JSC.makeString(ctx, declaration.name))
         let superName = PEClassGetSuperclass(theClass).map { String(cString: PEClassGetName($0)) } ?? ""
         JSC.set(ctx, result, "superCls", JSC.makeString(ctx, superName))
+        JSC.set(ctx, result, "classObject", box(theClass))
         return result
     }
 
@@ -120,19 +121,20 @@ extension Engine {
         }
         let className = context.declaration.name
         for (jsName, function) in entries {
-            let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "length"), nil))
+            // runtime.js's wrapper carries the arity of the function it wraps.
+            let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "arity"), nil))
             let selector = SelectorName.selector(jsName: jsName, argumentCount: arity)
             var types = PEClassInstanceMethodTypes(cls, selector).map { String(cString: $0) }
             if types == nil {
                 types = protocolTypes(selector, context: context, instance: !isClassMethod)
             }
             if types == nil && jsName.hasPrefix("_") {
-                try defineJSOnly(className: (isClassMethod ? "+" : "") + className, name: jsName, function: function,
-                                 definingClass: cls, script: context.script)
+                defineJSOnly(className: (isClassMethod ? "+" : "") + className, name: jsName, method: function,
+                             definingClass: cls, script: context.script)
                 continue
             }
             let methodTypes = types ?? ("@@:" + String(repeating: "@", count: SelectorName.argumentCount(selector)))
-            try installPatch(cls: cls, selector: selector, types: methodTypes, function: function,
+            try installPatch(cls: cls, selector: selector, types: methodTypes, method: function,
                              className: className, script: context.script)
         }
     }
@@ -147,35 +149,43 @@ extension Engine {
         return nil
     }
 
-    /// Wraps `function` for per-call context and points the slot of (cls, selector) at it.
-    func installPatch(cls: UnsafeMutableRawPointer, selector: String, types: String, function: JSObjectRef,
+    /// Gives runtime.js's wrapper `method` its per-call context (plain properties: no call into JS).
+    private func bind(_ method: JSObjectRef, definingClass: UnsafeMutableRawPointer, selector: String, script: String) {
+        JSC.set(ctx, method, "definingClass", JSValueMakeNumber(ctx, Double(UInt(bitPattern: definingClass))))
+        JSC.set(ctx, method, "selectorName", JSC.makeString(ctx, selector))
+        JSC.set(ctx, method, "script", JSC.makeString(ctx, script))
+    }
+
+    /// Points the slot of (cls, selector) at runtime.js's wrapper `method`.
+    func installPatch(cls: UnsafeMutableRawPointer, selector: String, types: String, method function: JSObjectRef,
                       className: String, script: String) throws {
-        let wrapped = try call(methodMaker, [function, JSValueMakeNumber(ctx, Double(UInt(bitPattern: cls))),
-                                             JSC.makeString(ctx, selector), JSC.makeString(ctx, script)])
-        let wrappedFunction = JSValueToObject(ctx, wrapped, nil)!
-        JSValueProtect(ctx, wrappedFunction)
+        bind(function, definingClass: cls, selector: selector, script: script)
+        JSValueProtect(ctx, function)
         var error: UnsafeMutablePointer<CChar>?
         guard let slot = PESlotInstall(cls, selector, types, &error) else {
+            JSValueUnprotect(ctx, function)
             defer { free(error) }
             throw BridgeError(error.map { String(cString: $0) } ?? "could not patch \(className) \(selector)")
         }
-        let method = JSMethod(function: wrappedFunction, selector: selector, script: script, className: className)
-        retainedMethods(method)
-        transactions.pushPatch(slot: slot, token: method.token, script: script)
+        let method = JSMethod(function: function, selector: selector, script: script, className: className, ctx: ctx)
+        transactions.pushPatch(slot: slot, token: method.makeToken(), script: script)
     }
 
-    private func retainedMethods(_ method: JSMethod) {
-        tables.withLock { $0.methods.append(method) }
-    }
-
-    private func defineJSOnly(className: String, name: String, function: JSObjectRef,
-                              definingClass: UnsafeMutableRawPointer, script: String) throws {
-        let previous = try call(jsOnlyLookup, [JSC.makeString(ctx, className), JSC.makeString(ctx, name)])
-        let previousFunction = JSValueIsNull(ctx, previous) ? nil : JSValueToObject(ctx, previous, nil)
+    /// Writes the wrapper into runtime.js's table of JS-only methods, keeping (protected) the one
+    /// it replaces for the revert.
+    private func defineJSOnly(className: String, name: String, method: JSObjectRef,
+                              definingClass: UnsafeMutableRawPointer, script: String) {
+        bind(method, definingClass: definingClass, selector: name, script: script)
+        var classTable = JSValueToObject(ctx, JSC.get(ctx, jsOnlyTable, className), nil)
+        if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, jsOnlyTable, className)) {
+            classTable = JSObjectMake(ctx, nil, nil)
+            JSC.set(ctx, jsOnlyTable, className, classTable!)
+        }
+        let table = classTable!
+        let previousFunction = JSC.propertyNames(ctx, table).contains(name)
+            ? JSValueToObject(ctx, JSC.get(ctx, table, name), nil) : nil
         if let previousFunction { JSValueProtect(ctx, previousFunction) }
-        _ = try call(jsOnlyRegistrar, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), function,
-                                       JSValueMakeNumber(ctx, Double(UInt(bitPattern: definingClass))),
-                                       JSC.makeString(ctx, script)])
+        JSC.set(ctx, table, name, method)
         transactions.record(.jsOnlyMethod(className: className, name: name, previous: previousFunction), script: script)
     }
 }

@@ -9,26 +9,22 @@ import PatchRuntime
 /// in `tables`, whose lock is never held while entering JavaScript (a patched method running on
 /// another thread may be inside JS waiting for it); per-script state is in `transactions`.
 final class Engine: @unchecked Sendable {
-    /// The started engine, or nil before first use. Holding its lock while starting makes every
-    /// other first user wait until start-up is complete: the engine is published only then.
-    private static let instance = LockedValue<Engine?>(nil)
+    /// The engine, started on first use. A static let is initialised once (swift_once): other
+    /// first users wait until start-up is complete, so the engine is published only then, and
+    /// every later read is a plain load with no lock (it is on every JS-patched and block call).
+    /// Start-up must not reach `shared` again (it would wait for itself).
+    static let shared: Engine = {
+        let engine = Engine()
+        engine.start()
+        PEEngineMarkStarted()
+        return engine
+    }()
 
-    /// The engine, started on first use. Start-up must not reach `shared` again (it would wait
-    /// for itself).
-    static var shared: Engine {
-        instance.withLock { published in
-            if let engine = published { return engine }
-            let engine = Engine()
-            engine.start()
-            published = engine
-            return engine
-        }
-    }
+    /// The engine if it has been started, without starting it: the flag is set after start-up,
+    /// so reading `shared` then never waits nor starts anything.
+    static var ifStarted: Engine? { PEEngineIsStarted() ? shared : nil }
 
-    /// The engine if it has been started, without starting it.
-    static var ifStarted: Engine? { instance.withLock { $0 } }
-
-    static var isStarted: Bool { ifStarted != nil }
+    static var isStarted: Bool { PEEngineIsStarted() }
 
     let ctx: JSGlobalContextRef
     /// The time limit applies per context group, so the context gets a group of its own.
@@ -40,10 +36,9 @@ final class Engine: @unchecked Sendable {
     private(set) var blockFunctionClass: JSClassRef!
     private var nativeFunctionClass: JSClassRef!
     private(set) var objectPrototype: JSObjectRef!
-    var methodMaker: JSObjectRef!
-    var jsOnlyRegistrar: JSObjectRef!
+    /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
+    var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
-    var jsOnlyLookup: JSObjectRef!
 
     /// A native function callable from JS; its closure is the private data of its JS object.
     typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?

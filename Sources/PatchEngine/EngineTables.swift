@@ -7,8 +7,6 @@ import Foundation
 struct EngineTables {
     /// Objects whose JS `-dealloc` chained to the original (which then must not run again).
     var deallocOriginalCalled: Set<UInt> = []
-    /// Every JS implementation ever installed: a call may still be running one after its revert.
-    var methods: [JSMethod] = []
     /// Object address → its `__weak` boxes, zeroed when the object is deallocated.
     var weakBoxes: [UInt: [JSObjectRef]] = [:]
     /// JS → Objective-C sends, per class and selector.

@@ -95,8 +95,9 @@ extension Engine {
     func rollBack(_ script: String, to mark: Int = 0, revert: Bool = true) {
         for change in transactions.takeChanges(script, after: mark, revert: revert) {
             switch change {
-            case .method:
-                break   // slot stacks were already restored by takeChanges
+            case let .method(_, token):
+                // No slot holds it any more (takeChanges restored the stacks); calls may still run it.
+                PEPatchTokenRetire(token)
             case let .jsOnlyMethod(className, name, previous):
                 _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name),
                                               previous ?? JSValueMakeNull(ctx)])

@@ -2,29 +2,48 @@ import CJavaScriptCore
 import Foundation
 import PatchRuntime
 
-/// A JS implementation installed in a slot. Records are kept for the life of the process (a call
-/// may still be running on another thread when its patch is reverted), so a slot's token is the
-/// record's address and the hot path needs no table lookup.
+/// A JS implementation installed in a slot. The slot's patch token is the record's address, so the
+/// hot path needs no table lookup. The transaction that installed it owns one reference (taken with
+/// `makeToken`); a revert hands the token to the runtime's epochs (`PEPatchTokenRetire`), which
+/// release that reference only after every call that could have read the token has returned, so a
+/// call still running while its patch is reverted keeps a live record.
 final class JSMethod {
-    let function: JSObjectRef          // the runtime.js wrapper that sets self / the defining class
+    let function: JSObjectRef          // the runtime.js wrapper that sets self / the defining class; protected
     let selector: String
     let script: String
     let className: String
+    /// Decided once at install time, not per call.
+    let family: OwnershipFamily
+    let isDealloc: Bool
+    private let ctx: JSGlobalContextRef
 
-    init(function: JSObjectRef, selector: String, script: String, className: String) {
+    init(function: JSObjectRef, selector: String, script: String, className: String, ctx: JSGlobalContextRef) {
         self.function = function
         self.selector = selector
         self.script = script
         self.className = className
+        self.ctx = ctx
+        family = OwnershipFamily(selector: selector)
+        isDealloc = selector == "dealloc"
+        PELiveRecordAdjust(PELiveRecordJSMethod, 1)
     }
 
-    var token: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+    deinit {
+        JSValueUnprotect(ctx, function)
+        PELiveRecordAdjust(PELiveRecordJSMethod, -1)
+    }
+
+    /// The slot's token: a +1 reference, given back by `PEPatchTokenRetire` through the releaser.
+    func makeToken() -> UInt { UInt(bitPattern: Unmanaged.passRetained(self).toOpaque()) }
 }
 
 extension Engine {
     func installRuntimeHandlers() {
         PESetPatchHandler { slot, frame, token in
             Engine.shared.runPatch(slot!, frame!, token)
+        }
+        PESetPatchTokenReleaser { token in
+            Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
         }
         PESetBlockHandlers({ token, frame in
             Engine.shared.runBlock(token, frame!)
@@ -36,10 +55,17 @@ extension Engine {
     /// A native call of a patched method: runs the JS implementation; if it throws, reports the
     /// error and runs the original instead (zero/nil for an added method), so the app keeps going.
     func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, _ token: UInt) {
-        let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).takeUnretainedValue()
+        // No retain per call: the dispatcher runs this inside an epoch, which keeps the record
+        // alive until the call has returned even if its patch is reverted meanwhile.
+        Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef {
+            runPatch(slot, frame, method: $0)
+        }
+    }
+
+    private func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, method: JSMethod) {
         let signature = frame.signature
         let receiver = frame.receiver
-        let isDealloc = method.selector == "dealloc"
+        let isDealloc = method.isDealloc
         let returnType = signature.returnType
         let pool = PEPoolPush()
         var returnedObject: UnsafeMutableRawPointer?
@@ -75,7 +101,7 @@ extension Engine {
         PEFlushDeferredAutoreleases()
         drainReleases()
         if let returnedObject {
-            switch OwnershipFamily(selector: method.selector) {
+            switch method.family {
             case .initializer: PEObjectRelease(receiver)        // init consumed its receiver; the result is +1
             case .alloc, .new, .copy, .mutableCopy: break      // caller owns the +1
             case .none: _ = PEObjectAutorelease(returnedObject)

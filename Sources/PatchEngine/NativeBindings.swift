@@ -54,8 +54,10 @@ extension Engine {
 
         // Definitions.
         addFunction(n, "defineClass") { [unowned self] _, _, a in
-            try defineClass(string(a, 0), properties: arg(a, 1), instanceMethods: arg(a, 2),
-                            classMethods: arg(a, 3), script: currentScript())
+            // The script comes with the call (runtime.js's context), else it is the evaluation's.
+            let script = JSValueIsString(ctx, arg(a, 4)) ? string(a, 4) : (currentEvaluation()?.name ?? "<runtime>")
+            return try defineClass(string(a, 0), properties: arg(a, 1), instanceMethods: arg(a, 2),
+                                   classMethods: arg(a, 3), script: script)
         }
         addFunction(n, "defineProtocol") { [unowned self] _, _, a in
             try defineProtocol(string(a, 0), instance: arg(a, 1), classMethods: arg(a, 2))
@@ -74,10 +76,12 @@ extension Engine {
             transactions.record(.structDefined(name: name, previous: previous), script: currentScript())
             return nil
         }
-        addFunction(n, "setMethodMaker") { [unowned self] _, _, a in methodMaker = keep(try function(arg(a, 0), "setMethodMaker")); return nil }
-        addFunction(n, "setJSOnlyRegistrar") { [unowned self] _, _, a in jsOnlyRegistrar = keep(try function(arg(a, 0), "registrar")); return nil }
+        addFunction(n, "setJSOnlyTable") { [unowned self] _, _, a in
+            guard let table = JSValueToObject(ctx, arg(a, 0), nil) else { throw BridgeError("setJSOnlyTable expects an object") }
+            jsOnlyTable = keep(table)
+            return nil
+        }
         addFunction(n, "setJSOnlyRemover") { [unowned self] _, _, a in jsOnlyRemover = keep(try function(arg(a, 0), "remover")); return nil }
-        addFunction(n, "setJSOnlyLookup") { [unowned self] _, _, a in jsOnlyLookup = keep(try function(arg(a, 0), "lookup")); return nil }
         addFunction(n, "setContextResetter") { [unowned self] _, _, a in contextResetter = keep(try function(arg(a, 0), "context resetter")); return nil }
         addFunction(n, "setScriptGetter") { [unowned self] _, _, a in scriptGetter = keep(try function(arg(a, 0), "script getter")); return nil }
 

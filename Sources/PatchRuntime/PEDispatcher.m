@@ -4,18 +4,29 @@
 #include "PEDispatch.h"
 #include "PESlot.h"
 #include "PEObjects.h"
+#include "PEEpochs.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 
 static PEPatchHandler patchHandler;
+static PEPatchTokenReleaser patchTokenReleaser;
 unsigned PEForwardingSlotCount;
 /* Closures: no NSInvocation per call and no -forwardInvocation: takeover (which is what made
    JSPatch and Aspects fight). The forwarding route stays available per the engine setting. */
 static PERoute defaultRoute = PERouteClosure;
 
 void PESetPatchHandler(PEPatchHandler handler) { patchHandler = handler; }
+void PESetPatchTokenReleaser(PEPatchTokenReleaser releaser) { patchTokenReleaser = releaser; }
+
+static void releasePatchToken(void *token) {
+    if (patchTokenReleaser) patchTokenReleaser((uintptr_t)token);
+}
+
+void PEPatchTokenRetire(uintptr_t token) {
+    if (token) PEEpochRetire((void *)token, releasePatchToken);
+}
 void PESetDefaultRoute(PERoute route) { defaultRoute = route; }
 PERoute PEGetDefaultRoute(void) { return defaultRoute; }
 
@@ -275,11 +286,17 @@ void PESlotInvokeOriginal(PESlot *slot, PEFrame *frame) {
     else PESlotInvokeBase(slot, frame);
 }
 
-/* The patch, or what is below it. */
+/* The patch, or what is below it. The token is read and used inside an epoch: a revert meanwhile
+   retires it, and its record is released only after this call has left. */
 void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
-    uintptr_t token = PESlotGetPatch(slot);
-    if (token && patchHandler) patchHandler(slot, frame, token);
-    else PESlotInvokeOriginal(slot, frame);
+    PEEpochEnter();
+    @try {
+        uintptr_t token = PESlotGetPatch(slot);
+        if (token && patchHandler) patchHandler(slot, frame, token);
+        else PESlotInvokeOriginal(slot, frame);
+    } @finally {
+        PEEpochExit();
+    }
 }
 
 /* The whole pipeline: hooks around the patch around swizzles around the original. */

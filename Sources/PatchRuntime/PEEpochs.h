@@ -1,7 +1,14 @@
 /* Epoch-based reclamation: lets the hot path read the dispatcher's layer lists with no lock and no
    reference counting. A reader announces the epoch it entered in; a writer that unlinks a node
    retires it, and the node is destroyed once every reader that might still see it has left.
-   Entering and leaving are inline: they are on the path of every hooked call. */
+   Entering and leaving are inline: they are on the path of every hooked call.
+   Every layer record goes through here, so the hot path has one read discipline:
+     hooks          PEHooks.m      unlinked by PEHookRemove / PEHooksClearObject, destroyHook
+     hook plans     PEHookPlan.m   replaced by PESlotRebuildPlanLocked, destroyPlan
+     swizzle layers PESwizzle.m    unlinked by -[PESwizzleLayerToken remove], destroyLayer
+     patch tokens   PEDispatcher.m retired by the engine after a revert (PEPatchTokenRetire); the
+                                   engine's releaser frees its JSMethod (MethodPatch.swift)
+   Slots themselves are never freed (PEDispatcher.m). Live counts: PELiveRecords.h. */
 #ifndef PE_EPOCHS_H
 #define PE_EPOCHS_H
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /* Epoch-based reclamation for the dispatcher's lock-free reads (see PEEpochs.h). */
 #include "PEEpochs.h"
 #include "PEPlatform.h"
+#include "PELiveRecords.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -37,25 +38,18 @@ PEEpochRecord *PEEpochRegisterThread(void) {
     return r;
 }
 
-void PEEpochRetire(void *item, void (*destroy)(void *)) {
-    Retired *entry = malloc(sizeof *entry);
-    entry->item = item;
-    entry->destroy = destroy;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the unlink happens before the tag is taken */
-    entry->tag = __atomic_fetch_add(&PEEpochGlobal, 1, __ATOMIC_SEQ_CST);
-    /* Pairs with the readers' missing fence: after it, every announcement made before is visible
-       here, and every reader that announces later sees the unlink. */
-    if (!PEEpochReadersFence && !PEProcessBarrier()) {
-        /* Registered, so it should not fail; if it does, nothing can be proven safe to free:
-           the item is kept (a small leak) rather than risking a reader on freed memory. */
-        free(entry);
-        return;
-    }
+static int64_t liveRecords[PELiveRecordKindCount];
 
+void PELiveRecordAdjust(PELiveRecordKind kind, int64_t delta) {
+    __atomic_add_fetch(&liveRecords[kind], delta, __ATOMIC_RELAXED);
+}
+int64_t PELiveRecordCount(PELiveRecordKind kind) { return __atomic_load_n(&liveRecords[kind], __ATOMIC_RELAXED); }
+
+/* Queues `entry` (may be NULL) and destroys every queued item no reader can still see. */
+static void reclaim(Retired *entry) {
     Retired *ready = NULL;
     pthread_mutex_lock(&retireLock);
-    entry->next = retired;
-    retired = entry;
+    if (entry) { entry->next = retired; retired = entry; }
     uint64_t oldest = UINT64_MAX;               /* the oldest epoch a reader is still in */
     for (PEEpochRecord *r = records; r; r = r->next) {
         uint64_t e = __atomic_load_n(&r->epoch, __ATOMIC_ACQUIRE);
@@ -71,6 +65,30 @@ void PEEpochRetire(void *item, void (*destroy)(void *)) {
         Retired *next = ready->next;
         ready->destroy(ready->item);
         free(ready);
+        PELiveRecordAdjust(PELiveRecordRetired, -1);
         ready = next;
     }
+}
+
+void PEEpochRetire(void *item, void (*destroy)(void *)) {
+    Retired *entry = malloc(sizeof *entry);
+    entry->item = item;
+    entry->destroy = destroy;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the unlink happens before the tag is taken */
+    entry->tag = __atomic_fetch_add(&PEEpochGlobal, 1, __ATOMIC_SEQ_CST);
+    /* Pairs with the readers' missing fence: after it, every announcement made before is visible
+       here, and every reader that announces later sees the unlink. */
+    if (!PEEpochReadersFence && !PEProcessBarrier()) {
+        /* Registered, so it should not fail; if it does, nothing can be proven safe to free:
+           the item is kept (a small leak) rather than risking a reader on freed memory. */
+        free(entry);
+        return;
+    }
+    PELiveRecordAdjust(PELiveRecordRetired, 1);
+    reclaim(entry);
+}
+
+void PEEpochReclaim(void) {
+    if (!PEEpochReadersFence && !PEProcessBarrier()) return;
+    reclaim(NULL);
 }

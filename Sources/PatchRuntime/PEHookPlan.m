@@ -10,6 +10,7 @@
 #include "PEHookPlan.h"
 #include "PEHooks.h"
 #include "PEBlocks.h"
+#include "PELiveRecords.h"
 
 __thread uint64_t PEHookPlanCallsOnThread;
 uint64_t PEDispatchPlanCallCountOnThisThread(void) { return PEHookPlanCallsOnThread; }
@@ -40,6 +41,7 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
         count++;
     }
     struct PEHookPlan *plan = calloc(1, sizeof *plan + sizeof(PEHookPlanStep) * count);
+    PELiveRecordAdjust(PELiveRecordHookPlan, 1);
     plan->base = slot->ownIMP;
     plan->superclass = class_getSuperclass(slot->cls);
     if (!plan->base) resolveInherited(plan, slot);
@@ -69,10 +71,15 @@ void PESlotRebuildPlanLocked(PESlot *slot, struct PEHookPlan **retired) {
     if (old) { old->retiredNext = *retired; *retired = old; }
 }
 
+static void destroyPlan(void *plan) {
+    free(plan);
+    PELiveRecordAdjust(PELiveRecordHookPlan, -1);
+}
+
 void PEHookPlansRetire(struct PEHookPlan *retired) {
     while (retired) {
         struct PEHookPlan *next = retired->retiredNext;
-        PEEpochRetire(retired, free);
+        PEEpochRetire(retired, destroyPlan);
         retired = next;
     }
 }

@@ -5,6 +5,7 @@
 #include "PEHooks.h"
 #include "PEBlocks.h"
 #include "PEEpochs.h"
+#include "PELiveRecords.h"
 #include <Block.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static void destroyHook(void *item) {
     struct PEHook *hook = item;
     PEBlockRelease(hook->block);
     free(hook);
+    PELiveRecordAdjust(PELiveRecordHook, -1);
 }
 
 static uint64_t lastHookIdentifier;
@@ -201,6 +203,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
         return r;
     }
     struct PEHook *hook = calloc(1, sizeof *hook);
+    PELiveRecordAdjust(PELiveRecordHook, 1);
     hook->slot = slot;
     hook->position = position;
     hook->automaticRemoval = (options & PEHookOptionAutomaticRemoval) != 0;

@@ -14,11 +14,13 @@ struct PESlot {
     IMP ownIMP;                     /* the class's own implementation before the slot, or NULL */
     IMP entryIMP;                   /* what the class's method points at while installed */
     PERoute route;
-    uintptr_t patchToken;           /* read and written with __atomic builtins */
+    uintptr_t patchToken;           /* read and written with __atomic builtins; read and used inside an
+                                       epoch, retired (PEPatchTokenRetire) when replaced */
     void *closure;                  /* ffi_closure for PERouteClosure */
     bool installed;
     bool clearsObjectState;         /* -dealloc of a class whose objects carry JS properties or hooks */
-    /* Layers added by the toolkit, guarded by PELayerLock; counts read without it on the hot path. */
+    /* Layers added by the toolkit: changed under PELayerLock, read with no lock inside an epoch;
+       unlinked layers are retired through the epochs. */
     unsigned hookCount;
     struct PEHook *hooks;           /* registration order */
     unsigned swizzleCount;

@@ -2,6 +2,8 @@
 #include "PESlot.h"
 #include "PEBlocks.h"
 #include "PESwizzle.h"
+#include "PEEpochs.h"
+#include "PELiveRecords.h"
 #include <string.h>
 
 NSString *const PESwizzleErrorDomain = @"PESwizzleErrorDomain";
@@ -13,6 +15,7 @@ struct PESwizzleLayer {
     void *block;
     const PESignature *blockSignature;
     IMP original;               /* continuation closure: runs what is below this layer */
+    ffi_closure *closure;       /* the closure behind `original` */
     struct PESwizzleLayer *next;
 };
 
@@ -29,22 +32,34 @@ static void runLayer(struct PESwizzleLayer *layer, void *block, const PESignatur
     PECallFunction(PEBlockGetInvokeFunction(block), blockSig, args, frame->returnValue);
 }
 
+/* Runs the layer below `below` (the outermost when NULL). No lock: the list is read inside an
+   epoch that lasts the whole layer, block included, so a layer removed meanwhile (and its block,
+   info and continuation closure) stays alive until the call has left. */
 void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below) {
-    struct PESwizzleLayer *layer = NULL;
-    void *block = NULL;
-    const PESignature *blockSig = NULL;
-    pthread_rwlock_rdlock(&PELayerLock);
-    if (!below) layer = slot->swizzles;
-    else {
-        struct PESwizzleLayer *l = slot->swizzles;
-        while (l && l != below) l = l->next;
-        layer = l ? l->next : NULL;                         /* a layer removed mid-call: go to the base */
+    PEEpochEnter();
+    @try {
+        struct PESwizzleLayer *layer = __atomic_load_n(&slot->swizzles, __ATOMIC_ACQUIRE);
+        if (below) {
+            while (layer && layer != below) layer = __atomic_load_n(&layer->next, __ATOMIC_ACQUIRE);
+            /* A layer removed mid-call: go to the base. */
+            layer = layer ? __atomic_load_n(&layer->next, __ATOMIC_ACQUIRE) : NULL;
+        }
+        if (layer) runLayer(layer, layer->block, layer->blockSignature, frame);
+        else PESlotInvokeBase(slot, frame);
+    } @finally {
+        PEEpochExit();
     }
-    if (layer) { block = PEBlockCopy(layer->block); blockSig = layer->blockSignature; }
-    pthread_rwlock_unlock(&PELayerLock);
-    if (!layer) { PESlotInvokeBase(slot, frame); return; }
-    @try { runLayer(layer, block, blockSig, frame); }
-    @finally { PEBlockRelease(block); }
+}
+
+/* After every reader that could see the layer has left: its block, info and closure go. */
+static void destroyLayer(void *item) {
+    struct PESwizzleLayer *layer = item;
+    layer->info->_layer = NULL;
+    [layer->info release];
+    PEBlockRelease(layer->block);
+    ffi_closure_free(layer->closure);
+    free(layer);
+    PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
 }
 
 static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
@@ -56,8 +71,9 @@ static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
 }
 
 @implementation PESwizzleInfo
-- (IMP)originalImplementation { return _layer->original; }
-- (SEL)selector { return _layer->slot->sel; }
+/* Valid while the layer's block runs; a layer reclaimed after removal has none. */
+- (IMP)originalImplementation { return _layer ? _layer->original : NULL; }
+- (SEL)selector { return _layer ? _layer->slot->sel : NULL; }
 @end
 
 /* key (NSValue of the pointer) -> names of the classes swizzled for it, for the Once modes. */
@@ -85,7 +101,8 @@ static NSMutableDictionary *swizzledForKey;
         for (struct PESwizzleLayer **link = &slot->swizzles; *link; link = &(*link)->next) {
             if ((*link)->identifier == _identifier) {
                 removed = *link;
-                *link = removed->next;
+                /* Unlinked, not changed: a reader standing on it still walks on to the rest. */
+                __atomic_store_n(link, removed->next, __ATOMIC_RELEASE);
                 __atomic_sub_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
                 PESlotRebuildPlanLocked(slot, &retiredPlans);
                 break;
@@ -102,10 +119,8 @@ static NSMutableDictionary *swizzledForKey;
         }
     }
     PESlotUninstallIfUnused(removed->slot);
-    /* The layer's continuation closure may still be running on another thread: it is kept; the
-       block is released (calls in flight hold their own reference). */
-    PEBlockRelease(removed->block);
-    removed->block = NULL;
+    /* Calls in flight may still run the layer's block or its continuation closure. */
+    PEEpochRetire(removed, destroyLayer);
     return YES;
 }
 @end
@@ -162,15 +177,19 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
         return nil;
     }
     struct PESwizzleLayer *layer = calloc(1, sizeof *layer);
+    PELiveRecordAdjust(PELiveRecordSwizzleLayer, 1);
     layer->slot = slot;
     void *code = NULL;
     ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
     if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(slot->signature), continuation, layer, code) != FFI_OK) {
+        if (closure) ffi_closure_free(closure);
         free(layer);
+        PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
         if (error) *error = swizzleError(@"could not allocate a libffi closure");
         return nil;
     }
     layer->original = (IMP)code;
+    layer->closure = closure;
     const PESignature *blockSig = PEIsBlock(block) ? PEBlockGetSignature(block) : NULL;
     const PESignature *methodSig = slot->signature;
     /* block: (block, info, self, args...) against method: (self, _cmd, args...) */
@@ -182,6 +201,7 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     if (!ok) {
         ffi_closure_free(closure);
         free(layer);
+        PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
         PESlotUninstallIfUnused(slot);
         if (error) *error = swizzleError([NSString stringWithFormat:@"the replacement block %s does not match -[%s %s] %s (it takes the info, self, then the method's arguments)",
             blockSig ? PESignatureGetEncoding(blockSig) : "(no signature)", class_getName(cls), name, PESignatureGetEncoding(methodSig)]);
@@ -194,7 +214,7 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     PESlotChangeLayers(slot, ^{
         layer->identifier = ++lastSwizzleIdentifier;
         layer->next = slot->swizzles;
-        slot->swizzles = layer;
+        __atomic_store_n(&slot->swizzles, layer, __ATOMIC_RELEASE);     /* readers see it fully built */
         __atomic_add_fetch(&slot->swizzleCount, 1, __ATOMIC_RELEASE);
     });
     PESlotEnsureInstalled(slot);

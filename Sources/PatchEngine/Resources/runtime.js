@@ -16,10 +16,13 @@
   // from it, never from the receiver's runtime class, so parent and child patches can't loop.
   var context = { self: undefined, definingClass: null };
 
-  function makeMethod(fn, definingClass, selectorName, script) {
-    return function (receiver) {
+  // The wrapper every JS method runs in. Made here, before defineClass reaches the engine, so
+  // defining a class is one call into the engine: it reads `arity` and sets the defining class,
+  // selector and script it decided on the wrapper itself (plain properties, no call back into JS).
+  function makeMethod(fn) {
+    var method = function (receiver) {
       var saved = context, savedSelf = global.self;
-      context = { self: receiver, definingClass: definingClass, selector: selectorName, script: script };
+      context = { self: receiver, definingClass: method.definingClass, selector: method.selectorName, script: method.script };
       global.self = receiver;
       try {
         var args = new Array(arguments.length - 1);
@@ -30,6 +33,22 @@
         global.self = savedSelf;
       }
     };
+    method.arity = fn.length;
+    method.definingClass = null;
+    method.selectorName = null;
+    method.script = undefined;
+    return method;
+  }
+
+  // Anything but a plain object of functions goes to the engine as is, which refuses it.
+  function makeMethods(table) {
+    if (table === null || typeof table !== 'object' || OCObject.isPrototypeOf(table)) return table;
+    var wrapped = {};
+    Object.keys(table).forEach(function (key) {
+      var fn = table[key];
+      wrapped[key] = typeof fn === 'function' ? makeMethod(fn) : fn;
+    });
+    return wrapped;
   }
 
   // --- dispatch: obj.__c("name")(args) ------------------------------------------------------------
@@ -157,18 +176,14 @@
       if (!(property in methods)) methods[property] = function () { return N.getProperty(this, property); };
       if (!(setter in methods)) methods[setter] = function (value) { N.setProperty(this, property, value); };
     });
-    var result = N.defineClass(String(declaration), properties, methods, classMethods || {}, context.script);
+    var result = N.defineClass(String(declaration), properties, makeMethods(methods),
+                               makeMethods(classMethods || {}), context.script === undefined ? null : context.script);
     // As JSPatch: the class becomes a global and is returned.
-    return (global[result.cls] = N.getClass(result.cls));
+    return (global[result.cls] = result.classObject);
   };
 
-  // Called back by N.defineClass for every JS method: wraps it with the per-call context.
-  N.setMethodMaker(function (fn, definingClass, selectorName, script) {
-    return makeMethod(fn, definingClass, selectorName, script);
-  });
-  N.setJSOnlyRegistrar(function (className, name, fn, definingClass, script) {
-    (jsOnlyMethods[className] = jsOnlyMethods[className] || {})[name] = makeMethod(fn, definingClass, name, script);
-  });
+  // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
+  N.setJSOnlyTable(jsOnlyMethods);
   N.setScriptGetter(function () { return context.script === undefined ? null : context.script; });
   // A script terminated by the time limit skips every `finally`: the engine resets the per-call
   // context through this after a termination, so the next call doesn't run with a stale self.
@@ -180,10 +195,6 @@
     var table = jsOnlyMethods[className];
     if (!table) return;
     if (previous) table[name] = previous; else delete table[name];
-  });
-  N.setJSOnlyLookup(function (className, name) {
-    var table = jsOnlyMethods[className];
-    return table && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : null;
   });
 
   global.defineProtocol = function (name, instanceMethods, classMethods) {

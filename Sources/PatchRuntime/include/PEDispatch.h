@@ -29,6 +29,13 @@ typedef enum PERoute {
    return value. `token` identifies the patch (the engine's own table). */
 typedef void (*PEPatchHandler)(PESlot *slot, PEFrame *frame, uintptr_t token);
 void PESetPatchHandler(PEPatchHandler handler);
+/* Releases a patch token's record (the engine's). Called once per retired token, when no call
+   that could have read it from a slot is still running, on whichever thread reclaims it. */
+typedef void (*PEPatchTokenReleaser)(uintptr_t token);
+void PESetPatchTokenReleaser(PEPatchTokenReleaser releaser);
+/* Hands a token no slot holds any more (PESlotSetPatch replaced it) to the epochs: released
+   through the releaser once every call that could see it has returned. */
+void PEPatchTokenRetire(uintptr_t token);
 
 /* The route used for slots created from now on (default: closure). A slot keeps its route. */
 void PESetDefaultRoute(PERoute route);

@@ -7,4 +7,6 @@
 #include "PEBlocks.h"
 #include "PEClassBuilder.h"
 #include "PEHooks.h"
+#include "PEEngineStarted.h"
+#include "PELiveRecords.h"
 #endif

@@ -24,6 +24,7 @@
 #include "PFAspectsFixture.h"
 #include "PFSwizzleFixture.h"
 #include "PFDelegateTrackerFixture.h"
+#include "PFImplementationFixture.h"
 
 #endif
 #include "PFModulesFixture.h"
