@@ -74,6 +74,29 @@ enum CommandSupport {
         return ns.localizedDescription
     }
 
+    /// Routes SIGINT and SIGTERM to a semaphore that `waitForStop()` waits on. Install it before
+    /// anything else a long-running command does, so an interrupt that arrives as soon as a port
+    /// is announced still stops the command cleanly.
+    final class StopSignals {
+        private let stopRequested = DispatchSemaphore(value: 0)
+        private var sources: [DispatchSourceSignal] = []
+
+        init() {
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler { [stopRequested] in stopRequested.signal() }
+                source.resume()
+                sources.append(source)
+            }
+        }
+
+        deinit { sources.forEach { $0.cancel() } }
+
+        /// Blocks until SIGINT or SIGTERM arrives.
+        func waitForStop() { stopRequested.wait() }
+    }
+
     /// Writes to standard error (diagnostics and warnings never go to standard output).
     static func printError(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))

@@ -63,16 +63,7 @@ extension PatchCtl {
         }
 
         func run() throws {
-            let stopRequested = DispatchSemaphore(value: 0)
-            var sources: [DispatchSourceSignal] = []
-            for sig in [SIGINT, SIGTERM] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler { stopRequested.signal() }
-                source.resume()
-                sources.append(source)
-            }
-            defer { sources.forEach { $0.cancel() } }
+            let stopSignals = CommandSupport.StopSignals()
 
             let folder = URL(fileURLWithPath: directory).standardizedFileURL
             var isDirectory: ObjCBool = false
@@ -128,7 +119,7 @@ extension PatchCtl {
             defer { watcher.stop() }
             queue.sync { publisher.publishIfChanged() }
 
-            stopRequested.wait()
+            stopSignals.waitForStop()
             watcher.stop()
             debouncer.cancel()
             // Streams never end on their own: close them now rather than after the grace period.

@@ -35,18 +35,7 @@ extension PatchCtl {
         var portFile: String?
 
         func run() throws {
-            // Signals are routed to a dispatch source before anything else, so an interrupt that
-            // arrives as soon as the port is announced still stops the server cleanly.
-            let stopRequested = DispatchSemaphore(value: 0)
-            var sources: [DispatchSourceSignal] = []
-            for sig in [SIGINT, SIGTERM] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler { stopRequested.signal() }
-                source.resume()
-                sources.append(source)
-            }
-            defer { sources.forEach { $0.cancel() } }
+            let stopSignals = CommandSupport.StopSignals()
 
             let server = PatchServer(directory: URL(fileURLWithPath: directory), host: host, port: port)
             let bound: UInt16
@@ -61,7 +50,7 @@ extension PatchCtl {
                     throw CommandFailure("cannot write --port-file \(portFile): \(error)")
                 }
             }
-            stopRequested.wait()
+            stopSignals.waitForStop()
             server.stop()
             print("stopped")
             fflush(stdout)
