@@ -4,25 +4,11 @@
 #include "PESlot.h"
 #include "PEHookPlan.h"
 #include <pthread.h>
-#include <string.h>
-
-/* A register-only slot that got a libffi closure (the direct entries below were all taken): its
-   plan runs from the same six register values the direct entries pass. */
-static bool runPlanFromArguments(PESlot *slot, void *ret, void **args) {
-    const PESignature *sig = slot->signature;
-    uintptr_t values[6] = { 0, 0, 0, 0, 0, 0 }, result[2] = { 0, 0 };
-    unsigned count = PESignatureGetArgumentCount(sig);
-    for (unsigned i = 0; i < count && i < 6; i++) memcpy(&values[i], args[i], PETypeGetSize(PESignatureGetArgument(sig, i)));
-    PERegisterValuesExtend(sig, values);
-    if (!PEHookPlanRun(slot, values, result)) return false;
-    if (ret && PETypeGetKind(PESignatureGetReturnType(sig)) != PETypeKindVoid) memcpy(ret, result, sizeof(ffi_arg));
-    return true;
-}
 
 static void closureEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
     (void)cif;
     PESlot *slot = userData;
-    if (__atomic_load_n(&slot->plan, __ATOMIC_RELAXED) && runPlanFromArguments(slot, ret, args)) return;
+    if (__atomic_load_n(&slot->plan, __ATOMIC_RELAXED) && PEHookPlanRunFromArguments(slot, ret, args)) return;
     PEFrame frame = { slot->signature, args, ret };
     PESlotInvoke(slot, &frame);
     if (ret) PEWidenReturn(PESignatureGetReturnType(slot->signature), ret);

@@ -8,12 +8,24 @@
    Everything else (Instead hooks, automatic removal, a JS patch, swizzles, other signatures) runs
    through PEHooksRun and the generic pipeline, with identical results. */
 #include "PEHookPlan.h"
+#include <string.h>
 #include "PEHooks.h"
 #include "PEBlocks.h"
 #include "PELiveRecords.h"
 
 __thread uint64_t PEHookPlanCallsOnThread;
 uint64_t PEDispatchPlanCallCountOnThisThread(void) { return PEHookPlanCallsOnThread; }
+
+bool PEHookPlanRunFromArguments(PESlot *slot, void *ret, void **args) {
+    const PESignature *sig = slot->signature;
+    uintptr_t values[6] = { 0, 0, 0, 0, 0, 0 }, result[2] = { 0, 0 };
+    unsigned count = PESignatureGetArgumentCount(sig);
+    for (unsigned i = 0; i < count && i < 6; i++) memcpy(&values[i], args[i], PETypeGetSize(PESignatureGetArgument(sig, i)));
+    PERegisterValuesExtend(sig, values);
+    if (!PEHookPlanRun(slot, values, result)) return false;
+    if (ret && PETypeGetKind(PESignatureGetReturnType(sig)) != PETypeKindVoid) memcpy(ret, result, sizeof(ffi_arg));
+    return true;
+}
 
 static bool canRunFromPlan(const struct PEHook *hook) {
     return (hook->position == PEHookPositionBefore || hook->position == PEHookPositionAfter)
