@@ -26,20 +26,31 @@ enum CommandSupport {
         case .success(let data): return data
         case .failure(let failure):
             // The wording patchctl has always used for the common case.
-            let why = failure.description == String(cString: strerror(ENOENT)) ? "no such file" : failure.description
+            let why = failure.isMissingFile ? "no such file" : failure.description
             throw CommandFailure("cannot read \(what) \(path): \(why)")
         }
     }
 
+    /// Why `readBounded` failed: the system's word for it (with its errno), or the size limit.
+    struct ReadFailure: Error, CustomStringConvertible {
+        var description: String
+        /// The errno of the failing call; nil for the size limit.
+        var code: Int32?
+        var isMissingFile: Bool { code == ENOENT }
+
+        init(errno code: Int32) { self.code = code; description = String(cString: strerror(code)) }
+        init(_ description: String) { self.description = description }
+    }
+
     /// Reads at most `limit` bytes from `path` ("-" for standard input) with POSIX calls, so a
     /// failure names the real cause; more than `limit` bytes is a failure, not a truncation.
-    static func readBounded(_ path: String, limit: Int = inputLimit) -> Result<Data, CommandFailure> {
+    static func readBounded(_ path: String, limit: Int = inputLimit) -> Result<Data, ReadFailure> {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
-        guard fd >= 0 else { return .failure(CommandFailure(String(cString: strerror(errno)))) }
+        guard fd >= 0 else { return .failure(ReadFailure(errno: errno)) }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            return .failure(CommandFailure(String(cString: strerror(EISDIR))))
+            return .failure(ReadFailure(errno: EISDIR))
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -48,10 +59,10 @@ enum CommandSupport {
             if count == 0 { return .success(data) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(CommandFailure(String(cString: strerror(errno))))
+                return .failure(ReadFailure(errno: errno))
             }
             guard data.count + count <= limit else {
-                return .failure(CommandFailure("larger than the \(limit)-byte limit"))
+                return .failure(ReadFailure("larger than the \(limit)-byte limit"))
             }
             data.append(contentsOf: buffer[0..<count])
         }

@@ -232,7 +232,7 @@ final class DevPublisher {
             switch CommandSupport.readBounded(folder.appendingPathComponent(name).path, limit: Self.maxScriptBytes) {
             case .failure(let failure):
                 // Gone between listing and reading (a rename in flight): the next event re-reads.
-                if failure.description == String(cString: strerror(ENOENT)) { continue }
+                if failure.isMissingFile { continue }
                 return out.line("not published: \(devPrintable(name)): \(failure)")
             case .success(let data):
                 total += data.count
