@@ -113,19 +113,8 @@ struct Catalog {
         catalog.row(hookSplit, "forwarding: hooked vs empty forwarding slot",
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
-        // JS → Objective-C.
-        let jsSection = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
-        let jsLoops: [(JSDriver.Loop, PBCall)] = [
-            (.empty, PBCallEmpty), (.constant, PBCallConstant), (.takeObject, PBCallObjectArgument), (.object, PBCallObjectReturn),
-        ]
-        for (loop, _) in jsLoops { catalog.add(jsLoopProbe(loop)) }
-        catalog.add(jsLoopProbe(.bare))
-        for (loop, call) in jsLoops {
-            catalog.row(jsSection, call.label + " vs direct native call",
-                        subject: "js.\(loop.rawValue)", floor: probeID(.direct, call))
-        }
-        catalog.row(jsSection, PBCallEmpty.label + " vs an empty JS loop iteration",
-                    subject: "js.\(JSDriver.Loop.empty.rawValue)", floor: "js.\(JSDriver.Loop.bare.rawValue)")
+        // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
+        addJSCallRows(to: &catalog)
 
         // Preprocessor.
         let workload = WorkloadBox(megabytes: settings.preprocessorMegabytes)
@@ -181,13 +170,6 @@ struct Catalog {
             }
             return UInt64(elapsed)
         })
-    }
-
-    static func jsLoopProbe(_ loop: JSDriver.Loop) -> Probe {
-        let summary = loop == .bare ? "one iteration of a JS loop with no call (sum += i)"
-                                    : "o.\(loop.rawValue)() on a PBDirect from a JS loop"
-        return Probe(id: "js.\(loop.rawValue)", summary: summary, prepare: { try JSDriver.prepare() },
-                     kind: .loop { n in try JSDriver.run(loop, n) })
     }
 }
 

@@ -10,8 +10,11 @@ enum JSDriver {
     /// (checked after every run, so a loop that silently stopped calling would be noticed).
     enum Loop: String {
         case empty, constant, takeObject, object
-        /// The same loop with no call in it: the floor of the JS rows.
+        /// The same loop with no call in it.
         case bare
+        /// `o.value()` on an object of a class defined in JS, from a plain JS loop; from a method of
+        /// that class on `self`; from a method of that class on an object of another JS-defined class.
+        case jsDefined, jsDefinedSelf, jsDefinedOther
 
         func expectedResult(_ n: UInt64) -> Double {
             self == .constant ? Double(n) * Double(PB_NATIVE_CONSTANT) : Double(n)
@@ -25,7 +28,29 @@ enum JSDriver {
     static let setUpScript = """
         var PBBench = (function () {
           var target = require('\(Subject.direct.className)').alloc().init();
+          defineClass('PBJSDefined : NSObject', {
+            value: function () { return 1; },
+            sumSelf: function (n) {
+              var sum = 0;
+              for (var i = 0; i < n; i++) { sum += self.value(); }
+              return sum;
+            },
+            sumOther_count: function (other, n) {
+              var sum = 0;
+              for (var i = 0; i < n; i++) { sum += other.value(); }
+              return sum;
+            }
+          });
+          defineClass('PBJSDefinedOther : NSObject', { value: function () { return 1; } });
+          var defined = PBJSDefined.alloc().init(), other = PBJSDefinedOther.alloc().init();
           return {
+            jsDefined: function (n) {
+              var o = other, sum = 0;
+              for (var i = 0; i < n; i++) { sum += o.value(); }
+              return sum;
+            },
+            jsDefinedSelf: function (n) { return defined.sumSelf(n); },
+            jsDefinedOther: function (n) { return defined.sumOther_count(other, n); },
             empty: function (n) {
               var o = target;
               for (var i = 0; i < n; i++) { o.empty(); }

@@ -48,6 +48,8 @@ final class Engine: @unchecked Sendable {
 
     /// Tables any thread may read or change (see `EngineTables`).
     let tables = LockedValue(EngineTables())
+    /// Selector numbers of JS → Objective-C sends (`MessageSends.swift`); guarded by the JS lock.
+    let sendSelectors = SendSelectors()
 
     /// Serialises evaluate() (include() nests on the same thread).
     let evaluationLock = NSRecursiveLock()

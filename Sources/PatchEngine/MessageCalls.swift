@@ -38,16 +38,20 @@ extension Engine {
     }
 
     func callSite(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> CallSite {
+        try callSiteAndCacheability(receiver, selector).site
+    }
+
+    /// The call site, and whether it may be cached for the receiver's class.
+    func callSiteAndCacheability(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> (site: CallSite, cacheable: Bool) {
         let key = CallSiteKey(cls: UInt(bitPattern: PEObjectGetClass(receiver)), selector: selector)
-        if let site = tables.withLock({ $0.callSites[key] }) { return site }
+        if let site = tables.withLock({ $0.callSites[key] }) { return (site, true) }
         let signature = try methodSignature(receiver, selector)
         let site = CallSite(selector: PESelectorRegister(selector), signature: signature,
                             family: OwnershipFamily(selector: selector))
         // Classes answering through -forwardInvocation: may change their answer: not cached.
-        if PEObjectMethodTypes(receiver, selector) != nil {
-            tables.withLock { $0.callSites[key] = site }
-        }
-        return site
+        guard PEObjectMethodTypes(receiver, selector) != nil else { return (site, false) }
+        tables.withLock { $0.callSites[key] = site }
+        return (site, true)
     }
 
     /// `self.super().name(args)`: resolved from the superclass of the class that defined the running method.
@@ -83,10 +87,10 @@ extension Engine {
         return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), args, kind: .original(slot))
     }
 
-    func argumentValues(_ value: JSValueRef) -> [JSValueRef] {
+    func argumentValues(_ value: JSValueRef) -> [JSValueRef?] {
         guard let object = JSValueToObject(ctx, value, nil) else { return [] }
         let count = JSC.arrayLength(ctx, object)
-        return (0..<count).map { JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil)! }
+        return (0..<count).map { JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil) }
     }
 
     func describeClass(_ cls: UnsafeMutableRawPointer) -> String {
@@ -115,8 +119,9 @@ extension Engine {
     }
 
     /// Marshals `args`, performs the call of the given kind, and converts the result.
-    func invoke(_ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
-                _ args: [JSValueRef], kind: CallKind, site: CallSite? = nil) throws -> JSValueRef {
+    func invoke<Arguments: RandomAccessCollection<JSValueRef?>>(
+        _ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
+        _ args: Arguments, kind: CallKind, site: CallSite? = nil) throws -> JSValueRef where Arguments.Index == Int {
         let expected = signature.argumentCount - 2
         if args.count > expected {
             throw BridgeError("\(methodDescription(receiver, selector)) takes \(expected) argument\(expected == 1 ? "" : "s"), got \(args.count)")
@@ -131,7 +136,7 @@ extension Engine {
             let undefined = JSValueMakeUndefined(ctx)!
             for i in 0..<expected {
                 let type = signature.argument(i + 2)
-                try fromJS(i < args.count ? args[i] : undefined, type, into: frame.argument(i + 2),
+                try fromJS(i < args.count ? args[args.startIndex + i] ?? undefined : undefined, type, into: frame.argument(i + 2),
                            what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
             }
             if family == .initializer { _ = PEObjectRetain(receiver) }   // init consumes its receiver
@@ -173,8 +178,9 @@ extension Engine {
 
     /// A variadic method (`stringWithFormat:`, `arrayWithObjects:`): the extra arguments are passed
     /// as objects, as in JSPatch (use %@ in formats); object lists get their nil terminator.
-    func invokeVariadic(_ receiver: UnsafeMutableRawPointer, _ selector: String, _ fixed: ObjCSignature,
-                        _ args: [JSValueRef]) throws -> JSValueRef {
+    func invokeVariadic<Arguments: RandomAccessCollection<JSValueRef?>>(
+        _ receiver: UnsafeMutableRawPointer, _ selector: String, _ fixed: ObjCSignature,
+        _ args: Arguments) throws -> JSValueRef where Arguments.Index == Int {
         let fixedCount = fixed.argumentCount - 2
         var extra = args.count - fixedCount
         let terminated = VariadicMethods.isNilTerminated(selector)
@@ -187,7 +193,7 @@ extension Engine {
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)
             for i in 0..<args.count {
-                try fromJS(args[i], signature.argument(i + 2), into: frame.argument(i + 2),
+                try fromJS(args[args.startIndex + i] ?? JSValueMakeUndefined(ctx), signature.argument(i + 2), into: frame.argument(i + 2),
                            what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
             }
             var error: UnsafeMutablePointer<CChar>?

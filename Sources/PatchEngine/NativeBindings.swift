@@ -25,6 +25,10 @@ extension Engine {
         addFunction(n, "callI") { [unowned self] _, _, a in
             try callMethod(arg(a, 0), string(a, 1), arg(a, 2))
         }
+        JSC.set(ctx, n, "send", JSObjectMakeFunctionWithCallback(ctx, nil, Engine.sendFunction))
+        addFunction(n, "sendSelector") { [unowned self] _, _, a in
+            JSValueMakeNumber(ctx, Double(sendSelectorNumber(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil)))))
+        }
         addFunction(n, "selector") { [unowned self] _, _, a in
             JSC.makeString(ctx, SelectorName.selector(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil))))
         }

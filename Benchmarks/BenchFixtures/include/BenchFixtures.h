@@ -44,6 +44,16 @@ int64_t pb_time_calls(void *object, PBCall call, uint64_t iterations, char **err
 int pb_call_constant(void *object, char **error);
 void *pb_call_object(void *object, char **error);
 
+/* Floors of the JS rows, in a bare JavaScriptCore context of their own (PBJSFloors.m). The host
+   floor: a JS loop of `iterations` calls of a host function whose body calls `call`'s IMP directly
+   on `receiver` (the first call fixes the receiver); *result is the loop's value, as the engine's
+   JS loops return it. The method floor: a JS loop calling a plain JS method and summing its
+   result (1 per call). Elapsed nanoseconds, or -1 with *error (malloc'd). */
+int64_t pb_js_host_floor(void *receiver, PBCall call, uint64_t iterations, double *result, char **error);
+int64_t pb_js_method_floor(uint64_t iterations, double *result, char **error);
+/* Host-function calls the host floor has made, for checking that its loop really calls. */
+uint64_t pb_js_host_floor_calls(void);
+
 /* Hooks -empty of every instance of the class named `className` (object NULL), or of `object` only,
    through the Aspects API: an empty Before block and an empty After block. The hooks stay for the
    life of the process. Route: whatever PESetDefaultRoute says when the method is first hooked.

@@ -1,0 +1,102 @@
+import Foundation
+import PatchEngine
+import BenchFixtures
+
+/// The JS rows: JS calling Objective-C methods, and JS calling methods defined in JS, each
+/// against what JavaScriptCore's C API itself costs for the same call in a bare context
+/// (`PBJSFloors.m`), measured in the same run.
+extension Catalog {
+    static let jsCalls: [(JSDriver.Loop, PBCall)] = [
+        (.empty, PBCallEmpty), (.constant, PBCallConstant), (.takeObject, PBCallObjectArgument), (.object, PBCallObjectReturn),
+    ]
+
+    static func addJSCallRows(to catalog: inout Catalog) {
+        let section = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
+        for (loop, call) in jsCalls {
+            catalog.add(jsLoopProbe(loop))
+            catalog.add(hostFloorProbe(call))
+        }
+        catalog.add(jsLoopProbe(.bare))
+        for (loop, call) in jsCalls {
+            catalog.row(section, call.label + " vs JSC host call + direct IMP call",
+                        subject: "js.\(loop.rawValue)", floor: hostFloorID(call))
+        }
+        for (loop, call) in jsCalls {
+            catalog.row(section, call.label + " vs direct native call",
+                        subject: "js.\(loop.rawValue)", floor: probeID(.direct, call))
+        }
+        catalog.row(section, "floor: JSC host call + IMP call (-empty) vs direct native call",
+                    subject: hostFloorID(PBCallEmpty), floor: probeID(.direct, PBCallEmpty))
+        catalog.row(section, PBCallEmpty.label + " vs an empty JS loop iteration",
+                    subject: "js.\(JSDriver.Loop.empty.rawValue)", floor: "js.\(JSDriver.Loop.bare.rawValue)")
+
+        let defined = "JS calls a method defined in JS (defineClass), o.value() summed in a loop"
+        catalog.add(jsMethodFloorProbe())
+        for (loop, label) in [(JSDriver.Loop.jsDefined, "from a plain JS loop"),
+                              (.jsDefinedSelf, "self.value() in a method of the same class"),
+                              (.jsDefinedOther, "other.value() in a method of another JS-defined class")] {
+            catalog.add(jsLoopProbe(loop))
+            catalog.row(defined, label + " vs a plain JS method call", subject: "js.\(loop.rawValue)", floor: "jsfloor.method")
+        }
+    }
+
+    static func jsLoopProbe(_ loop: JSDriver.Loop) -> Probe {
+        let summary: String
+        switch loop {
+        case .bare: summary = "one iteration of a JS loop with no call (sum += i)"
+        case .jsDefined: summary = "o.value() on a PBJSDefinedOther (defined in JS) from a JS loop"
+        case .jsDefinedSelf: summary = "self.value() in a JS-defined method of PBJSDefined"
+        case .jsDefinedOther: summary = "other.value() on a PBJSDefinedOther in a JS-defined method of PBJSDefined"
+        default: summary = "o.\(loop.rawValue)() on a PBDirect from a JS loop"
+        }
+        return Probe(id: "js.\(loop.rawValue)", summary: summary, prepare: { try JSDriver.prepare() },
+                     kind: .loop { n in try JSDriver.run(loop, n) })
+    }
+
+    static func hostFloorID(_ call: PBCall) -> String { "jsfloor.host.\(call.selector)" }
+
+    /// A JS loop in a bare context calling a host function that calls the method's IMP directly.
+    static func hostFloorProbe(_ call: PBCall) -> Probe {
+        Probe(id: hostFloorID(call),
+              summary: "bare JSC: JS loop → host function → IMP of [PBDirect \(call.selector)]",
+              prepare: {}, kind: .loop { n in
+            let receiver = try SubjectEnvironment.shared.instance(.direct)
+            var result = 0.0
+            var error: UnsafeMutablePointer<CChar>?
+            let before = pb_js_host_floor_calls()
+            let elapsed = pb_js_host_floor(receiver, call, n, &result, &error)
+            if elapsed < 0 {
+                defer { free(error) }
+                throw BenchError("host floor \(call.selector): \(error.map { String(cString: $0) } ?? "?")")
+            }
+            let loop = jsCalls.first { $0.1 == call }!.0
+            guard result == loop.expectedResult(n), pb_js_host_floor_calls() - before == n else {
+                throw BenchError("host floor \(call.selector) returned \(result) after \(pb_js_host_floor_calls() - before) host calls, expected \(loop.expectedResult(n)) after \(n)")
+            }
+            return UInt64(elapsed)
+        })
+    }
+
+    /// A JS loop in a bare context calling a plain JS method and summing its result.
+    static func jsMethodFloorProbe() -> Probe {
+        Probe(id: "jsfloor.method", summary: "bare JSC: JS loop summing o.value() of a plain JS object",
+              prepare: {
+            // The host floor sets the bare context up.
+            var error: UnsafeMutablePointer<CChar>?
+            guard pb_js_host_floor(try SubjectEnvironment.shared.instance(.direct), PBCallEmpty, 1, nil, &error) >= 0 else {
+                defer { free(error) }
+                throw BenchError("bare context: \(error.map { String(cString: $0) } ?? "?")")
+            }
+        }, kind: .loop { n in
+            var result = 0.0
+            var error: UnsafeMutablePointer<CChar>?
+            let elapsed = pb_js_method_floor(n, &result, &error)
+            if elapsed < 0 {
+                defer { free(error) }
+                throw BenchError("JS method floor: \(error.map { String(cString: $0) } ?? "?")")
+            }
+            guard result == Double(n) else { throw BenchError("JS method floor summed \(result), expected \(n)") }
+            return UInt64(elapsed)
+        })
+    }
+}
