@@ -171,7 +171,7 @@ let package = Package(
         // prints the ratios (Benchmarks/README.md).
         .target(
             name: "BenchFixtures",
-            dependencies: ["PatchRuntime"],
+            dependencies: ["PatchRuntime", "CJavaScriptCore"],
             path: "Benchmarks/BenchFixtures",
             cSettings: objcCSettings,
             linkerSettings: objcLinkerSettings

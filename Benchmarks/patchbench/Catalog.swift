@@ -113,6 +113,8 @@ struct Catalog {
         catalog.row(hookSplit, "forwarding: hooked vs empty forwarding slot",
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
+        catalog.addObjCToJSRows()
+
         // JS → Objective-C.
         let jsSection = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
         let jsLoops: [(JSDriver.Loop, PBCall)] = [
@@ -197,6 +199,7 @@ extension PBCall {
         case PBCallEmpty: return "empty"
         case PBCallConstant: return "constant"
         case PBCallObjectArgument: return "takeObject:"
+        case PBCallStructArgument: return "takeRect:"
         default: return "object"
         }
     }
@@ -207,6 +210,7 @@ extension PBCall {
         case PBCallEmpty: return "-empty"
         case PBCallConstant: return "-constant (int return)"
         case PBCallObjectArgument: return "-takeObject: (object arg)"
+        case PBCallStructArgument: return "-takeRect: (struct arg)"
         default: return "-object (object return)"
         }
     }
