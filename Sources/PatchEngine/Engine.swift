@@ -203,10 +203,13 @@ final class Engine: @unchecked Sendable {
     /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time
     /// limit `ExecutionTimeout`.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {
+        try args.withUnsafeBufferPointer { try call(function, this: this, arguments: $0) }
+    }
+
+    /// The same, with the arguments in caller-provided storage.
+    func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
-        let result = args.withUnsafeBufferPointer { buf in
-            JSObjectCallAsFunction(ctx, function, this, args.count, buf.baseAddress, &exception)
-        }
+        let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
         if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
     }

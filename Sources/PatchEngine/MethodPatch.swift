@@ -70,14 +70,10 @@ extension Engine {
         let pool = PEPoolPush()
         var returnedObject: UnsafeMutableRawPointer?
         do {
-            // self inside dealloc must not be retained: the object is going away.
-            var args: [JSValueRef?] = [box(receiver, retain: !isDealloc)]
-            for i in 2..<signature.argumentCount {
-                args.append(try toJS(frame.argument(i), signature.argument(i)))
-            }
-            var result = try call(method.function, args)
+            var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
             while let deferred = performInOCRequest(result) { result = try deferred() }
             if returnType.kind != .void, let ret = frame.pointee.returnValue {
+                // The description is built only if the conversion fails.
                 try fromJS(result, returnType, into: ret,
                            what: "return value of \(describeMethod(method, receiver))")
                 if returnType.kind == .object || returnType.kind == .block {
@@ -110,6 +106,26 @@ extension Engine {
         if isDealloc, let receiver, !takeDeallocOriginalCalled(receiver) {
             // The object must still be freed when the JS dealloc didn't chain to the original.
             PESlotInvokeOriginal(slot, frame)
+        }
+    }
+
+    /// Calls `function` as runtime.js's wrappers expect, `function(receiver, arg1, ...)`, with the
+    /// frame's receiver and arguments as JS values. They are kept in a stack buffer (no array per
+    /// call), where JavaScriptCore's conservative stack scan sees them while later ones are made.
+    private func callWithFrameArguments(_ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
+                                        _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
+        let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
+        return try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
+            let args = buffer.baseAddress!
+            // self inside dealloc must not be retained: the object is going away.
+            args.initialize(to: box(frame.receiver, retain: receiverRetained))
+            var made = 1
+            defer { args.deinitialize(count: made) }
+            for i in 2..<signature.argumentCount {
+                (args + i - 1).initialize(to: try toJS(frame.argument(i), signature.argument(i)))
+                made += 1
+            }
+            return try call(function, arguments: UnsafeBufferPointer(start: args, count: count))
         }
     }
 

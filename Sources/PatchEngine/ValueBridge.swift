@@ -213,18 +213,19 @@ extension Engine {
         }
     }
 
-    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Double {
+    // `what` is only read to build an error: never computed on the way of a good value.
+    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: @autoclosure () -> String) throws -> Double {
         if JSValueIsNumber(ctx, value) { return JSValueToNumber(ctx, value, nil) }
         if JSValueIsBoolean(ctx, value) { return JSValueToBoolean(ctx, value) ? 1 : 0 }
         if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) { return 0 }
         if let object = unbox(value), PEObjectGetKind(object) == PEObjectKindNumber || PEObjectGetKind(object) == PEObjectKindBoolean {
             return PENumberGetDouble(object)
         }
-        throw BridgeError("\(what) expects \(type.displayName), got \(jsTypeName(value))")
+        throw BridgeError("\(what()) expects \(type.displayName), got \(jsTypeName(value))")
     }
 
-    private func integer(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Int64 {
-        let d = try number(value, type, what)
+    private func integer(_ value: JSValueRef, _ type: ObjCType, _ what: @autoclosure () -> String) throws -> Int64 {
+        let d = try number(value, type, what())
         guard d.isFinite else { return 0 }
         if d >= 9223372036854775807.0 { return Int64.max }
         if d <= -9223372036854775808.0 { return Int64.min }
