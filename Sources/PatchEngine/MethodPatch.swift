@@ -71,14 +71,24 @@ extension Engine {
         var returnedObject: UnsafeMutableRawPointer?
         do {
             var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
-            while let deferred = performInOCRequest(result) { result = try deferred() }
-            if returnType.kind != .void, let ret = frame.pointee.returnValue {
-                // The description is built only if the conversion fails.
-                try fromJS(result, returnType, into: ret,
-                           what: "return value of \(describeMethod(method, receiver))")
-                if returnType.kind == .object || returnType.kind == .block {
-                    returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
-                    _ = PEObjectRetain(returnedObject)   // survive the pool
+            let returnKind = returnType.kind
+            if returnKind == .object, let ret = frame.pointee.returnValue, JSValueIsObjectOfClass(ctx, result, objectClass) {
+                // The usual object result, a strong box: its object directly, with fewer calls into
+                // JavaScriptCore (each takes its lock) than the general path (a box is never a
+                // performSelectorInOC request, and fromJS would find the same object).
+                ret.storeBytes(of: JSObjectGetPrivate(JSValueToObject(ctx, result, nil)), as: UnsafeMutableRawPointer?.self)
+                returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                _ = PEObjectRetain(returnedObject)   // survive the pool
+            } else {
+                while let deferred = performInOCRequest(result) { result = try deferred() }
+                if returnKind != .void, let ret = frame.pointee.returnValue {
+                    // The description is built only if the conversion fails.
+                    try fromJS(result, returnType, into: ret,
+                               what: "return value of \(describeMethod(method, receiver))")
+                    if returnKind == .object || returnKind == .block {
+                        returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                        _ = PEObjectRetain(returnedObject)   // survive the pool
+                    }
                 }
             }
         } catch {
