@@ -30,6 +30,10 @@ final class Engine: @unchecked Sendable {
     /// The time limit applies per context group, so the context gets a group of its own.
     let contextGroup: JSContextGroupRef
     let timeLimit: ExecutionTimeLimit
+    /// JavaScriptCore's undefined, to recognise a result without a call into JavaScriptCore (on
+    /// 64-bit it is one constant; where values are wrapped, a comparison only misses). Protected,
+    /// so a wrapper's address is never reused for another value.
+    let undefinedValue: JSValueRef
     private(set) var objectClass: JSClassRef!
     private(set) var weakObjectClass: JSClassRef!
     private(set) var pointerClass: JSClassRef!
@@ -63,6 +67,8 @@ final class Engine: @unchecked Sendable {
         contextGroup = JSContextGroupCreate()
         ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
         timeLimit = ExecutionTimeLimit(group: contextGroup)
+        undefinedValue = JSValueMakeUndefined(ctx)
+        JSValueProtect(ctx, undefinedValue)
     }
 
     private func start() {

@@ -72,7 +72,15 @@ extension Engine {
         do {
             var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
             let returnKind = returnType.kind
-            if returnKind == .object, let ret = frame.pointee.returnValue, JSValueIsObjectOfClass(ctx, result, objectClass) {
+            // Every call into JavaScriptCore from here takes and releases its lock (≈ 40 ns), so the
+            // usual results skip the general checks that would only say what is known already.
+            if result == undefinedValue, returnKind == .void {
+                // No result, and undefined is not a performSelectorInOC request.
+            } else if returnKind != .bool, let ret = frame.pointee.returnValue,
+                      returnType.isNumber, JSValueIsNumber(ctx, result) {
+                // A number is not a performSelectorInOC request either; stored as fromJS would.
+                storeNumber(JSValueToNumber(ctx, result, nil), returnType, into: ret)
+            } else if returnKind == .object, let ret = frame.pointee.returnValue, JSValueIsObjectOfClass(ctx, result, objectClass) {
                 // The usual object result, a strong box: its object directly, with fewer calls into
                 // JavaScriptCore (each takes its lock) than the general path (a box is never a
                 // performSelectorInOC request, and fromJS would find the same object).
