@@ -84,7 +84,9 @@ extension Engine {
                 // The usual object result, a strong box: its object directly, with fewer calls into
                 // JavaScriptCore (each takes its lock) than the general path (a box is never a
                 // performSelectorInOC request, and fromJS would find the same object).
-                ret.storeBytes(of: JSObjectGetPrivate(JSValueToObject(ctx, result, nil)), as: UnsafeMutableRawPointer?.self)
+                // An object's JSValueRef is its JSObjectRef (the C API's own convention), so no
+                // JSValueToObject call.
+                ret.storeBytes(of: JSObjectGetPrivate(result), as: UnsafeMutableRawPointer?.self)
                 returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
                 _ = PEObjectRetain(returnedObject)   // survive the pool
             } else {
