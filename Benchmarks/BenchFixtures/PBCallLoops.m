@@ -1,13 +1,10 @@
 /* The native timing loops. The loop, the message sends and the clock reads are all compiled
    Objective-C, so what is measured is what a native caller pays per call. */
 #import "PBSubject.h"
+#import "PBTimedLoop.h"
 #include <objc/runtime.h>
 #include <string.h>
 #include <time.h>
-
-/* Calls between pool drains: often enough to bound memory (the forwarding route autoreleases an
-   NSInvocation per call), rare enough to cost nothing per call. */
-#define PB_POOL_STRIDE 4096
 
 static volatile int pbIntSink;
 static id volatile pbReturnSink;
@@ -51,18 +48,6 @@ static char *copyExceptionText(NSException *e)
 }
 
 /* One loop per call kind, so no branch on the kind runs inside the timed loop. */
-#define PB_TIMED_LOOP(statement) \
-    do { \
-        start = pb_now_ns(); \
-        for (uint64_t done = 0; done < iterations; ) { \
-            uint64_t chunk = iterations - done < PB_POOL_STRIDE ? iterations - done : PB_POOL_STRIDE; \
-            NSAutoreleasePool *pool = [NSAutoreleasePool new]; \
-            for (uint64_t i = 0; i < chunk; i++) { statement; } \
-            [pool release]; \
-            done += chunk; \
-        } \
-        end = pb_now_ns(); \
-    } while (0)
 
 int64_t pb_time_calls(void *objectPtr, PBCall call, uint64_t iterations, char **error)
 {
@@ -74,6 +59,11 @@ int64_t pb_time_calls(void *objectPtr, PBCall call, uint64_t iterations, char **
             case PBCallConstant: PB_TIMED_LOOP(pbIntSink = [object constant]); break;
             case PBCallObjectArgument: PB_TIMED_LOOP([object takeObject:object]); break;
             case PBCallObjectReturn: PB_TIMED_LOOP(pbReturnSink = [object object]); break;
+            case PBCallStructArgument: {
+                NSRect rect = pbLoopRect();
+                PB_TIMED_LOOP([object takeRect:rect]);
+                break;
+            }
             default:
                 if (error) *error = strdup("unknown call kind");
                 return -1;

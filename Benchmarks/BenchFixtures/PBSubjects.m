@@ -2,6 +2,7 @@
 #import "PBSubject.h"
 
 id volatile pbObjectSink;
+volatile double pbRectSink;
 
 /* Never patched: the floor of every native row. */
 PB_SUBJECT_CLASS(PBDirect)

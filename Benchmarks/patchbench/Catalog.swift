@@ -113,6 +113,8 @@ struct Catalog {
         catalog.row(hookSplit, "forwarding: hooked vs empty forwarding slot",
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
+        catalog.addObjCToJSRows()
+
         // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
         addJSCallRows(to: &catalog)
 
@@ -179,6 +181,7 @@ extension PBCall {
         case PBCallEmpty: return "empty"
         case PBCallConstant: return "constant"
         case PBCallObjectArgument: return "takeObject:"
+        case PBCallStructArgument: return "takeRect:"
         default: return "object"
         }
     }
@@ -189,6 +192,7 @@ extension PBCall {
         case PBCallEmpty: return "-empty"
         case PBCallConstant: return "-constant (int return)"
         case PBCallObjectArgument: return "-takeObject: (object arg)"
+        case PBCallStructArgument: return "-takeRect: (struct arg)"
         default: return "-object (object return)"
         }
     }

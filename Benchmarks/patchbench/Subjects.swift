@@ -30,7 +30,7 @@ enum Subject: String, CaseIterable {
 let patchedConstant: Int32 = 7
 
 /// The selectors every subject implements, in the order of `PBCall`.
-let subjectSelectors = ["empty", "constant", "takeObject:", "object"]
+let subjectSelectors = ["empty", "constant", "takeObject:", "object", "takeRect:"]
 
 /// Prepares subjects on demand and keeps one instance of each for the life of the process.
 final class SubjectEnvironment: @unchecked Sendable {
@@ -60,7 +60,9 @@ final class SubjectEnvironment: @unchecked Sendable {
                   empty: function() {},
                   constant: function() { return \(patchedConstant); },
                   takeObject: function(object) {},
-                  object: function() { return self; }
+                  object: function() { return self; },
+                  // Records its argument only while a check is on (see checkStructArgument).
+                  takeRect: function(rect) { if (globalThis.pbRectCheck) globalThis.pbLastRect = rect; }
                 });
                 """
             try withDefaultRoute(route) {

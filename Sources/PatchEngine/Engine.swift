@@ -30,6 +30,10 @@ final class Engine: @unchecked Sendable {
     /// The time limit applies per context group, so the context gets a group of its own.
     let contextGroup: JSContextGroupRef
     let timeLimit: ExecutionTimeLimit
+    /// JavaScriptCore's undefined, to recognise a result without a call into JavaScriptCore (on
+    /// 64-bit it is one constant; where values are wrapped, a comparison only misses). Protected,
+    /// so a wrapper's address is never reused for another value.
+    let undefinedValue: JSValueRef
     private(set) var objectClass: JSClassRef!
     private(set) var weakObjectClass: JSClassRef!
     private(set) var pointerClass: JSClassRef!
@@ -65,6 +69,8 @@ final class Engine: @unchecked Sendable {
         contextGroup = JSContextGroupCreate()
         ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
         timeLimit = ExecutionTimeLimit(group: contextGroup)
+        undefinedValue = JSValueMakeUndefined(ctx)
+        JSValueProtect(ctx, undefinedValue)
     }
 
     private func start() {
@@ -205,10 +211,13 @@ final class Engine: @unchecked Sendable {
     /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time
     /// limit `ExecutionTimeout`.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {
+        try args.withUnsafeBufferPointer { try call(function, this: this, arguments: $0) }
+    }
+
+    /// The same, with the arguments in caller-provided storage.
+    func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
-        let result = args.withUnsafeBufferPointer { buf in
-            JSObjectCallAsFunction(ctx, function, this, args.count, buf.baseAddress, &exception)
-        }
+        let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
         if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
     }

@@ -70,19 +70,35 @@ extension Engine {
         let pool = PEPoolPush()
         var returnedObject: UnsafeMutableRawPointer?
         do {
-            // self inside dealloc must not be retained: the object is going away.
-            var args: [JSValueRef?] = [box(receiver, retain: !isDealloc)]
-            for i in 2..<signature.argumentCount {
-                args.append(try toJS(frame.argument(i), signature.argument(i)))
-            }
-            var result = try call(method.function, args)
-            while let deferred = performInOCRequest(result) { result = try deferred() }
-            if returnType.kind != .void, let ret = frame.pointee.returnValue {
-                try fromJS(result, returnType, into: ret,
-                           what: "return value of \(describeMethod(method, receiver))")
-                if returnType.kind == .object || returnType.kind == .block {
-                    returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
-                    _ = PEObjectRetain(returnedObject)   // survive the pool
+            var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
+            let returnKind = returnType.kind
+            // Every call into JavaScriptCore from here takes and releases its lock (≈ 40 ns), so the
+            // usual results skip the general checks that would only say what is known already.
+            if result == undefinedValue, returnKind == .void {
+                // No result, and undefined is not a performSelectorInOC request.
+            } else if returnKind != .bool, let ret = frame.pointee.returnValue,
+                      returnType.isNumber, JSValueIsNumber(ctx, result) {
+                // A number is not a performSelectorInOC request either; stored as fromJS would.
+                storeNumber(JSValueToNumber(ctx, result, nil), returnType, into: ret)
+            } else if returnKind == .object, let ret = frame.pointee.returnValue, JSValueIsObjectOfClass(ctx, result, objectClass) {
+                // The usual object result, a strong box: its object directly, with fewer calls into
+                // JavaScriptCore (each takes its lock) than the general path (a box is never a
+                // performSelectorInOC request, and fromJS would find the same object).
+                // An object's JSValueRef is its JSObjectRef (the C API's own convention), so no
+                // JSValueToObject call.
+                ret.storeBytes(of: JSObjectGetPrivate(result), as: UnsafeMutableRawPointer?.self)
+                returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                _ = PEObjectRetain(returnedObject)   // survive the pool
+            } else {
+                while let deferred = performInOCRequest(result) { result = try deferred() }
+                if returnKind != .void, let ret = frame.pointee.returnValue {
+                    // The description is built only if the conversion fails.
+                    try fromJS(result, returnType, into: ret,
+                               what: "return value of \(describeMethod(method, receiver))")
+                    if returnKind == .object || returnKind == .block {
+                        returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                        _ = PEObjectRetain(returnedObject)   // survive the pool
+                    }
                 }
             }
         } catch {
@@ -110,6 +126,26 @@ extension Engine {
         if isDealloc, let receiver, !takeDeallocOriginalCalled(receiver) {
             // The object must still be freed when the JS dealloc didn't chain to the original.
             PESlotInvokeOriginal(slot, frame)
+        }
+    }
+
+    /// Calls `function` as runtime.js's wrappers expect, `function(receiver, arg1, ...)`, with the
+    /// frame's receiver and arguments as JS values. They are kept in a stack buffer (no array per
+    /// call), where JavaScriptCore's conservative stack scan sees them while later ones are made.
+    private func callWithFrameArguments(_ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
+                                        _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
+        let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
+        return try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
+            let args = buffer.baseAddress!
+            // self inside dealloc must not be retained: the object is going away.
+            args.initialize(to: box(frame.receiver, retain: receiverRetained))
+            var made = 1
+            defer { args.deinitialize(count: made) }
+            for i in 2..<signature.argumentCount {
+                (args + i - 1).initialize(to: try toJS(frame.argument(i), signature.argument(i)))
+                made += 1
+            }
+            return try call(function, arguments: UnsafeBufferPointer(start: args, count: count))
         }
     }
 

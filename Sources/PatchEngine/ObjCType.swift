@@ -37,6 +37,14 @@ struct ObjCType {
         }
     }
 
+    /// A C number type (integers of every size, float, double; not BOOL).
+    var isNumber: Bool {
+        switch kind {
+        case .char, .uchar, .short, .ushort, .int, .uint, .long, .ulong, .longLong, .ulongLong, .float, .double: return true
+        default: return false
+        }
+    }
+
     var size: Int { PETypeGetSize(raw) }
     var encoding: String { String(cString: PETypeGetEncoding(raw)) }
     var name: String { String(cString: PETypeGetName(raw)) }

@@ -9,6 +9,19 @@ final class StructRegistry: @unchecked Sendable {
     private struct Layouts {
         var keysByName: [String: [String]]
         var typesByName: [String: String] = [:]
+        /// Resolved fields per parsed type (types are interned and never freed, so the pointer
+        /// names one type for good); emptied whenever a definition changes.
+        var fieldsByType: [OpaquePointer: StructFields] = [:]
+    }
+
+    /// A struct type's leaf fields with their JS keys, made once per type instead of per value.
+    final class StructFields {
+        struct Field { let key: String; let jsKey: JSStringRef; let offset: Int; let type: ObjCType }
+        let fields: [Field]
+        init(_ fields: [(key: String, offset: Int, type: ObjCType)]) {
+            self.fields = fields.map { Field(key: $0.key, jsKey: JSStringCreateWithUTF8CString($0.key), offset: $0.offset, type: $0.type) }
+        }
+        deinit { for field in fields { JSStringRelease(field.jsKey) } }
     }
     private let layouts = LockedValue(Layouts(keysByName: [
         "_NSRect": ["x", "y", "width", "height"], "CGRect": ["x", "y", "width", "height"],
@@ -37,6 +50,7 @@ final class StructRegistry: @unchecked Sendable {
             let previous = Definition(keys: layouts.keysByName[name], types: layouts.typesByName[name])
             layouts.keysByName[name] = keys
             layouts.typesByName[name] = types
+            layouts.fieldsByType = [:]
             return previous
         }
     }
@@ -50,6 +64,7 @@ final class StructRegistry: @unchecked Sendable {
         layouts.withLock { layouts in
             layouts.keysByName[name] = definition.keys
             layouts.typesByName[name] = definition.types
+            layouts.fieldsByType = [:]
         }
     }
 
@@ -65,7 +80,8 @@ final class StructRegistry: @unchecked Sendable {
         }
     }
 
-    private func keys(for type: ObjCType) throws -> [(key: String, offset: Int, type: ObjCType)] {
+    private func fields(for type: ObjCType) throws -> StructFields {
+        if let cached = layouts.withLock({ $0.fieldsByType[type.raw] }) { return cached }
         let name = type.name
         let keys = layouts.withLock { $0.keysByName[name] }
         guard let keys else {
@@ -75,25 +91,34 @@ final class StructRegistry: @unchecked Sendable {
         guard leaves.count == keys.count else {
             throw BridgeError("struct \(name) has \(leaves.count) fields but defineStruct gave \(keys.count) keys")
         }
-        return zip(keys, leaves).map { ($0, $1.offset, $1.type) }
+        let fields = StructFields(zip(keys, leaves).map { ($0, $1.offset, $1.type) })
+        layouts.withLock { layouts in
+            // Only while the keys are still those read above (a definition may have changed meanwhile).
+            if layouts.keysByName[name] == keys { layouts.fieldsByType[type.raw] = fields }
+        }
+        return fields
     }
 
     func toJS(_ engine: Engine, _ p: UnsafeRawPointer, _ type: ObjCType) throws -> JSValueRef {
         let object = JSObjectMake(engine.ctx, nil, nil)!
-        for field in try keys(for: type) {
-            JSC.set(engine.ctx, object, field.key, try engine.toJS(p + field.offset, field.type))
+        let layout = try fields(for: type)
+        for field in layout.fields {
+            JSObjectSetProperty(engine.ctx, object, field.jsKey, try engine.toJS(p + field.offset, field.type),
+                                JSPropertyAttributes(kJSPropertyAttributeNone), nil)
         }
         return object
     }
 
-    func fromJS(_ engine: Engine, _ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer, what: String) throws {
+    func fromJS(_ engine: Engine, _ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer,
+                what: @autoclosure () -> String) throws {
         let ctx = engine.ctx
         guard JSValueIsObject(ctx, value), !engine.isBox(value), let object = JSValueToObject(ctx, value, nil) else {
-            throw BridgeError("\(what) expects struct \(type.name) as an object, got \(engine.jsTypeName(value))")
+            throw BridgeError("\(what()) expects struct \(type.name) as an object, got \(engine.jsTypeName(value))")
         }
-        for field in try keys(for: type) {
-            let item = JSC.get(ctx, object, field.key)
-            try engine.fromJS(item, field.type, into: p + field.offset, what: "\(what).\(field.key)")
+        let layout = try fields(for: type)
+        for field in layout.fields {
+            let item = JSObjectGetProperty(ctx, object, field.jsKey, nil)!
+            try engine.fromJS(item, field.type, into: p + field.offset, what: "\(what()).\(field.key)")
         }
     }
 }

@@ -158,18 +158,8 @@ extension Engine {
     func fromJS(_ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer, what: @autoclosure () -> String) throws {
         switch type.kind {
         case .void: return
-        case .char: p.storeBytes(of: Int8(truncatingIfNeeded: try integer(value, type, what())), as: Int8.self)
-        case .uchar: p.storeBytes(of: UInt8(truncatingIfNeeded: try integer(value, type, what())), as: UInt8.self)
-        case .short: p.storeBytes(of: Int16(truncatingIfNeeded: try integer(value, type, what())), as: Int16.self)
-        case .ushort: p.storeBytes(of: UInt16(truncatingIfNeeded: try integer(value, type, what())), as: UInt16.self)
-        case .int: p.storeBytes(of: Int32(truncatingIfNeeded: try integer(value, type, what())), as: Int32.self)
-        case .uint: p.storeBytes(of: UInt32(truncatingIfNeeded: try integer(value, type, what())), as: UInt32.self)
-        case .long, .longLong: p.storeBytes(of: try integer(value, type, what()), as: Int64.self)
-        case .ulong, .ulongLong:
-            let d = try number(value, type, what())
-            p.storeBytes(of: d < 0 ? UInt64(bitPattern: Int64(d)) : (d >= 18446744073709551615.0 ? UInt64.max : UInt64(d)), as: UInt64.self)
-        case .float: p.storeBytes(of: Float(try number(value, type, what())), as: Float.self)
-        case .double: p.storeBytes(of: try number(value, type, what()), as: Double.self)
+        case .char, .uchar, .short, .ushort, .int, .uint, .long, .longLong, .ulong, .ulongLong, .float, .double:
+            storeNumber(try number(value, type, what()), type, into: p)
         case .bool: p.storeBytes(of: UInt8(JSValueToBoolean(ctx, value) ? 1 : 0), as: UInt8.self)
         case .object:
             p.storeBytes(of: try jsToObject(value, what: what()), as: UnsafeMutableRawPointer?.self)
@@ -213,18 +203,39 @@ extension Engine {
         }
     }
 
-    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Double {
+    // `what` is only read to build an error: never computed on the way of a good value.
+    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: @autoclosure () -> String) throws -> Double {
         if JSValueIsNumber(ctx, value) { return JSValueToNumber(ctx, value, nil) }
         if JSValueIsBoolean(ctx, value) { return JSValueToBoolean(ctx, value) ? 1 : 0 }
         if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) { return 0 }
         if let object = unbox(value), PEObjectGetKind(object) == PEObjectKindNumber || PEObjectGetKind(object) == PEObjectKindBoolean {
             return PENumberGetDouble(object)
         }
-        throw BridgeError("\(what) expects \(type.displayName), got \(jsTypeName(value))")
+        throw BridgeError("\(what()) expects \(type.displayName), got \(jsTypeName(value))")
     }
 
-    private func integer(_ value: JSValueRef, _ type: ObjCType, _ what: String) throws -> Int64 {
-        let d = try number(value, type, what)
+    /// Writes the number `d` as the numeric `type` at `p` (C's conversion, with integers clamped
+    /// and NaN/infinity as 0); false, writing nothing, when `type` is not a number type.
+    @discardableResult
+    func storeNumber(_ d: Double, _ type: ObjCType, into p: UnsafeMutableRawPointer) -> Bool {
+        switch type.kind {
+        case .char: p.storeBytes(of: Int8(truncatingIfNeeded: Self.clampedInteger(d)), as: Int8.self)
+        case .uchar: p.storeBytes(of: UInt8(truncatingIfNeeded: Self.clampedInteger(d)), as: UInt8.self)
+        case .short: p.storeBytes(of: Int16(truncatingIfNeeded: Self.clampedInteger(d)), as: Int16.self)
+        case .ushort: p.storeBytes(of: UInt16(truncatingIfNeeded: Self.clampedInteger(d)), as: UInt16.self)
+        case .int: p.storeBytes(of: Int32(truncatingIfNeeded: Self.clampedInteger(d)), as: Int32.self)
+        case .uint: p.storeBytes(of: UInt32(truncatingIfNeeded: Self.clampedInteger(d)), as: UInt32.self)
+        case .long, .longLong: p.storeBytes(of: Self.clampedInteger(d), as: Int64.self)
+        case .ulong, .ulongLong:
+            p.storeBytes(of: d < 0 ? UInt64(bitPattern: Int64(d)) : (d >= 18446744073709551615.0 ? UInt64.max : UInt64(d)), as: UInt64.self)
+        case .float: p.storeBytes(of: Float(d), as: Float.self)
+        case .double: p.storeBytes(of: d, as: Double.self)
+        default: return false
+        }
+        return true
+    }
+
+    private static func clampedInteger(_ d: Double) -> Int64 {
         guard d.isFinite else { return 0 }
         if d >= 9223372036854775807.0 { return Int64.max }
         if d <= -9223372036854775808.0 { return Int64.min }

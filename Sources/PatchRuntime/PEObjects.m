@@ -32,7 +32,15 @@ void PEGNUInitializeProcess(void) {
 }
 #endif
 
-void *PEPoolPush(void) { PEEnsureThreadRegistered(); return [NSAutoreleasePool new]; }
+/* A class message names its class by string on GCC's runtime (a lookup per send, more than the
+   pool itself costs): the class is looked up once. */
+void *PEPoolPush(void) {
+    static void *poolClass;
+    PEEnsureThreadRegistered();
+    Class cls = (Class)__atomic_load_n(&poolClass, __ATOMIC_RELAXED);
+    if (!cls) __atomic_store_n(&poolClass, (void *)(cls = [NSAutoreleasePool class]), __ATOMIC_RELAXED);
+    return [cls new];
+}
 void PEPoolPop(void *pool) { [(NSAutoreleasePool *)pool drain]; }
 void PEThreadRegister(void) { PEEnsureThreadRegistered(); }
 

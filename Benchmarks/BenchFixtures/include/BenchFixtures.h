@@ -7,13 +7,21 @@
 #include <stdbool.h>
 
 /* The methods every subject class implements identically (see PBSubject.h):
-   -empty, -(int)constant (42), -takeObject:(id), -(id)object (returns self). */
+   -empty, -(int)constant (42), -takeObject:(id), -(id)object (returns self),
+   -takeRect:(NSRect) (four doubles; the loops pass PB_RECT_*). */
 typedef enum PBCall {
     PBCallEmpty = 0,
     PBCallConstant = 1,
     PBCallObjectArgument = 2,
     PBCallObjectReturn = 3,
+    PBCallStructArgument = 4,
 } PBCall;
+
+/* The rect the timing loops pass to -takeRect:. */
+#define PB_RECT_X 1.5
+#define PB_RECT_Y 2.5
+#define PB_RECT_WIDTH 3.5
+#define PB_RECT_HEIGHT 4.5
 
 /* The value -constant returns when it is not patched. */
 #define PB_NATIVE_CONSTANT 42
@@ -74,5 +82,32 @@ typedef struct PBHookCounts {
    pb_hook_counting_end, which returns the counts. Outside a pass the blocks do nothing. */
 void pb_hook_counting_begin(void *expectedInstance);
 PBHookCounts pb_hook_counting_end(void);
+
+/* The floor of "Objective-C calls a JS-patched method" on the closure route: per iteration,
+   the same call of `slotObject` (a subject whose methods are empty closure slots) plus one
+   JSObjectCallAsFunction, in a bare JSGlobalContext, of an empty JS function taking the
+   receiver and the method's arguments as JS values made beforehand (the receiver a JS object
+   whose private data is `slotObject`, the rect an object {x, y, width, height}); a result is
+   converted as a native caller needs it (JSValueToNumber for -constant, the object behind the
+   returned JS object for -object). Returns the elapsed nanoseconds, or -1 with *error
+   (malloc'd) when the call raised or JS threw. */
+int64_t pb_time_js_floor(void *slotObject, PBCall call, uint64_t iterations, char **error);
+
+/* What the floor's JS functions saw while a check was on (their body is `if (check) ...`). */
+typedef struct PBJSFloorCounts {
+    uint64_t calls;
+    /* Calls whose receiver was not the JS value for `slotObject`. */
+    uint64_t wrongReceiver;
+    /* -takeObject: calls whose argument was not the receiver's JS value; -takeRect: calls whose
+       argument was not {x, y, width, height} = PB_RECT_*. */
+    uint64_t wrongArgument;
+    /* Checked runs whose last converted result was not what the JS function returned
+       (-constant: the slot's 42 + the JS 7; -object: the receiver). */
+    uint64_t wrongResult;
+} PBJSFloorCounts;
+
+/* Turns the check of the floor's JS functions on (counts from zero) or off (returns the counts). */
+void pb_js_floor_check_begin(void);
+PBJSFloorCounts pb_js_floor_check_end(void);
 
 #endif

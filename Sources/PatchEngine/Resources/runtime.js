@@ -14,20 +14,31 @@
   // --- the per-call context of a method implemented in JS --------------------------------------
   // definingClass is the class (or metaclass) whose JS method is running: super and ORIG resolve
   // from it, never from the receiver's runtime class, so parent and child patches can't loop.
+  // While a method runs, `context` is its wrapper, whose definingClass, selectorName and script
+  // the engine set once: entering a method allocates nothing.
   var context = { self: undefined, definingClass: null };
 
-  // The wrapper every JS method runs in. Made here, before defineClass reaches the engine, so
-  // defining a class is one call into the engine: it reads `arity` and sets the defining class,
-  // selector and script it decided on the wrapper itself (plain properties, no call back into JS).
+  // The wrapper every JS method runs in, called as method(receiver, arg1, arg2, ...). Made here,
+  // before defineClass reaches the engine, so defining a class is one call into the engine: it
+  // reads `arity` and sets the defining class, selector and script it decided on the wrapper
+  // itself (plain properties, no call back into JS). The common argument counts call `fn`
+  // directly (`fn.call` compiles to a plain call), so a call copies no arguments.
   function makeMethod(fn) {
-    var method = function (receiver) {
+    var method = function (receiver, a, b, c, d, e, f) {
       var saved = context, savedSelf = global.self;
-      context = { self: receiver, definingClass: method.definingClass, selector: method.selectorName, script: method.script };
+      context = method;
       global.self = receiver;
       try {
-        var args = new Array(arguments.length - 1);
-        for (var i = 1; i < arguments.length; i++) args[i - 1] = arguments[i];
-        return fn.apply(receiver, args);
+        switch (arguments.length) {
+          case 0: case 1: return fn.call(receiver);
+          case 2: return fn.call(receiver, a);
+          case 3: return fn.call(receiver, a, b);
+          case 4: return fn.call(receiver, a, b, c);
+          case 5: return fn.call(receiver, a, b, c, d);
+          case 6: return fn.call(receiver, a, b, c, d, e);
+          case 7: return fn.call(receiver, a, b, c, d, e, f);
+          default: return fn.apply(receiver, Array.prototype.slice.call(arguments, 1));
+        }
       } finally {
         context = saved;
         global.self = savedSelf;
