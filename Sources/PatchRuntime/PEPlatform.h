@@ -15,6 +15,18 @@
 #define PE_GNU_RUNTIME 0
 #endif
 
+/* Whether runtime.js is compiled into the library (PERuntimeScript.m) with C23's #embed:
+   clang 19 and later (the Swift toolchain's clang on Linux). A compiler without it (an older
+   Xcode) leaves it out, and the engine reads runtime.js from the package's resource bundle. */
+#if defined(__has_embed)
+#if __has_embed("../PatchEngine/Resources/runtime.js")
+#define PE_EMBEDS_RUNTIME_SCRIPT 1
+#endif
+#endif
+#ifndef PE_EMBEDS_RUNTIME_SCRIPT
+#define PE_EMBEDS_RUNTIME_SCRIPT 0
+#endif
+
 /* The IMP that a message send for `sel` to `receiver` would call. GCC's runtime has no
    objc_msgSend; objc_msg_lookup returns the IMP. Apple: class_getMethodImplementation. */
 static inline IMP PELookupIMP(id receiver, SEL sel) {
