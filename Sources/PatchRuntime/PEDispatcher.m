@@ -136,7 +136,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
        that reaches the forwarding IMP first must not take a slot for an inherited method (no
        own IMP to fall back on) as one that was just uninstalled. */
     __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);
-    PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
+    PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig), &slot->ownMethod);
     *created = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
@@ -147,7 +147,7 @@ void PESlotEnsureInstalled(PESlot *slot) {
     pthread_rwlock_wrlock(&slotLock);
     if (!slot->installed) {
         __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);    /* before the IMP, as above */
-        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
     }
     pthread_rwlock_unlock(&slotLock);
 }
@@ -189,7 +189,7 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
     pthread_rwlock_wrlock(&slotLock);
     if (slot->installed && !PESlotHasLayers(slot)) {
-        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
         slot->installed = false;
     }
     pthread_rwlock_unlock(&slotLock);
