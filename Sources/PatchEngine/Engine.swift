@@ -229,6 +229,22 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Gives the memory JavaScriptCore's allocator keeps after a collection back to the system now.
+    /// Its scavenger does so on its own only a second or so later: right after collecting 1M boxes,
+    /// resident memory was still 17 % above where it started, 1 % after this call. WebKit's
+    /// `WTF::releaseFastMallocFreeMemory()` (what WebKit calls under memory pressure) is exported by
+    /// WebKitGTK's JavaScriptCore but declared in no public header, so it is looked up at run
+    /// time; where it is absent (Apple's framework keeps WTF private) the scavenger's timing stands.
+    func releaseFreeMemory() {
+        Self.releaseFastMallocFreeMemory?()
+    }
+
+    private static let releaseFastMallocFreeMemory: (@convention(c) () -> Void)? = {
+        let process = dlopen(nil, RTLD_NOW)   // the process's global symbol scope, on both platforms
+        guard let symbol = dlsym(process, "_ZN3WTF27releaseFastMallocFreeMemoryEv") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
+    }()
+
     // MARK: Logging and errors
 
     func log(_ message: String) {
