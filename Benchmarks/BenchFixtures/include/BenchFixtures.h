@@ -65,4 +65,5 @@ typedef struct PBHookCounts {
 void pb_hook_counting_begin(void *expectedInstance);
 PBHookCounts pb_hook_counting_end(void);
 
+#include "PBLifecycle.h"
 #endif
