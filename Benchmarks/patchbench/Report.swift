@@ -84,7 +84,7 @@ extension BenchReport {
         out += "hooked calls: " + (PEDispatchReadersFence()
             ? "a memory fence per call (no process-wide barrier here)\n\n"
             : "no fence per call (hook changes pay a process-wide barrier, membarrier)\n\n")
-        out += render(header) + "\n"
+        if !rows.isEmpty { out += render(header) + "\n" }   // count rows only: their own header
         for (i, line) in lines.enumerated() {
             if let section = sections[i] { out += (i == 0 ? "" : "\n") + section + "\n" }
             out += render(line) + "\n"
