@@ -52,8 +52,6 @@ static PESlot *findSlot(Class cls, const char *name) {
 
 PESlot *PESlotFind(void *cls, const char *selector) { return findSlot((Class)cls, selector); }
 
-/* Whether `cls` itself (not an ancestor) implements `sel`. */
-static BOOL classOwnsMethod(Class cls, SEL sel) { return PEClassOwnMethod(cls, sel) != NULL; }
 
 static char *errorString(NSString *format, ...) {
     va_list ap; va_start(ap, format);
@@ -119,7 +117,9 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->sel = PESelectorWithTypes(selector, PESignatureGetEncoding(sig));
     slot->selectorName = strdup(selector);
     slot->signature = sig;
-    slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
+    /* The class's own method, found once: the slot keeps it for every later IMP change. */
+    slot->ownMethod = existing ? PEClassOwnMethod(cls, sel) : NULL;
+    slot->ownIMP = slot->ownMethod ? method_getImplementation(slot->ownMethod) : NULL;
     slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
     if (slot->route == PERouteForwarding) __atomic_add_fetch(&PEForwardingSlotCount, 1, __ATOMIC_RELAXED);
     IMP entry = PESlotMakeEntry(slot, error);

@@ -144,6 +144,10 @@ static inline Method PEClassOwnMethod(Class cls, SEL sel) {
     for (struct PEGNUMethodList *list = ((struct PEGNUClass *)(void *)cls)->methods; list; list = list->next) {
         for (int i = 0; i < list->count; i++) {
             Method m = (Method)(void *)&list->methods[i];
+            /* sel_isEqual first (an index compare): sel_getName takes the runtime's lock, and
+               this loop runs for every method a patch takes over. Selectors of one name share
+               the index on GCC's runtime, so this skips no match. */
+            if (!sel_isEqual(method_getName(m), sel)) continue;
             /* GCC's runtime can list methods whose selector has no name yet: skip them. */
             const char *candidate = sel_getName(method_getName(m));
             if (candidate && strcmp(candidate, name) == 0) return m;
