@@ -19,6 +19,9 @@ struct Row {
 struct Catalog {
     private(set) var probes: [String: Probe] = [:]
     private(set) var rows: [Row] = []
+    /// Rows with an absolute target instead of a floor (CountRows.swift).
+    var countProbes: [String: CountProbe] = [:]
+    var countRows: [CountRow] = []
 
     mutating func add(_ probe: Probe) {
         precondition(probes[probe.id] == nil, "probe \(probe.id) defined twice")
@@ -152,6 +155,7 @@ struct Catalog {
         }
         catalog.row("Engine start (fresh process each time, median of \(settings.startRuns))",
                     "PatchEngine start vs bare JSGlobalContext", subject: "start.engine", floor: "start.bare")
+        addLifecycleRows(to: &catalog, settings: settings)
         return catalog
     }
 

@@ -27,6 +27,13 @@ struct PatchBench: ParsableCommand {
                                visibility: .hidden))
     var startOnly: String?
 
+    @Option(help: ArgumentHelp("Child mode: run one memory probe (objects|cycles) in this process and print its values as JSON.",
+                               visibility: .hidden))
+    var memoryOnly: String?
+
+    @Option(help: ArgumentHelp("Objects or cycles of --memory-only.", visibility: .hidden))
+    var memoryCount = 1
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard targetMs > 0 else { throw ValidationError("--target-ms must be positive") }
@@ -34,11 +41,21 @@ struct PatchBench: ParsableCommand {
         if let startOnly, EngineStart.Mode(rawValue: startOnly) == nil {
             throw ValidationError("--start-only takes engine or bare")
         }
+        if let memoryOnly, MemoryProbes.Mode(rawValue: memoryOnly) == nil {
+            throw ValidationError("--memory-only takes objects or cycles")
+        }
     }
 
     func run() throws {
         if let startOnly, let mode = EngineStart.Mode(rawValue: startOnly) {
             print(try EngineStart.measureInProcess(mode))
+            return
+        }
+        if let memoryOnly, let mode = MemoryProbes.Mode(rawValue: memoryOnly) {
+            let values = try MemoryProbes.measureInProcess(mode, count: memoryCount)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            print(String(decoding: try encoder.encode(values), as: UTF8.self))
             return
         }
         var settings = BenchSettings()

@@ -17,6 +17,8 @@ struct BenchReport {
     let measurements: [Measurement]   // in the order they were measured
     let rows: [RowResult]
     let date: Date
+    /// The count rows (memory), measured after the timed probes.
+    var counts: [CountResult] = []
 
     static var buildConfiguration: String {
         #if DEBUG
@@ -31,7 +33,8 @@ struct BenchReport {
 func runBenchmarks(_ catalog: Catalog, settings: BenchSettings, filter: String? = nil,
                    progress: (String) -> Void = { _ in }) throws -> BenchReport {
     let rows = catalog.rows(matching: filter)
-    if rows.isEmpty { throw BenchError("no row matches \"\(filter ?? "")\"") }
+    let countRows = catalog.countRows(matching: filter)
+    if rows.isEmpty && countRows.isEmpty { throw BenchError("no row matches \"\(filter ?? "")\"") }
     var ids: [String] = []
     for row in rows { for id in [row.subject, row.floor] where !ids.contains(id) { ids.append(id) } }
     let probes = try ids.map { id -> Probe in
@@ -44,7 +47,9 @@ func runBenchmarks(_ catalog: Catalog, settings: BenchSettings, filter: String? 
     }
     let byID = Dictionary(uniqueKeysWithValues: measurements.map { ($0.probe.id, $0) })
     let results = rows.map { RowResult(row: $0, subject: byID[$0.subject]!, floor: byID[$0.floor]!) }
-    return BenchReport(settings: settings, measurements: measurements, rows: results, date: Date())
+    var report = BenchReport(settings: settings, measurements: measurements, rows: results, date: Date())
+    report.counts = try catalog.measureCounts(countRows, progress: progress)
+    return report
 }
 
 // MARK: - Table
@@ -79,12 +84,12 @@ extension BenchReport {
         out += "hooked calls: " + (PEDispatchReadersFence()
             ? "a memory fence per call (no process-wide barrier here)\n\n"
             : "no fence per call (hook changes pay a process-wide barrier, membarrier)\n\n")
-        out += render(header) + "\n"
+        if !rows.isEmpty { out += render(header) + "\n" }   // count rows only: their own header
         for (i, line) in lines.enumerated() {
             if let section = sections[i] { out += (i == 0 ? "" : "\n") + section + "\n" }
             out += render(line) + "\n"
         }
-        return out
+        return out + countTable()
     }
 
     static func format(_ m: Measurement) -> String {
@@ -158,6 +163,8 @@ struct BenchJSON: Codable {
     let settings: Settings
     let measurements: [MeasurementJSON]
     let rows: [RowJSON]
+    /// Rows with an absolute target (memory); see CountRows.swift.
+    var counts: [CountRowJSON]? = nil
 }
 
 extension BenchReport {
@@ -179,7 +186,8 @@ extension BenchReport {
             rows: rows.map { r in
                 .init(section: r.row.section, label: r.row.label, subject: r.row.subject, floor: r.row.floor,
                       subjectMedianNanoseconds: r.subject.median, floorMedianNanoseconds: r.floor.median, ratio: r.ratio)
-            })
+            },
+            counts: counts.map(\.json))
     }
 
     /// Writes the JSON form to `url`, creating its directory.

@@ -13,6 +13,12 @@ struct BenchSettings {
     var preprocessorMegabytes = 4.0
     /// Fresh processes per start-up measurement.
     var startRuns = 7
+    /// Methods the two many-methods patches override (the row compares the second with the first).
+    var patchMethodCounts = (small: 1_000, large: 2_000)
+    /// Objective-C objects passed to JS and dropped by the memory row.
+    var memoryObjects = 1_000_000
+    /// Apply/revert cycles of the memory row (growth is measured from a tenth of them to the end).
+    var memoryCycles = 10_000
     /// The patchbench executable to spawn for start-up measurements.
     var childExecutable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
 }

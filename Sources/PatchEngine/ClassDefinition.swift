@@ -124,7 +124,10 @@ extension Engine {
             // runtime.js's wrapper carries the arity of the function it wraps.
             let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "arity"), nil))
             let selector = SelectorName.selector(jsName: jsName, argumentCount: arity)
-            var types = PEClassInstanceMethodTypes(cls, selector).map { String(cString: $0) }
+            // A slot the class already has knows the method's types: asking the runtime scans the
+            // class's method list, which made re-applying a patch of n methods of a class O(n²).
+            var types = PESlotFind(cls, selector).map { String(cString: PESignatureGetEncoding(PESlotGetSignature($0))) }
+                ?? PEClassInstanceMethodTypes(cls, selector).map { String(cString: $0) }
             if types == nil {
                 types = protocolTypes(selector, context: context, instance: !isClassMethod)
             }

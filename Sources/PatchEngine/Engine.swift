@@ -75,7 +75,8 @@ final class Engine: @unchecked Sendable {
 
     private func start() {
         PEThreadRegister()
-        if ProcessInfo.processInfo.environment["PATCHENGINE_DISPATCH_ROUTE"] == "forwarding" {
+        // getenv, not ProcessInfo's environment, which builds a dictionary of it all (≈ 0.2 ms).
+        if let route = getenv("PATCHENGINE_DISPATCH_ROUTE"), String(cString: route) == "forwarding" {
             PESetDefaultRoute(PERouteForwarding)
         }
         defineJSClasses()
@@ -103,7 +104,10 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// runtime.js: compiled into the library where the compiler can embed it (PERuntimeScript.h),
+    /// else read from the package's resources.
     static func runtimeSource() -> String {
+        if let embedded = PERuntimeScriptSource() { return String(cString: embedded) }
         guard let url = Bundle.module.url(forResource: "runtime", withExtension: "js"),
               let source = try? String(contentsOf: url, encoding: .utf8) else {
             fatalError("PatchEngine: runtime.js is missing from the package resources")
@@ -235,6 +239,22 @@ final class Engine: @unchecked Sendable {
             JSGarbageCollect(ctx)
         }
     }
+
+    /// Gives the memory JavaScriptCore's allocator keeps after a collection back to the system now.
+    /// Its scavenger does so on its own only a second or so later: right after collecting 1M boxes,
+    /// resident memory was still 17 % above where it started, 1 % after this call. WebKit's
+    /// `WTF::releaseFastMallocFreeMemory()` (what WebKit calls under memory pressure) is exported by
+    /// WebKitGTK's JavaScriptCore but declared in no public header, so it is looked up at run
+    /// time; where it is absent (Apple's framework keeps WTF private) the scavenger's timing stands.
+    func releaseFreeMemory() {
+        Self.releaseFastMallocFreeMemory?()
+    }
+
+    private static let releaseFastMallocFreeMemory: (@convention(c) () -> Void)? = {
+        let process = dlopen(nil, RTLD_NOW)   // the process's global symbol scope, on both platforms
+        guard let symbol = dlsym(process, "_ZN3WTF27releaseFastMallocFreeMemoryEv") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
+    }()
 
     // MARK: Logging and errors
 

@@ -68,13 +68,15 @@ public enum PatchEngine {
         for name in Engine.shared.transactions.appliedScripts.reversed() { Engine.shared.rollBack(name) }
     }
 
-    /// Collects JavaScript garbage now and releases the Objective-C objects only JS values held
-    /// (boxes keep their objects until collected): call it on memory warnings.
+    /// Collects JavaScript garbage now, releases the Objective-C objects only JS values held
+    /// (boxes keep their objects until collected) and gives the freed JavaScript heap back to the
+    /// system where JavaScriptCore allows it: call it on memory warnings.
     public static func collectGarbage() {
         guard Engine.isStarted else { return }
         let engine = Engine.shared
         engine.collectGarbageNow()
         engine.drainReleases()
+        engine.releaseFreeMemory()
     }
 
     /// Checks a script's syntax with JavaScriptCore without running it.

@@ -52,8 +52,6 @@ static PESlot *findSlot(Class cls, const char *name) {
 
 PESlot *PESlotFind(void *cls, const char *selector) { return findSlot((Class)cls, selector); }
 
-/* Whether `cls` itself (not an ancestor) implements `sel`. */
-static BOOL classOwnsMethod(Class cls, SEL sel) { return PEClassOwnMethod(cls, sel) != NULL; }
 
 static char *errorString(NSString *format, ...) {
     va_list ap; va_start(ap, format);
@@ -119,7 +117,9 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     slot->sel = PESelectorWithTypes(selector, PESignatureGetEncoding(sig));
     slot->selectorName = strdup(selector);
     slot->signature = sig;
-    slot->ownIMP = (existing && classOwnsMethod(cls, sel)) ? method_getImplementation(existing) : NULL;
+    /* The class's own method, found once: the slot keeps it for every later IMP change. */
+    slot->ownMethod = existing ? PEClassOwnMethod(cls, sel) : NULL;
+    slot->ownIMP = slot->ownMethod ? method_getImplementation(slot->ownMethod) : NULL;
     slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
     if (slot->route == PERouteForwarding) __atomic_add_fetch(&PEForwardingSlotCount, 1, __ATOMIC_RELAXED);
     IMP entry = PESlotMakeEntry(slot, error);
@@ -136,7 +136,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
        that reaches the forwarding IMP first must not take a slot for an inherited method (no
        own IMP to fall back on) as one that was just uninstalled. */
     __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);
-    PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig));
+    PEReplaceMethod(cls, sel, entry, PESignatureGetEncoding(sig), &slot->ownMethod);
     *created = true;
     pthread_rwlock_unlock(&slotLock);
     return slot;
@@ -147,7 +147,7 @@ void PESlotEnsureInstalled(PESlot *slot) {
     pthread_rwlock_wrlock(&slotLock);
     if (!slot->installed) {
         __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);    /* before the IMP, as above */
-        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
     }
     pthread_rwlock_unlock(&slotLock);
 }
@@ -189,7 +189,7 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
     pthread_rwlock_wrlock(&slotLock);
     if (slot->installed && !PESlotHasLayers(slot)) {
-        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature));
+        PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
         slot->installed = false;
     }
     pthread_rwlock_unlock(&slotLock);

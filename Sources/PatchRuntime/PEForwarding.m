@@ -102,7 +102,7 @@ static void ensureForwardInvocation(Class cls) {
     ForwardInstall *f = calloc(1, sizeof *f);
     f->cls = cls; f->previous = own; f->next = forwardInstalls;
     forwardInstalls = f;
-    PEReplaceMethod(cls, fwd, (IMP)engineForwardInvocation, "v@:@");
+    PEReplaceMethod(cls, fwd, (IMP)engineForwardInvocation, "v@:@", NULL);
     pthread_mutex_unlock(&forwardLock);
 }
 

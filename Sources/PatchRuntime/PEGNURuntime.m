@@ -105,6 +105,27 @@ void PEGNURefreshInherited(Class cls, SEL sel) {
     objc_mutex_unlock(__objc_runtime_mutex);
 }
 
+IMP PEGNUSetOwnImplementation(Class cls, Method own, IMP imp) {
+    /* libobjc's struct objc_method (module-abi-8.h), checked against its accessors per call. */
+    struct PEGNUMethod { SEL name; const char *types; IMP imp; } *method = (void *)own;
+    struct PEGNUClass *c = (struct PEGNUClass *)(void *)cls;
+    if (!layoutsMatch() || method->imp != method_getImplementation(own) || method->name != method_getName(own)) {
+        IMP previous = method_setImplementation(own, imp);
+        PEGNURefreshInherited(cls, method_getName(own));
+        return previous;
+    }
+    objc_mutex_lock(__objc_runtime_mutex);
+    IMP previous = method->imp;
+    __atomic_store_n(&method->imp, imp, __ATOMIC_RELEASE);
+    size_t index = selectorIndex(method->name);
+    /* What __objc_update_classes_with_methods writes for the owner: its table, if built (it
+       holds the index: it was built with the method). */
+    if (c->dtable != __objc_uninstalled_dtable) sarray_at_put_safe(c->dtable, index, (void *)imp);
+    refreshSubclasses(c, method->name, index);
+    objc_mutex_unlock(__objc_runtime_mutex);
+    return previous;
+}
+
 bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types) {
     struct PEGNUClass *c = (struct PEGNUClass *)(void *)cls;
     bool layouts = layoutsMatch();

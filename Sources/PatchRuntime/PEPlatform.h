@@ -15,6 +15,18 @@
 #define PE_GNU_RUNTIME 0
 #endif
 
+/* Whether runtime.js is compiled into the library (PERuntimeScript.m) with C23's #embed:
+   clang 19 and later (the Swift toolchain's clang on Linux). A compiler without it (an older
+   Xcode) leaves it out, and the engine reads runtime.js from the package's resource bundle. */
+#if defined(__has_embed)
+#if __has_embed("../PatchEngine/Resources/runtime.js")
+#define PE_EMBEDS_RUNTIME_SCRIPT 1
+#endif
+#endif
+#ifndef PE_EMBEDS_RUNTIME_SCRIPT
+#define PE_EMBEDS_RUNTIME_SCRIPT 0
+#endif
+
 /* The IMP that a message send for `sel` to `receiver` would call. GCC's runtime has no
    objc_msgSend; objc_msg_lookup returns the IMP. Apple: class_getMethodImplementation. */
 static inline IMP PELookupIMP(id receiver, SEL sel) {
@@ -66,7 +78,10 @@ static inline SEL PESelectorWithTypes(const char *name, const char *types) {
    would patch the parent and every sibling: so on GCC the class's own method list is searched here.
    GCC's method_setImplementation updates the dispatch table of the class that owns the method
    only: a subclass whose table was already built (any subclass instance messaged before) keeps
-   calling the old IMP (verified); PEGNURefreshInherited writes the new answer into those tables. */
+   calling the old IMP (verified); PEGNURefreshInherited writes the new answer into those tables.
+   `own`, when given, remembers the class's own method between calls (a class never loses one):
+   finding it is a scan of the class's method list, which made applying or reverting a patch of
+   n methods of one class cost O(n²). */
 #if PE_GNU_RUNTIME
 /* The GCC ABI's class structure (module-abi-8.h); libobjc's public headers keep it opaque. */
 struct PEGNUClass {
@@ -103,6 +118,13 @@ void PEGNUNormalizeClasses(void);
    few hundred patch/revert cycles with three threads calling). PEGNURuntime.m. */
 void PEGNURefreshInherited(Class cls, SEL sel);
 
+/* method_setImplementation for a method that `cls` owns, then PEGNURefreshInherited; without
+   libobjc's __objc_update_classes_with_methods, which scans every method of every loaded class
+   for the one changed (37 % of applying a patch of 2,000 methods, and growing with the class).
+   Only `cls`'s table lists the method, so only it and its subclasses' tables are written.
+   PEGNURuntime.m. */
+IMP PEGNUSetOwnImplementation(Class cls, Method own, IMP imp);
+
 /* class_addMethod for a class that may be in use on other threads: the new method's entry is
    written into the class's table and its subclasses' in place, as above, instead of the rebuild
    class_addMethod runs. Falls back to that rebuild when the class has no table yet (nothing to
@@ -113,6 +135,26 @@ bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types);
 
 /* The method `cls` itself defines for `sel` (not an inherited one), or NULL. */
 static inline Method PEClassOwnMethod(Class cls, SEL sel) {
+#if PE_GNU_RUNTIME
+    /* The class's own method lists, walked in place (class_copyMethodList would copy them). */
+    struct PEGNUMethod { SEL name; const char *types; IMP imp; };
+    struct PEGNUMethodList { struct PEGNUMethodList *next; int count; struct PEGNUMethod methods[]; };
+    const char *name = sel_getName(sel);
+    if (!name) return NULL;
+    for (struct PEGNUMethodList *list = ((struct PEGNUClass *)(void *)cls)->methods; list; list = list->next) {
+        for (int i = 0; i < list->count; i++) {
+            Method m = (Method)(void *)&list->methods[i];
+            /* sel_isEqual first (an index compare): sel_getName takes the runtime's lock, and
+               this loop runs for every method a patch takes over. Selectors of one name share
+               the index on GCC's runtime, so this skips no match. */
+            if (!sel_isEqual(method_getName(m), sel)) continue;
+            /* GCC's runtime can list methods whose selector has no name yet: skip them. */
+            const char *candidate = sel_getName(method_getName(m));
+            if (candidate && strcmp(candidate, name) == 0) return m;
+        }
+    }
+    return NULL;
+#else
     unsigned count = 0;
     Method *methods = class_copyMethodList(cls, &count);
     Method own = NULL;
@@ -124,26 +166,27 @@ static inline Method PEClassOwnMethod(Class cls, SEL sel) {
     }
     free(methods);
     return own;
+#endif
 }
 
-static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types) {
+static inline IMP PEReplaceMethod(Class cls, SEL sel, IMP imp, const char *types, Method *ownCache) {
 #if PE_GNU_RUNTIME
     PEGNUClearStrayConstructionFlag(cls);
-    Method own = PEClassOwnMethod(cls, sel);
+    Method own = ownCache && *ownCache ? *ownCache : PEClassOwnMethod(cls, sel);
     if (own) {
+        if (ownCache) *ownCache = own;
         /* GCC's method_setImplementation writes the new IMP into the class's dispatch table even
            when that table is not installed yet, i.e. into the one table every class shares until
            its first message: every such class then answers `sel` with `imp` (verified: a subclass
            that overrides the class method ran the parent's patch instead). Installing the table
            first (which runs +initialize, as the first message would) keeps the write local. */
         class_respondsToSelector(cls, sel);
-        IMP previous = method_setImplementation(own, imp);
-        PEGNURefreshInherited(cls, method_getName(own));
-        return previous;
+        return PEGNUSetOwnImplementation(cls, own, imp);
     }
     PEGNUAddMethod(cls, sel, imp, types);
     return NULL;
 #else
+    (void)ownCache;
     return class_replaceMethod(cls, sel, imp, types);
 #endif
 }

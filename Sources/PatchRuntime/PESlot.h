@@ -13,6 +13,8 @@ struct PESlot {
     const PESignature *signature;
     IMP ownIMP;                     /* the class's own implementation before the slot, or NULL */
     IMP entryIMP;                   /* what the class's method points at while installed */
+    Method ownMethod;               /* the class's own method for sel once known (PEReplaceMethod);
+                                       written under slotLock, a class never loses a method */
     PERoute route;
     uintptr_t patchToken;           /* read and written with __atomic builtins; read and used inside an
                                        epoch, retired (PEPatchTokenRetire) when replaced */

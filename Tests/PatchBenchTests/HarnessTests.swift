@@ -29,6 +29,9 @@ final class HarnessTests: XCTestCase {
         settings.fixedIterations = 3
         settings.startRuns = 1
         settings.preprocessorMegabytes = 0.02
+        settings.patchMethodCounts = (small: 10, large: 20)
+        settings.memoryObjects = 2_000
+        settings.memoryCycles = 30
         settings.childExecutable = try patchbenchExecutable()
         return settings
     }
@@ -47,6 +50,11 @@ final class HarnessTests: XCTestCase {
         for result in report.rows {
             XCTAssertTrue(result.ratio.isFinite && result.ratio > 0, "\(result.row.label): \(result.ratio)")
         }
+        // Count rows (memory) run too: every object dropped was deallocated, every IMP restored.
+        XCTAssertEqual(report.counts.map(\.row.label), catalog.countRows.map(\.label))
+        for result in report.counts where result.row.unit == .count {
+            XCTAssertEqual(result.met, true, "\(result.row.label): \(result.value)")
+        }
         let throughput = report.measurements.compactMap(\.megabytesPerSecond)
         XCTAssertEqual(throughput.count, 2, "the preprocessor row and its floor report MB/s")
         XCTAssertTrue(throughput.allSatisfy { $0.isFinite && $0 > 0 })
@@ -61,6 +69,7 @@ final class HarnessTests: XCTestCase {
         XCTAssertEqual(decoded.rows.count, report.rows.count)
         XCTAssertEqual(decoded.measurements.count, report.measurements.count)
         XCTAssertEqual(decoded.rows.first?.ratio, report.rows.first?.ratio)
+        XCTAssertEqual(decoded.counts?.count, report.counts.count)
     }
 
     func testCalibrationScalesToTheTargetDuration() throws {

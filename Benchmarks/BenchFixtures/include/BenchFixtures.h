@@ -110,4 +110,5 @@ typedef struct PBJSFloorCounts {
 void pb_js_floor_check_begin(void);
 PBJSFloorCounts pb_js_floor_check_end(void);
 
+#include "PBLifecycle.h"
 #endif

@@ -9,4 +9,5 @@
 #include "PEHooks.h"
 #include "PEEngineStarted.h"
 #include "PELiveRecords.h"
+#include "PERuntimeScript.h"
 #endif

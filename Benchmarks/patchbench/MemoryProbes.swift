@@ -1,0 +1,106 @@
+import Foundation
+import PatchEngine
+import BenchFixtures
+
+/// The memory rows of issue 9 (target 6), each run in a fresh process so resident memory is the
+/// probe's alone: the parent spawns `patchbench --memory-only <mode> --memory-count N`, the child
+/// prints the values it measured as JSON.
+enum MemoryProbes {
+    enum Mode: String, CaseIterable {
+        /// N Objective-C objects passed to JS and dropped, then PatchEngine.collectGarbage().
+        case objects
+        /// N apply/revert cycles of a patch of a few methods.
+        case cycles
+    }
+
+    /// Methods of the class the cycles patch.
+    static let cycledMethods = 8
+
+    /// Runs in the child.
+    static func measureInProcess(_ mode: Mode, count: Int) throws -> [String: Double] {
+        guard count > 0 else { throw BenchError("--memory-count must be positive") }
+        pb_prepare_process()
+        switch mode {
+        case .objects: return try droppedObjects(count)
+        case .cycles: return try applyRevertCycles(count)
+        }
+    }
+
+    /// `PBCounted.make()` in a JS loop: each result is boxed for JS and dropped at once.
+    private static func droppedObjects(_ count: Int) throws -> [String: Double] {
+        func loop(_ n: Int) -> String {
+            "require('PBCounted'); (function (n) { for (var i = 0; i < n; i++) PBCounted.make(); })(\(n));"
+        }
+        // Warm-up with the same code: the engine's start, the JIT's code for the loop (its top
+        // tier compiles after some 100,000 iterations: 2–4 MB, once) and the heap's first blocks
+        // are where "before" is measured from, not part of what the row charges.
+        try PatchEngine.evaluate(loop(min(count, 200_000)), name: "memory-objects-warmup.js")
+        PatchEngine.collectGarbage()
+        let created0 = pb_counted_created(), deallocated0 = pb_counted_deallocated()
+        let before = pb_resident_bytes()
+        try PatchEngine.evaluate(loop(count), name: "memory-objects.js")
+        let peak = pb_resident_bytes()
+        PatchEngine.collectGarbage()
+        let after = pb_resident_bytes()
+        let created = pb_counted_created() - created0, deallocated = pb_counted_deallocated() - deallocated0
+        guard created == UInt64(count) else {
+            throw BenchError("the JS loop created \(created) PBCounted objects, expected \(count)")
+        }
+        guard before > 0 else { throw BenchError("resident memory is not readable here") }
+        return [
+            "objects": Double(count), "created": Double(created), "deallocated": Double(deallocated),
+            "residentBeforeBytes": Double(before), "residentPeakBytes": Double(peak), "residentAfterBytes": Double(after),
+            "residentGrowthPercent": (Double(after) - Double(before)) / Double(before) * 100,
+        ]
+    }
+
+    /// Applies and reverts one patch `count` times; after every revert each method's IMP must be
+    /// the original, and while applied each must return its JS value (checked every cycle).
+    private static func applyRevertCycles(_ count: Int) throws -> [String: Double] {
+        let patch = ManyMethodsPatch(count: cycledMethods, className: "PBCycled", scriptName: "memory-cycle.js")
+        try patch.prepare()
+        let mark = max(1, count / 10)
+        var impsNotRestored = 0
+        var atMark: UInt64 = 0
+        for cycle in 1...count {
+            try patch.apply()
+            try patch.checkPatched()
+            try patch.revert()
+            impsNotRestored += patch.impsNotRestored()
+            if cycle == mark {
+                PatchEngine.collectGarbage()
+                atMark = pb_resident_bytes()
+            }
+        }
+        PatchEngine.collectGarbage()
+        let atEnd = pb_resident_bytes()
+        guard atMark > 0 else { throw BenchError("resident memory is not readable here") }
+        let laterCycles = Double(max(1, count - mark))
+        return [
+            "cycles": Double(count), "markCycle": Double(mark), "impsNotRestored": Double(impsNotRestored),
+            "residentAtMarkBytes": Double(atMark), "residentAtEndBytes": Double(atEnd),
+            "residentGrowthPercent": (Double(atEnd) - Double(atMark)) / Double(atMark) * 100,
+            "kilobytesPerCycle": (Double(atEnd) - Double(atMark)) / laterCycles / 1024,
+        ]
+    }
+
+    /// Runs in the parent: spawns `executable --memory-only <mode> --memory-count <count>`.
+    static func measureInChild(_ mode: Mode, count: Int, executable: URL) throws -> [String: Double] {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--memory-only", mode.rawValue, "--memory-count", String(count)]
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        do { try process.run() } catch { throw BenchError("cannot spawn \(executable.path): \(error)") }
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let values = try? JSONDecoder().decode([String: Double].self, from: output) else {
+            throw BenchError("\(executable.lastPathComponent) --memory-only \(mode.rawValue) exited with \(process.terminationStatus), "
+                             + "printed \"\(String(decoding: output, as: UTF8.self))\", stderr: \(String(decoding: errors, as: UTF8.self))")
+        }
+        return values
+    }
+}
