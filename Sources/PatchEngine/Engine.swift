@@ -82,7 +82,10 @@ final class Engine: @unchecked Sendable {
         defineJSClasses()
         let native = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, native)
-        objectPrototype = JSObjectMake(ctx, nil, nil)
+        // The prototype of every box is the object class's own (JavaScriptCore makes one per class
+        // and context), so making a box is one JSObjectMake with no JSObjectSetPrototype after it.
+        // Protected, so the context keeps that very object for the class.
+        objectPrototype = JSValueToObject(ctx, JSObjectGetPrototype(ctx, JSObjectMake(ctx, objectClass, nil)), nil)
         JSValueProtect(ctx, objectPrototype)
         JSC.set(ctx, native, "objectPrototype", objectPrototype)
         installBindings(into: native)

@@ -29,9 +29,6 @@ extension Engine {
         addFunction(n, "sendSelector") { [unowned self] _, _, a in
             JSValueMakeNumber(ctx, Double(sendSelectorNumber(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil)))))
         }
-        addFunction(n, "selector") { [unowned self] _, _, a in
-            JSC.makeString(ctx, SelectorName.selector(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil))))
-        }
         addFunction(n, "callSuper") { [unowned self] _, _, a in
             guard let cls = address(arg(a, 2)) else { throw BridgeError("super() outside a defined method") }
             return try callSuper(arg(a, 0), string(a, 1), definingClass: cls, arg(a, 3))

@@ -8,8 +8,7 @@
 /// so the output has exactly the lines of the input and `Preprocessed.originalPosition`
 /// maps JavaScriptCore's error positions back to the source. `a?.name(` becomes
 /// `a?.__c("name")(`; `a.name?.(` is left alone (no call follows the name directly).
-/// `.__c(` itself is never rewritten, so rewriting twice gives the same script. A call with
-/// `yield` or `await` among its arguments becomes `.__C("name")(` instead (runtime.js explains).
+/// `.__c(` itself is never rewritten, so rewriting twice gives the same script.
 /// Malformed input (an unterminated string, comment, template or regex) is copied as it
 /// is from the point where it stops making sense; JavaScriptCore then reports the error.
 public enum Preprocessor {
@@ -34,9 +33,7 @@ public enum Preprocessor {
             var result: [UInt8] = []
             var copied = 0, j = 0
             while j + prefix.count < bytes.count {
-                // `.__c("` or `.__C("` (a call whose arguments can suspend it).
-                guard bytes[j] == prefix[0],
-                      (1..<prefix.count).allSatisfy({ bytes[j + $0] == prefix[$0] || ($0 == 3 && bytes[j + $0] == 0x43) }) else {
+                guard bytes[j] == prefix[0], (1..<prefix.count).allSatisfy({ bytes[j + $0] == prefix[$0] }) else {
                     j += 1
                     continue
                 }

@@ -53,11 +53,8 @@ struct ScriptLexer {
     /// argument list: while it is non-zero, `.name(` is part of a constructor expression.
     private var newPending = 0
     /// Open brackets; each entry packs its `Nest` kind with the `newPending` of the level
-    /// it interrupted (restored when it closes) and, for the argument list of a rewritten
-    /// call, where that call's `__c` is in `output` (see `markSuspendableCalls`).
+    /// it interrupted (restored when it closes).
     private var stack: [Int] = []
-    /// Output offset of the `c` of the last `__c` written, until its `(` is pushed.
-    private var callAwaitingParen: Int?
 
     private(set) var output: [UInt8] = []
     private var copied = 0
@@ -147,8 +144,7 @@ struct ScriptLexer {
                     newPending -= 1  // the argument list of the innermost pending `new`
                 }
                 i += 1
-                push(kind, call: callAwaitingParen)
-                callAwaitingParen = nil
+                push(kind)
                 prev = .punctuator
             case Ch.rparen:
                 i += 1
@@ -255,7 +251,7 @@ struct ScriptLexer {
         switch prev {
         case .dot:
             prev = .operand
-            if newPending == 0 && nextSignificantByteIsParen(from: i) && !isWord(start, "__c") && !isWord(start, "__C") {
+            if newPending == 0 && nextSignificantByteIsParen(from: i) && !isWord(start, "__c") {
                 insert(start: start, length: i - start)
             }
         case .superDot:
@@ -267,17 +263,6 @@ struct ScriptLexer {
             newPending = 0
             prev = keywordClass(start, i - start)
             if prev == .newKeyword { newPending = 1 }
-            if i - start == 5 && (isWord(start, "yield") || isWord(start, "await")) { markSuspendableCalls() }
-        }
-    }
-
-    /// `yield` or `await` inside the argument list of rewritten calls: those calls become
-    /// `__C("name")(`, which captures its receiver, because runtime.js's `__c` hands the receiver
-    /// to its call through a per-level slot that other code may use while the call is suspended.
-    private mutating func markSuspendableCalls() {
-        for entry in stack {
-            let call = entry >> 32
-            if call > 0 { output[call - 1] = Ch.upperC }
         }
     }
 
@@ -575,7 +560,6 @@ struct ScriptLexer {
     private mutating func insert(start: Int, length: Int) {
         if output.isEmpty { output.reserveCapacity(end + end / 8 + 64) }
         copyInput(upTo: start)
-        callAwaitingParen = output.count + 2
         output.append(contentsOf: ScriptLexer.callPrefix)
         output.append(contentsOf: UnsafeBufferPointer(start: src + start, count: length))
         output.append(Ch.quote)
@@ -594,8 +578,8 @@ struct ScriptLexer {
 
     // MARK: - Nesting
 
-    private mutating func push(_ kind: Nest, call: Int? = nil) {
-        stack.append(Int(kind.rawValue) | (newPending & 0xFFFFFF) << 8 | (call.map { $0 + 1 } ?? 0) << 32)
+    private mutating func push(_ kind: Nest) {
+        stack.append(Int(kind.rawValue) | newPending << 8)
         newPending = 0
     }
 
@@ -610,7 +594,7 @@ struct ScriptLexer {
         let kind = Nest(rawValue: UInt8(last & 0xFF))
         if let protected, kind == protected { return nil }
         stack.removeLast()
-        newPending = (last >> 8) & 0xFFFFFF
+        newPending = last >> 8
         return kind
     }
 
@@ -646,7 +630,7 @@ private enum Ch {
     static let plus: UInt8 = 0x2B, minus: UInt8 = 0x2D, dot: UInt8 = 0x2E, slash: UInt8 = 0x2F
     static let zero: UInt8 = 0x30, nine: UInt8 = 0x39, colon: UInt8 = 0x3A, semicolon: UInt8 = 0x3B
     static let less: UInt8 = 0x3C, equals: UInt8 = 0x3D, greater: UInt8 = 0x3E, question: UInt8 = 0x3F
-    static let upperA: UInt8 = 0x41, upperC: UInt8 = 0x43, upperZ: UInt8 = 0x5A
+    static let upperA: UInt8 = 0x41, upperZ: UInt8 = 0x5A
     static let lbracket: UInt8 = 0x5B, backslash: UInt8 = 0x5C, rbracket: UInt8 = 0x5D, underscore: UInt8 = 0x5F
     static let backtick: UInt8 = 0x60, lowerA: UInt8 = 0x61, lowerB: UInt8 = 0x62, lowerE: UInt8 = 0x65
     static let lowerN: UInt8 = 0x6E, lowerO: UInt8 = 0x6F, lowerU: UInt8 = 0x75, lowerX: UInt8 = 0x78, lowerZ: UInt8 = 0x7A

@@ -17,12 +17,10 @@ extension Engine {
     /// A JS value for an Objective-C object (`retain`: the box holds a reference until collected).
     func box(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
         guard let object else { return JSValueMakeBoolean(ctx, false) }
-        let boxed: JSObjectRef
         if retain {
-            boxed = JSObjectMake(ctx, objectClass, PEObjectRetain(object))
-        } else {
-            boxed = JSObjectMake(ctx, weakObjectClass, object)
+            return JSObjectMake(ctx, objectClass, PEObjectRetain(object))   // the class's prototype is objectPrototype
         }
+        let boxed = JSObjectMake(ctx, weakObjectClass, object)!
         JSObjectSetPrototype(ctx, boxed, objectPrototype)
         return boxed
     }

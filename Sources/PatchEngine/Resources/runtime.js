@@ -63,120 +63,57 @@
   }
 
   // --- dispatch: obj.__c("name")(args) ------------------------------------------------------------
-  // A call costs no allocation: `__c` records its receiver in `pending` at the current nesting
-  // level and returns the caller made once for (name, level), which takes the receiver back.
-  // Calls complete in the reverse order of their `__c` (argument lists nest), so each caller reads
-  // its own level; one whose arguments threw leaves an entry that the enclosing call discards by
-  // resetting the level. A call that can be suspended between `__c` and the call (`yield` or
-  // `await` among its arguments) is rewritten to `__C`, which captures its receiver instead.
-  var pending = [];
-  var depth = 0;
-  var MAX_DEPTH = 512;          // deeper (or after many abandoned calls) falls back to capturing
+  // `__c` returns a small function that captures its receiver, and nothing else per call: no
+  // `bind`, no copy of `arguments`, no name → selector conversion (selector numbers are cached
+  // per name and argument count). Called at once, so JavaScriptCore's optimizing tiers inline it
+  // and need not allocate it. The receiver can't be handed over through shared state instead:
+  // JavaScriptCore releases its lock while a native function runs, so another thread's JS can run
+  // between `__c` and the call.
   var send = N.send;
-  var nativeCallers = Object.create(null);   // name -> [caller per level], for Objective-C receivers
-  var jsCallers = Object.create(null);       // name -> [caller per level], for JS values
+  var sendNumbers = Object.create(null);   // name -> [selector number per argument count]
 
-  // A caller for Objective-C receivers: passes the arguments as they are with a selector number
-  // resolved once per argument count (JSPatch's name rule, in the engine's SelectorName).
-  // Callers declare no parameters: a function called with fewer arguments than it declares goes
-  // through JavaScriptCore's arity fix-up (a frame copy per call); `arguments` that doesn't escape
-  // costs nothing.
-  function makeNativeCaller(name, level) {
-    var selectors = [];
+  function sendNumber(name, argc) {
+    var numbers = sendNumbers[name];
+    if (numbers === undefined) numbers = sendNumbers[name] = [];
+    var number = numbers[argc];
+    if (number === undefined) number = numbers[argc] = N.sendSelector(name, argc);
+    return number;
+  }
+
+  // The message `name` to `obj`, arguments passed on as they are. The function declares no
+  // parameters: one called with fewer arguments than it declares pays JavaScriptCore's arity
+  // fix-up (a frame copy), and `arguments` that doesn't escape costs nothing.
+  function nativeCall(obj, name) {
     return function () {
-      var receiver = pending[level];
-      pending[level] = undefined;
-      depth = level;
       var argc = arguments.length;
-      var selector = selectors[argc];
-      if (selector === undefined) selector = selectors[argc] = N.sendSelector(name, argc);
       switch (argc) {
-        case 0: return send(receiver, selector);
-        case 1: return send(receiver, selector, arguments[0]);
-        case 2: return send(receiver, selector, arguments[0], arguments[1]);
-        case 3: return send(receiver, selector, arguments[0], arguments[1], arguments[2]);
-        case 4: return send(receiver, selector, arguments[0], arguments[1], arguments[2], arguments[3]);
+        case 0: return send(obj, sendNumber(name, 0));
+        case 1: return send(obj, sendNumber(name, 1), arguments[0]);
+        case 2: return send(obj, sendNumber(name, 2), arguments[0], arguments[1]);
+        case 3: return send(obj, sendNumber(name, 3), arguments[0], arguments[1], arguments[2]);
+        case 4: return send(obj, sendNumber(name, 4), arguments[0], arguments[1], arguments[2], arguments[3]);
       }
-      var args = [receiver, selector];
+      var args = [obj, sendNumber(name, argc)];
       for (var i = 0; i < argc; i++) args.push(arguments[i]);
       return send.apply(null, args);
     };
   }
 
-  // A caller for JS values (objects, strings, numbers): the member called on its receiver.
-  function makeJSCaller(name, level) {
-    return function () {
-      var receiver = pending[level];
-      pending[level] = undefined;
-      depth = level;
-      var member = memberFunction(receiver, name);
-      switch (arguments.length) {
-        case 0: return member.call(receiver);
-        case 1: return member.call(receiver, arguments[0]);
-        case 2: return member.call(receiver, arguments[0], arguments[1]);
-        case 3: return member.call(receiver, arguments[0], arguments[1], arguments[2]);
-      }
-      var args = [];
-      for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
-      return member.apply(receiver, args);
-    };
-  }
-
-  function memberFunction(target, name) {
-    var member = target[name];
-    if (typeof member === 'function') return member;
-    if (member === undefined) throw new TypeError(typeOf(target) + ' has no method ' + name);
-    throw new TypeError(name + ' is not a function');
-  }
-
-  // The caller of `name` at the current level, with `receiver` recorded for it.
-  function enter(table, make, receiver, name) {
-    var level = depth;
-    if (level >= MAX_DEPTH) return null;
-    var callers = table[name];
-    if (callers === undefined) callers = table[name] = [];
-    var caller = callers[level];
-    if (caller === undefined) caller = callers[level] = make(name, level);
-    pending[level] = receiver;
-    depth = level + 1;
-    return caller;
-  }
-
-  function resetCalls() {
-    pending = [];
-    depth = 0;
-  }
-
   Object.defineProperty(Object.prototype, '__c', {
     enumerable: false, configurable: true, writable: true,
     value: function (name) {
+      var target = this;
       // nil arrives as false: any message to it answers false, so nil.foo().bar() never throws.
-      if (this === false) return nilFunction;
-      if (name === 'toJS') return identity(this);
-      var callers = jsCallers[name];
-      if (callers !== undefined) {
-        var level = depth, caller = callers[level];
-        if (caller !== undefined) { pending[level] = this; depth = level + 1; return caller; }
+      if (target === false) return nilFunction;
+      if (name === 'toJS') return function () { return target; };
+      var member = target[name];
+      if (typeof member === 'function') return function () { return member.apply(target, arguments); };
+      if (member === undefined) {
+        throw new TypeError(typeOf(target) + ' has no method ' + name);
       }
-      return enter(jsCallers, makeJSCaller, this, name) || capturedJSCall(this, name);
+      throw new TypeError(name + ' is not a function');
     }
   });
-
-  // `__C`: the same call with its receiver captured (for calls that can be suspended).
-  Object.defineProperty(Object.prototype, '__C', {
-    enumerable: false, configurable: true, writable: true,
-    value: function (name) {
-      if (this === false) return nilFunction;
-      if (name === 'toJS') return identity(this);
-      return capturedJSCall(this, name);
-    }
-  });
-
-  function identity(target) { return function () { return target; }; }
-
-  function capturedJSCall(target, name) {
-    return memberFunction(target, name).bind(target);
-  }
 
   function typeOf(value) {
     if (value === null) return 'null';
@@ -195,73 +132,39 @@
     return null;
   }
 
-  // Names whose meaning depends on more than the name (the receiver's class, the running method):
-  // their calls capture their receiver.
-  function isSpecialName(name) {
-    switch (name) {
-      case 'super': case 'toJS': case 'performSelector': case 'performSelectorInOC': return true;
-    }
-    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) return true;
-    return name.length > 4 && name.lastIndexOf('ORIG', 0) === 0;
-  }
-
   Object.defineProperty(OCObject, '__c', {
     enumerable: false, configurable: true, writable: true,
     value: function (name) {
-      var callers = nativeCallers[name];
-      if (callers !== undefined) {
-        var level = depth, caller = callers[level];
-        if (caller !== undefined) { pending[level] = this; depth = level + 1; return caller; }
+      var obj = this;
+      switch (name) {
+        case 'super':
+          return function () { return makeSuper(obj); };
+        case 'toJS':
+          return function () { return N.toJS(obj); };
+        case 'performSelector':
+          return function (selector) {
+            return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1));
+          };
+        case 'performSelectorInOC':
+          return function (selector, args, callback) {
+            return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
+          };
       }
-      if (isSpecialName(name)) return capturedNativeCall(this, name);
-      return enter(nativeCallers, makeNativeCaller, this, name) || capturedNativeCall(this, name);
+      if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
+        var jsOnly = findJSOnly(obj, name);
+        if (jsOnly) return function () {
+          var args = [obj];
+          for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
+          return jsOnly.apply(null, args);
+        };
+      }
+      if (name.length > 4 && name.lastIndexOf('ORIG', 0) === 0) {
+        var ctx = context;
+        return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
+      }
+      return nativeCall(obj, name);
     }
   });
-
-  Object.defineProperty(OCObject, '__C', {
-    enumerable: false, configurable: true, writable: true,
-    value: function (name) { return capturedNativeCall(this, name); }
-  });
-
-  var selectorCache = Object.create(null);
-  function selectorFor(name, argc) {
-    var entry = selectorCache[name];
-    if (entry === undefined) entry = selectorCache[name] = [];
-    var selector = entry[argc];
-    if (selector === undefined) selector = entry[argc] = N.selector(name, argc);
-    return selector;
-  }
-
-  // A call that captures its receiver: special names, suspendable calls, very deep nesting.
-  function capturedNativeCall(obj, name) {
-    switch (name) {
-      case 'super':
-        return function () { return makeSuper(obj); };
-      case 'toJS':
-        return function () { return N.toJS(obj); };
-      case 'performSelector':
-        return function (selector) {
-          return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1));
-        };
-      case 'performSelectorInOC':
-        return function (selector, args, callback) {
-          return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
-        };
-    }
-    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
-      var jsOnly = findJSOnly(obj, name);
-      if (jsOnly) return function () {
-        var args = [obj];
-        for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
-        return jsOnly.apply(null, args);
-      };
-    }
-    if (name.length > 4 && name.lastIndexOf('ORIG', 0) === 0) {
-      var ctx = context;
-      return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
-    }
-    return function () { return N.callI(obj, selectorFor(name, arguments.length), arguments); };
-  }
 
   Object.defineProperty(OCObject, 'toString', {
     enumerable: false, configurable: true, writable: true,
@@ -323,7 +226,6 @@
   N.setContextResetter(function () {
     context = { self: undefined, definingClass: null };
     global.self = undefined;
-    resetCalls();
   });
   N.setJSOnlyRemover(function (className, name, previous) {
     var table = jsOnlyMethods[className];
