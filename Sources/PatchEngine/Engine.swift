@@ -34,6 +34,9 @@ final class Engine: @unchecked Sendable {
     /// 64-bit it is one constant; where values are wrapped, a comparison only misses). Protected,
     /// so a wrapper's address is never reused for another value.
     let undefinedValue: JSValueRef
+    /// Reads int32s and objects out of JSValueRefs without a (lock-taking) C API call, when the
+    /// encoding checked at start allows it.
+    let valueBits: JSValueBits
     private(set) var objectClass: JSClassRef!
     private(set) var weakObjectClass: JSClassRef!
     private(set) var pointerClass: JSClassRef!
@@ -71,6 +74,7 @@ final class Engine: @unchecked Sendable {
         timeLimit = ExecutionTimeLimit(group: contextGroup)
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
+        valueBits = JSValueBits(verifyingIn: ctx)
     }
 
     private func start() {

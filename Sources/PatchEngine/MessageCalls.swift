@@ -133,7 +133,7 @@ extension Engine {
         return try withCallFrame(signature) { frame in
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: selectorPointer, as: UnsafeRawPointer?.self)
-            let undefined = JSValueMakeUndefined(ctx)!
+            let undefined = undefinedValue
             for i in 0..<expected {
                 let type = signature.argument(i + 2)
                 try fromJS(i < args.count ? args[args.startIndex + i] ?? undefined : undefined, type, into: frame.argument(i + 2),
@@ -155,7 +155,7 @@ extension Engine {
             }
             keepOutParameters(frame, signature)
             let returnType = signature.returnType
-            guard returnType.kind != .void, let ret = frame.pointee.returnValue else { return JSValueMakeUndefined(ctx) }
+            guard returnType.kind != .void, let ret = frame.pointee.returnValue else { return undefinedValue }
             let result = try toJS(ret, returnType)
             if family.returnsRetained, returnType.kind == .object {
                 PEObjectRelease(ret.load(as: UnsafeMutableRawPointer?.self))   // the box holds its own reference

@@ -44,7 +44,8 @@ extension Engine {
             guard argc >= 2, let argv, let receiverValue = argv[0], let numberValue = argv[1] else {
                 throw BridgeError("send: a receiver and a selector number are required")
             }
-            let number = Int(JSValueToNumber(ctx, numberValue, nil))
+            let number = valueBits.isUsable ? valueBits.int32(numberValue).map(Int.init) ?? -1
+                                            : Int(JSValueToNumber(ctx, numberValue, nil))
             guard number >= 0 && number < sendSelectors.entries.count else { throw BridgeError("send: no selector \(number)") }
             let selector = sendSelectors.entries[number].selector
             let args = UnsafeBufferPointer(start: argv + 2, count: argc - 2)
@@ -61,7 +62,7 @@ extension Engine {
             return try invoke(receiver, selector, site.signature, args, kind: .send, site: site)
         } catch {
             exception?.pointee = JSC.makeError(ctx, "\(error)")
-            return JSValueMakeUndefined(ctx)
+            return undefinedValue
         }
     }
 

@@ -27,6 +27,11 @@ extension Engine {
 
     /// The object behind a box, or nil when `value` is not a box.
     func unbox(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        if valueBits.isUsable {
+            // One locked call for a strong box, the common case (see JSValueBits).
+            guard let object = valueBits.cell(value) else { return nil }
+            if JSValueIsObjectOfClass(ctx, value, objectClass) { return JSObjectGetPrivate(object) }
+        }
         guard JSValueIsObject(ctx, value) else { return nil }
         if JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
             || JSValueIsObjectOfClass(ctx, value, blockFunctionClass) {

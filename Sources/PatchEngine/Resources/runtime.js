@@ -70,30 +70,27 @@
   // JavaScriptCore releases its lock while a native function runs, so another thread's JS can run
   // between `__c` and the call.
   var send = N.send;
-  var sendNumbers = Object.create(null);   // name -> [selector number per argument count]
-
-  function sendNumber(name, argc) {
-    var numbers = sendNumbers[name];
-    if (numbers === undefined) numbers = sendNumbers[name] = [];
-    var number = numbers[argc];
-    if (number === undefined) number = numbers[argc] = N.sendSelector(name, argc);
-    return number;
-  }
+  // name -> [selector number per argument count], for names that mean a plain message (not
+  // super, toJS, performSelector…, `_`-prefixed or ORIG-prefixed): once a name is here, `__c`
+  // needs no checks for it.
+  var plainNames = Object.create(null);
 
   // The message `name` to `obj`, arguments passed on as they are. The function declares no
   // parameters: one called with fewer arguments than it declares pays JavaScriptCore's arity
   // fix-up (a frame copy), and `arguments` that doesn't escape costs nothing.
-  function nativeCall(obj, name) {
+  function nativeCall(obj, numbers, name) {
     return function () {
       var argc = arguments.length;
+      var number = numbers[argc];
+      if (number === undefined) number = numbers[argc] = N.sendSelector(name, argc);
       switch (argc) {
-        case 0: return send(obj, sendNumber(name, 0));
-        case 1: return send(obj, sendNumber(name, 1), arguments[0]);
-        case 2: return send(obj, sendNumber(name, 2), arguments[0], arguments[1]);
-        case 3: return send(obj, sendNumber(name, 3), arguments[0], arguments[1], arguments[2]);
-        case 4: return send(obj, sendNumber(name, 4), arguments[0], arguments[1], arguments[2], arguments[3]);
+        case 0: return send(obj, number);
+        case 1: return send(obj, number, arguments[0]);
+        case 2: return send(obj, number, arguments[0], arguments[1]);
+        case 3: return send(obj, number, arguments[0], arguments[1], arguments[2]);
+        case 4: return send(obj, number, arguments[0], arguments[1], arguments[2], arguments[3]);
       }
-      var args = [obj, sendNumber(name, argc)];
+      var args = [obj, number];
       for (var i = 0; i < argc; i++) args.push(arguments[i]);
       return send.apply(null, args);
     };
@@ -136,6 +133,8 @@
     enumerable: false, configurable: true, writable: true,
     value: function (name) {
       var obj = this;
+      var numbers = plainNames[name];
+      if (numbers !== undefined) return nativeCall(obj, numbers, name);
       switch (name) {
         case 'super':
           return function () { return makeSuper(obj); };
@@ -162,7 +161,7 @@
         var ctx = context;
         return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
       }
-      return nativeCall(obj, name);
+      return nativeCall(obj, plainNames[name] = [], name);
     }
   });
 
