@@ -162,7 +162,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchEngineTests",
-            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime"]
+            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CJavaScriptCore"]
         ),
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
         .target(name: "PatchRouter"),
