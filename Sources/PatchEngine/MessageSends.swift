@@ -3,10 +3,9 @@ import PatchRuntime
 
 /// The fast path of JS → Objective-C message sends.
 ///
-/// runtime.js turns `o.name(args)` into a call of a caller made once per (name, nesting level),
-/// which calls `N.send(receiver, selectorNumber, args...)`: the number comes from
-/// `N.sendSelector(name, argumentCount)` once per caller and argument count, so a send does no
-/// name → selector conversion, builds no array and no closure, and finds its (class, selector)
+/// runtime.js turns `o.name(args)` into `N.send(receiver, selectorNumber, args...)`: the number
+/// comes from `N.sendSelector(name, argumentCount)` once per name and argument count, so a send
+/// does no name → selector conversion, builds no argument array, and finds its (class, selector)
 /// call site through a one-entry cache kept per selector. Patches, hooks and reverts are seen
 /// because the send is a real message send: nothing about the implementation is cached, only the
 /// method's types, which overrides keep.

@@ -10,19 +10,6 @@ import BenchFixtures
 /// route, the preprocessor rewrites the workload) and gives positive, finite numbers. Nothing
 /// about speed is asserted.
 final class HarnessTests: XCTestCase {
-    /// The patchbench executable SwiftPM built next to the test bundle.
-    private func patchbenchExecutable() throws -> URL {
-        var directory = Bundle.main.bundleURL.deletingLastPathComponent()
-        if Bundle.main.bundleURL.pathExtension != "xctest" {
-            directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        }
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("patchbench")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw BenchError("no patchbench executable next to \(directory.path); build it with `swift build`")
-    }
-
     private func tinySettings() throws -> BenchSettings {
         var settings = BenchSettings()
         settings.runs = 2

@@ -8,18 +8,6 @@ import BenchFixtures
 /// really patched and really restored, every object really deallocated, and a count row that
 /// misses its target says so. Nothing about speed or exact memory is asserted.
 final class LifecycleTests: XCTestCase {
-    private func patchbenchExecutable() throws -> URL {
-        var directory = Bundle.main.bundleURL.deletingLastPathComponent()
-        if Bundle.main.bundleURL.pathExtension != "xctest" {
-            directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        }
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("patchbench")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw BenchError("no patchbench executable next to \(directory.path); build it with `swift build`")
-    }
-
     func testManyMethodsPatchPatchesAndRestoresEveryMethod() throws {
         let patch = ManyMethodsPatch(count: 25, className: "PBLifecycleTestMany", scriptName: "lifecycle-test-many.js")
         XCTAssertEqual(ManyMethodsPatch.script(className: "C", count: 2),
