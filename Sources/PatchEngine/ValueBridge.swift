@@ -230,7 +230,10 @@ extension Engine {
         case .uint: p.storeBytes(of: UInt32(truncatingIfNeeded: Self.clampedInteger(d)), as: UInt32.self)
         case .long, .longLong: p.storeBytes(of: Self.clampedInteger(d), as: Int64.self)
         case .ulong, .ulongLong:
-            p.storeBytes(of: d < 0 ? UInt64(bitPattern: Int64(d)) : (d >= 18446744073709551615.0 ? UInt64.max : UInt64(d)), as: UInt64.self)
+            // Negative values wrap as C's conversion through a signed integer does; NaN is 0.
+            let value = d.isNaN ? 0 : d < 0 ? UInt64(bitPattern: Self.clampedInteger(d))
+                      : (d >= 18446744073709551615.0 ? UInt64.max : UInt64(d))
+            p.storeBytes(of: value, as: UInt64.self)
         case .float: p.storeBytes(of: Float(d), as: Float.self)
         case .double: p.storeBytes(of: d, as: Double.self)
         default: return false

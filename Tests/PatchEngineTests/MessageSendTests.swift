@@ -116,6 +116,22 @@ final class MessageSendTests: PatchTestCase {
         XCTAssertTrue(result.hasSuffix("| 1"), result)
     }
 
+    func testUnsignedLongResultsFromAnyNumberNeverTrap() throws {
+        // NaN and numbers below -2^63 returned for an unsigned long used to trap in the conversion.
+        let cls = uniqueClassName("MSTUnsigned")
+        let result = try apply("""
+        defineProtocol('\(cls)Value', { valueOf_: { paramsType: 'id', returnType: 'unsigned long' } });
+        defineClass('\(cls) : NSObject <\(cls)Value>', { valueOf_: function (x) { return x; } });
+        var o = \(cls).alloc().init(), out = [];
+        [NaN, -1e30, -Infinity, Infinity, 1e30, 5].forEach(function (x) { out.push(o.valueOf_(x)); });
+        out.join(',');
+        """) as? String ?? ""
+        let values = result.split(separator: ",").map(String.init)
+        XCTAssertEqual(values.count, 6, result)
+        XCTAssertEqual(values.first, "0", result)
+        XCTAssertEqual(values.last, "5", result)
+    }
+
     func testJSValueEncodingIsVerifiedAgainstJavaScriptCore() {
         // The bit reading is only used when JavaScriptCore's own values have the layout it
         // expects; on this platform they must, or the fast path silently fell back.
