@@ -32,16 +32,6 @@ void PEGNUInitializeProcess(void) {
 }
 #endif
 
-/* A class message names its class by string on GCC's runtime (a lookup per send, more than the
-   pool itself costs): the class is looked up once. */
-void *PEPoolPush(void) {
-    static void *poolClass;
-    PEEnsureThreadRegistered();
-    Class cls = (Class)__atomic_load_n(&poolClass, __ATOMIC_RELAXED);
-    if (!cls) __atomic_store_n(&poolClass, (void *)(cls = [NSAutoreleasePool class]), __ATOMIC_RELAXED);
-    return [cls new];
-}
-void PEPoolPop(void *pool) { [(NSAutoreleasePool *)pool drain]; }
 void PEThreadRegister(void) { PEEnsureThreadRegistered(); }
 
 static pthread_mutex_t deferredLock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,11 +99,27 @@ void PEAutoreleaseMalloced(void *bytes, size_t length) {
     [NSData dataWithBytesNoCopy:bytes length:length freeWhenDone:YES];
 }
 
+/* What PEObjectGetKind found for the last class it was asked about on this thread, when the class
+   alone decides it (every kind but numbers and booleans, which depend on the NSNumber): the
+   isKindOfClass: messages below cost more than the rest of a bridged call's result conversion. */
+static __thread Class lastKindClass;
+static __thread PEObjectKind lastKind;
+
+static PEObjectKind objectKindOfClass(id obj);
+
 PEObjectKind PEObjectGetKind(void *ptr) {
     if (!ptr) return PEObjectKindOther;
     if (PEIsBlock(ptr)) return PEObjectKindBlock;
     id obj = (id)ptr;
-    if (class_isMetaClass(object_getClass(obj))) return PEObjectKindClass;
+    Class cls = object_getClass(obj);
+    if (cls == lastKindClass) return lastKind;
+    if (class_isMetaClass(cls)) return PEObjectKindClass;
+    PEObjectKind kind = objectKindOfClass(obj);
+    if (kind != PEObjectKindNumber && kind != PEObjectKindBoolean) { lastKindClass = cls; lastKind = kind; }
+    return kind;
+}
+
+static PEObjectKind objectKindOfClass(id obj) {
     static Class str, num, arr, dict, null;
     static id yes, no;
     if (!str) {

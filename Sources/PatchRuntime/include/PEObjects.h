@@ -2,8 +2,8 @@
 #define PE_OBJECTS_H
 /* Object operations for the Swift engine, which cannot message Objective-C objects on Linux.
    Objects are `void *`. Creation functions return autoreleased objects: callers keep an
-   autorelease pool (PEPoolPush/PEPoolPop) around each bridge call. Strings returned as `char *`
-   are malloc'd and freed by the caller. */
+   autorelease pool (PEPools.h) around bridge calls. Strings returned as `char *` are malloc'd and
+   freed by the caller. */
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,8 +14,6 @@ typedef enum PEObjectKind {
     PEObjectKindDictionary, PEObjectKindNull, PEObjectKindBlock, PEObjectKindClass,
 } PEObjectKind;
 
-void *PEPoolPush(void);
-void PEPoolPop(void *pool);
 void PEThreadRegister(void);
 
 /* For JS finalizers: queues the release (objects and blocks), since releasing can run -dealloc or a

@@ -4,6 +4,8 @@
 #include "PETypeEncoding.h"
 #include "PEDispatch.h"
 #include "PEObjects.h"
+#include "PEPools.h"
+#include "PEAtomics.h"
 #include "PEBlocks.h"
 #include "PEClassBuilder.h"
 #include "PEHooks.h"

@@ -1,0 +1,12 @@
+#ifndef PE_ATOMICS_H
+#define PE_ATOMICS_H
+/* Word-sized atomic loads and stores for the Swift engine, which depends on no package (so not
+   on swift-atomics): tables that JS → native calls on several threads read without a lock
+   (JavaScriptCore drops its lock around native callbacks) publish their entries with these. */
+#include <stdint.h>
+
+static inline void *PEAtomicLoadPointer(void *const *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
+static inline void PEAtomicStorePointer(void **address, void *value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
+static inline uint32_t PEAtomicLoadUInt32(const uint32_t *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
+static inline void PEAtomicStoreUInt32(uint32_t *address, uint32_t value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
+#endif
