@@ -37,12 +37,20 @@ final class Engine: @unchecked Sendable {
     /// Reads int32s and objects out of JSValueRefs without a (lock-taking) C API call, when the
     /// encoding checked at start allows it.
     let valueBits: JSValueBits
-    private(set) var objectClass: JSClassRef!
-    private(set) var weakObjectClass: JSClassRef!
-    private(set) var pointerClass: JSClassRef!
-    private(set) var blockFunctionClass: JSClassRef!
-    private var nativeFunctionClass: JSClassRef!
-    private(set) var objectPrototype: JSObjectRef!
+    /// Recognises boxes without a (lock-taking) C API call, when the layout checked at start allows it.
+    let boxBits: BoxBits
+    /// The live box of each object that has one (see `BoxCache`).
+    let boxCache: BoxCache
+    /// JavaScriptCore's API lock held across several calls, where JavaScriptCore offers it.
+    let apiLock: APILock
+    let objectClass: JSClassRef
+    let weakObjectClass: JSClassRef
+    let pointerClass: JSClassRef
+    let blockFunctionClass: JSClassRef
+    private let nativeFunctionClass: JSClassRef
+    /// The prototype of every box (runtime.js's `OCObject`): a plain object, so that property
+    /// lookups through it are cached by JavaScriptCore. Protected for the process.
+    let objectPrototype: JSObjectRef
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
@@ -75,6 +83,20 @@ final class Engine: @unchecked Sendable {
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
         valueBits = JSValueBits(verifyingIn: ctx)
+        let classes = Self.makeJSClasses()
+        objectClass = classes.object
+        weakObjectClass = classes.weakObject
+        pointerClass = classes.pointer
+        blockFunctionClass = classes.blockFunction
+        nativeFunctionClass = classes.nativeFunction
+        objectPrototype = JSObjectMake(ctx, nil, nil)!
+        JSValueProtect(ctx, objectPrototype)
+        let (context, prototype) = (ctx, objectPrototype)
+        boxBits = BoxBits(verifyingIn: ctx, bits: valueBits,
+                          classes: [objectClass, weakObjectClass, pointerClass, blockFunctionClass], handleClass: objectClass,
+                          makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
+        boxCache = BoxCache(ctx: ctx)
+        apiLock = APILock()
     }
 
     private func start() {
@@ -83,14 +105,8 @@ final class Engine: @unchecked Sendable {
         if let route = getenv("PATCHENGINE_DISPATCH_ROUTE"), String(cString: route) == "forwarding" {
             PESetDefaultRoute(PERouteForwarding)
         }
-        defineJSClasses()
         let native = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, native)
-        // The prototype of every box is the object class's own (JavaScriptCore makes one per class
-        // and context), so making a box is one JSObjectMake with no JSObjectSetPrototype after it.
-        // Protected, so the context keeps that very object for the class.
-        objectPrototype = JSValueToObject(ctx, JSObjectGetPrototype(ctx, JSObjectMake(ctx, objectClass, nil)), nil)
-        JSValueProtect(ctx, objectPrototype)
         JSC.set(ctx, native, "objectPrototype", objectPrototype)
         installBindings(into: native)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
@@ -124,20 +140,21 @@ final class Engine: @unchecked Sendable {
 
     // MARK: JS classes
 
-    private func defineJSClasses() {
+    private static func makeJSClasses() -> (object: JSClassRef, weakObject: JSClassRef, pointer: JSClassRef,
+                                            blockFunction: JSClassRef, nativeFunction: JSClassRef) {
         var def = kJSClassDefinitionEmpty
         def.className = UnsafePointer(strdup("OCObject"))
         def.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
-        objectClass = JSClassCreate(&def)
+        let objectClass = JSClassCreate(&def)!
 
         var weakDef = kJSClassDefinitionEmpty
         weakDef.className = UnsafePointer(strdup("OCWeakObject"))
         weakDef.finalize = { object in Engine.shared.forgetWeakBox(object!, object: JSObjectGetPrivate(object)) }
-        weakObjectClass = JSClassCreate(&weakDef)
+        let weakObjectClass = JSClassCreate(&weakDef)!
 
         var pointerDef = kJSClassDefinitionEmpty
         pointerDef.className = UnsafePointer(strdup("OCPointer"))
-        pointerClass = JSClassCreate(&pointerDef)
+        let pointerClass = JSClassCreate(&pointerDef)!
 
         var blockDef = kJSClassDefinitionEmpty
         blockDef.className = UnsafePointer(strdup("OCBlock"))
@@ -145,7 +162,7 @@ final class Engine: @unchecked Sendable {
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
             Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception)
         }
-        blockFunctionClass = JSClassCreate(&blockDef)
+        let blockFunctionClass = JSClassCreate(&blockDef)!
 
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
@@ -163,7 +180,8 @@ final class Engine: @unchecked Sendable {
         }
         // Releasing the closure runs no JS, so it can happen during collection.
         fnDef.finalize = { object in Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(object)!).release() }
-        nativeFunctionClass = JSClassCreate(&fnDef)
+        let nativeFunctionClass = JSClassCreate(&fnDef)!
+        return (objectClass, weakObjectClass, pointerClass, blockFunctionClass, nativeFunctionClass)
     }
 
     /// Adds a native function as property `name` of `object`. It inherits Function.prototype, so
@@ -189,7 +207,9 @@ final class Engine: @unchecked Sendable {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
+        let outerBatch = PEPoolEntryBegin()
         let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
+        PEPoolEntryEnd(outerBatch)
         if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
     }
@@ -228,9 +248,31 @@ final class Engine: @unchecked Sendable {
     /// The same, with the arguments in caller-provided storage.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
+        let outerBatch = PEPoolEntryBegin()
         let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
+        PEPoolEntryEnd(outerBatch)
         if let exception { throw thrownError(exception) }
         return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// Calls a JS function with `count` arguments that `makeArguments` writes into a stack buffer
+    /// (where JavaScriptCore's conservative stack scan sees each while the next is made), making
+    /// them and calling under one hold of the API lock.
+    func call(_ function: JSObjectRef, argumentCount count: Int,
+              _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
+        var exception: JSValueRef?
+        let outerBatch = PEPoolEntryBegin()
+        defer { PEPoolEntryEnd(outerBatch) }   // after the lock is released: draining runs -dealloc
+        let result = try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
+            let args = buffer.baseAddress!
+            args.initialize(repeating: nil, count: max(count, 1))
+            return try apiLock.withLock(ctx) {
+                try makeArguments(args)
+                return JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+            }
+        }
+        if let exception { throw thrownError(exception) }
+        return result ?? undefinedValue
     }
 
     /// A full, synchronous collection. JSGarbageCollect only hints one in current JavaScriptCore;

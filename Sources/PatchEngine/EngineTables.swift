@@ -9,6 +9,6 @@ struct EngineTables {
     var deallocOriginalCalled: Set<UInt> = []
     /// Object address → its `__weak` boxes, zeroed when the object is deallocated.
     var weakBoxes: [UInt: [JSObjectRef]] = [:]
-    /// JS → Objective-C sends, per class and selector.
-    var callSites: [CallSiteKey: Engine.CallSite] = [:]
+    /// JS → Objective-C sends, per class and selector; records live for the process.
+    var callSites: [CallSiteKey: UnsafeMutablePointer<Engine.CallSite>] = [:]
 }

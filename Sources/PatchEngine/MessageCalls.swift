@@ -32,26 +32,39 @@ extension Engine {
     /// What a message send needs to know about (receiver's class, selector), computed once:
     /// method types don't change for a class (overrides keep them).
     struct CallSite {
+        let cls: UnsafeMutableRawPointer?
         let selector: UnsafeRawPointer
         let signature: ObjCSignature
         let family: OwnershipFamily
+        /// Every argument and the result travel in general-purpose registers (`PEMessageSendRegisters`).
+        let isRegisterOnly: Bool
     }
 
     func callSite(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> CallSite {
-        try callSiteAndCacheability(receiver, selector).site
+        try callSiteRecord(receiver, selector).site
     }
 
-    /// The call site, and whether it may be cached for the receiver's class.
-    func callSiteAndCacheability(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> (site: CallSite, cacheable: Bool) {
-        let key = CallSiteKey(cls: UInt(bitPattern: PEObjectGetClass(receiver)), selector: selector)
-        if let site = tables.withLock({ $0.callSites[key] }) { return (site, true) }
+    /// The call site, and its record when it may be cached for the receiver's class: records are
+    /// kept for the process (never freed, so a reader on another thread never sees one go away).
+    func callSiteRecord(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws
+        -> (site: CallSite, record: UnsafeMutablePointer<CallSite>?) {
+        let cls = PEObjectGetClass(receiver)
+        let key = CallSiteKey(cls: UInt(bitPattern: cls), selector: selector)
+        if let record = tables.withLock({ $0.callSites[key] }) { return (record.pointee, record) }
         let signature = try methodSignature(receiver, selector)
-        let site = CallSite(selector: PESelectorRegister(selector), signature: signature,
-                            family: OwnershipFamily(selector: selector))
+        let site = CallSite(cls: cls, selector: PESelectorRegister(selector), signature: signature,
+                            family: OwnershipFamily(selector: selector),
+                            isRegisterOnly: PESignatureIsRegisterOnly(signature.raw) && !Self.hasObjectOutParameter(signature))
         // Classes answering through -forwardInvocation: may change their answer: not cached.
-        guard PEObjectMethodTypes(receiver, selector) != nil else { return (site, false) }
-        tables.withLock { $0.callSites[key] = site }
-        return (site, true)
+        guard PEObjectMethodTypes(receiver, selector) != nil else { return (site, nil) }
+        let record = tables.withLock { tables in
+            if let existing = tables.callSites[key] { return existing }
+            let record = UnsafeMutablePointer<CallSite>.allocate(capacity: 1)
+            record.initialize(to: site)
+            tables.callSites[key] = record
+            return record
+        }
+        return (record.pointee, record)
     }
 
     /// `self.super().name(args)`: resolved from the superclass of the class that defined the running method.
@@ -128,8 +141,8 @@ extension Engine {
         }
         let family = site?.family ?? OwnershipFamily(selector: selector)
         let selectorPointer = site?.selector ?? PESelectorRegister(selector)
-        let pool = PEPoolPush()
-        defer { PEPoolPop(pool) }
+        let pool = PEPoolBatchEnter()
+        defer { PEPoolBatchExit(pool) }
         return try withCallFrame(signature) { frame in
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: selectorPointer, as: UnsafeRawPointer?.self)
@@ -164,6 +177,13 @@ extension Engine {
         }
     }
 
+    static func hasObjectOutParameter(_ signature: ObjCSignature) -> Bool {
+        (2..<signature.argumentCount).contains { i in
+            let type = signature.argument(i)
+            return type.kind == .pointer && type.pointee?.kind == .object
+        }
+    }
+
     /// Objects a callee wrote through `id *` out-parameters (`NSError **`) are autoreleased in the
     /// call's pool; they are kept until the current JS entry returns, so `pval()` can read them.
     func keepOutParameters(_ frame: UnsafeMutablePointer<PEFrame>, _ signature: ObjCSignature) {
@@ -187,8 +207,8 @@ extension Engine {
         if terminated { extra += 1 }
         let types = fixed.encoding + String(repeating: "@", count: extra)
         let signature = try ObjCSignature(types: types)
-        let pool = PEPoolPush()
-        defer { PEPoolPop(pool) }
+        let pool = PEPoolBatchEnter()
+        defer { PEPoolBatchExit(pool) }
         return try withCallFrame(signature) { frame in
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)

@@ -1,25 +1,64 @@
 import CJavaScriptCore
+import Foundation
 import PatchRuntime
 
-/// The fast path of JS → Objective-C message sends.
+/// The selector numbers of JS → Objective-C sends, and each one's last call site.
 ///
 /// runtime.js turns `o.name(args)` into `N.send(receiver, selectorNumber, args...)`: the number
 /// comes from `N.sendSelector(name, argumentCount)` once per name and argument count, so a send
-/// does no name → selector conversion, builds no argument array, and finds its (class, selector)
-/// call site through a one-entry cache kept per selector. Patches, hooks and reverts are seen
-/// because the send is a real message send: nothing about the implementation is cached, only the
-/// method's types, which overrides keep.
-final class SendSelectors {
-    struct Entry {
-        let selector: String
-        var cachedClass: UnsafeMutableRawPointer?
-        var cachedSite: Engine.CallSite?
+/// does no name → selector conversion and builds no argument array. Sends run on any thread at
+/// once (JavaScriptCore drops its lock around native callbacks), so the hot data is in fixed
+/// buffers read without a lock: a number's selector is written before the count that publishes
+/// it, and its site cache is one word pointing at a call-site record that lives for the process.
+final class SendSelectors: @unchecked Sendable {
+    /// Distinct (name, argument count) pairs a process may send; scripts use a few thousand.
+    static let capacity = 1 << 16
+
+    private let selectors: UnsafeMutablePointer<UnsafeRawPointer?>
+    private let sites: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let published: UnsafeMutablePointer<UInt32>
+    /// Selector name → number, and each number's name (for errors and the general path).
+    private let names = LockedValue<(numbers: [String: Int], names: [String])>(([:], []))
+
+    init() {
+        // Zeroed pages are only backed by memory once written.
+        selectors = calloc(Self.capacity, MemoryLayout<UnsafeRawPointer?>.stride)!.assumingMemoryBound(to: UnsafeRawPointer?.self)
+        sites = calloc(Self.capacity, MemoryLayout<UnsafeMutableRawPointer?>.stride)!.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        published = .allocate(capacity: 1)
+        published.initialize(to: 0)
     }
 
-    /// Read and written only from JS → native calls, which JavaScriptCore's API lock serialises:
-    /// that lock is this table's lock.
-    fileprivate var entries: [Entry] = []
-    fileprivate var numbers: [String: Int] = [:]
+    /// The number of `selector`, made on first use.
+    func number(for selector: String) throws -> Int {
+        try names.withLock { table in
+            if let number = table.numbers[selector] { return number }
+            let number = table.names.count
+            guard number < Self.capacity else {
+                throw BridgeError("more than \(Self.capacity) distinct messages sent from JS")
+            }
+            table.names.append(selector)
+            table.numbers[selector] = number
+            selectors[number] = PESelectorRegister(selector)
+            PEAtomicStoreUInt32(published, UInt32(number + 1))
+            return number
+        }
+    }
+
+    /// The registered selector of `number`, or nil when no such number was handed out.
+    @inline(__always) func selector(_ number: Int) -> UnsafeRawPointer? {
+        guard number >= 0, number < Int(PEAtomicLoadUInt32(published)) else { return nil }
+        return selectors[number]
+    }
+
+    func name(_ number: Int) -> String { names.withLock { $0.names[number] } }
+
+    @inline(__always) func cachedSite(_ number: Int) -> UnsafeMutablePointer<Engine.CallSite>? {
+        PEAtomicLoadPointer(sites + number)?.assumingMemoryBound(to: Engine.CallSite.self)
+    }
+
+    @inline(__always) func cache(_ site: UnsafeMutablePointer<Engine.CallSite>, for number: Int) {
+        PEAtomicStorePointer(sites + number, UnsafeMutableRawPointer(site))
+    }
 }
 
 extension Engine {
@@ -29,12 +68,8 @@ extension Engine {
     }
 
     /// `N.sendSelector(name, argc)`: the number `send` takes for the selector of a JS name.
-    func sendSelectorNumber(jsName: String, argumentCount: Int) -> Int {
-        let selector = SelectorName.selector(jsName: jsName, argumentCount: argumentCount)
-        if let number = sendSelectors.numbers[selector] { return number }
-        sendSelectors.entries.append(.init(selector: selector))
-        sendSelectors.numbers[selector] = sendSelectors.entries.count - 1
-        return sendSelectors.entries.count - 1
+    func sendSelectorNumber(jsName: String, argumentCount: Int) throws -> Int {
+        try sendSelectors.number(for: SelectorName.selector(jsName: jsName, argumentCount: argumentCount))
     }
 
     private func send(_ argc: Int, _ argv: UnsafePointer<JSValueRef?>?,
@@ -45,16 +80,21 @@ extension Engine {
             }
             let number = valueBits.isUsable ? valueBits.int32(numberValue).map(Int.init) ?? -1
                                             : Int(JSValueToNumber(ctx, numberValue, nil))
-            guard number >= 0 && number < sendSelectors.entries.count else { throw BridgeError("send: no selector \(number)") }
-            let selector = sendSelectors.entries[number].selector
+            guard sendSelectors.selector(number) != nil else { throw BridgeError("send: no selector \(number)") }
             let args = UnsafeBufferPointer(start: argv + 2, count: argc - 2)
             guard let receiver = unbox(receiverValue) else {
-                if (JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)) || isZeroedWeakBox(receiverValue) {
-                    return JSValueMakeBoolean(ctx, false)   // a message to nil
+                let isNil = valueBits.isUsable ? valueBits.boolean(receiverValue) == false
+                                               : JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)
+                if isNil || isZeroedWeakBox(receiverValue) {
+                    return valueBits.isUsable ? valueBits.makeBoolean(false) : JSValueMakeBoolean(ctx, false)   // a message to nil
                 }
-                throw BridgeError("cannot send \(selector) to \(jsTypeName(receiverValue)): not an Objective-C object")
+                throw BridgeError("cannot send \(sendSelectors.name(number)) to \(jsTypeName(receiverValue)): not an Objective-C object")
             }
             let site = try sendSite(number, receiver)
+            if site.isRegisterOnly, args.count <= site.signature.argumentCount - 2 {
+                return try sendInRegisters(receiver, site, args, number: number)
+            }
+            let selector = sendSelectors.name(number)
             if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
                 return try invokeVariadic(receiver, selector, site.signature, args)
             }
@@ -65,19 +105,58 @@ extension Engine {
         }
     }
 
-    /// The call site of selector `number` for the receiver's class: the selector's last class, or
+    /// The call site of selector `number` for the receiver's class: the selector's last one, or
     /// the engine's table (which also keeps classes answering through forwarding uncached).
     @inline(__always)
     private func sendSite(_ number: Int, _ receiver: UnsafeMutableRawPointer) throws -> CallSite {
         let cls = PEObjectGetClass(receiver)
-        if let site = sendSelectors.entries[number].cachedSite, sendSelectors.entries[number].cachedClass == cls {
-            return site
-        }
-        let (site, cacheable) = try callSiteAndCacheability(receiver, sendSelectors.entries[number].selector)
-        if cacheable {
-            sendSelectors.entries[number].cachedClass = cls
-            sendSelectors.entries[number].cachedSite = site
-        }
+        if let cached = sendSelectors.cachedSite(number), cached.pointee.cls == cls { return cached.pointee }
+        let (site, record) = try callSiteRecord(receiver, sendSelectors.name(number))
+        if let record { sendSelectors.cache(record, for: number) }
         return site
+    }
+
+    /// A send whose arguments and result all fit general-purpose registers: converted straight
+    /// into them, the implementation called with no frame and no libffi (`PEMessageSendRegisters`).
+    /// Values that aren't boxes, nil, numbers or booleans are converted exactly as a framed call
+    /// converts them (`fromJS` / `toJS`).
+    private func sendInRegisters(_ receiver: UnsafeMutableRawPointer, _ site: CallSite,
+                                 _ args: UnsafeBufferPointer<JSValueRef?>, number: Int) throws -> JSValueRef {
+        let signature = site.signature
+        let expected = signature.argumentCount - 2
+        let pool = PEPoolBatchEnter()
+        defer { PEPoolBatchExit(pool) }
+        func argument(_ i: Int) throws -> UInt {
+            guard i < expected else { return 0 }
+            let value = i < args.count ? args[i] ?? undefinedValue : undefinedValue
+            return try registerValue(of: value, signature.argument(i + 2),
+                                     what: "argument \(i + 1) of \(methodDescription(receiver, sendSelectors.name(number)))")
+        }
+        var registers = (UInt(bitPattern: receiver), UInt(bitPattern: site.selector),
+                         try argument(0), try argument(1), try argument(2), try argument(3))
+        if site.family == .initializer { _ = PEObjectRetain(receiver) }   // init consumes its receiver
+        var result: UInt = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let ok = withUnsafeMutableBytes(of: &registers) {
+            PEMessageSendRegisters($0.baseAddress!.assumingMemoryBound(to: UInt.self), &result, &error)
+        }
+        if !ok {
+            if site.family == .initializer { PEObjectRelease(receiver) }
+            let message = error.map { String(cString: $0) } ?? "unknown error"
+            free(error)
+            throw BridgeError("\(methodDescription(receiver, sendSelectors.name(number))) raised \(message)")
+        }
+        let returnType = signature.returnType
+        switch returnType.kind {
+        case .void:
+            return undefinedValue
+        case .object:
+            let object = UnsafeMutableRawPointer(bitPattern: result)
+            let value = objectToJS(object)
+            if site.family.returnsRetained { PEObjectRelease(object) }   // the box holds its own reference
+            return value
+        default:
+            return try jsValue(ofRegister: result, returnType)
+        }
     }
 }

@@ -67,28 +67,27 @@ extension Engine {
         let receiver = frame.receiver
         let isDealloc = method.isDealloc
         let returnType = signature.returnType
-        let pool = PEPoolPush()
+        // No autorelease pool of its own: what the JS autoreleases is in the batch its sends use,
+        // drained when the JS returns (PEPools.h); the result conversion autoreleases into the
+        // caller's pool, where a method's autoreleased result belongs.
         var returnedObject: UnsafeMutableRawPointer?
         do {
             var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
             let returnKind = returnType.kind
-            // Every call into JavaScriptCore from here takes and releases its lock (≈ 40 ns), so the
-            // usual results skip the general checks that would only say what is known already.
+            // The usual results skip the general checks (each a call into JavaScriptCore, which takes
+            // its lock) that would only say what is known already.
             if result == undefinedValue, returnKind == .void {
                 // No result, and undefined is not a performSelectorInOC request.
             } else if returnKind != .bool, let ret = frame.pointee.returnValue,
-                      returnType.isNumber, JSValueIsNumber(ctx, result) {
+                      returnType.isNumber, let number = numberValue(result) {
                 // A number is not a performSelectorInOC request either; stored as fromJS would.
-                storeNumber(JSValueToNumber(ctx, result, nil), returnType, into: ret)
-            } else if returnKind == .object, let ret = frame.pointee.returnValue, JSValueIsObjectOfClass(ctx, result, objectClass) {
-                // The usual object result, a strong box: its object directly, with fewer calls into
-                // JavaScriptCore (each takes its lock) than the general path (a box is never a
+                storeNumber(number, returnType, into: ret)
+            } else if returnKind == .object, let ret = frame.pointee.returnValue, let object = strongBoxObject(result) {
+                // The usual object result, a strong box: its object directly (a box is never a
                 // performSelectorInOC request, and fromJS would find the same object).
-                // An object's JSValueRef is its JSObjectRef (the C API's own convention), so no
-                // JSValueToObject call.
-                ret.storeBytes(of: JSObjectGetPrivate(result), as: UnsafeMutableRawPointer?.self)
-                returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
-                _ = PEObjectRetain(returnedObject)   // survive the pool
+                ret.storeBytes(of: object, as: UnsafeMutableRawPointer.self)
+                returnedObject = object
+                _ = PEObjectRetain(returnedObject)   // survive the box
             } else {
                 while let deferred = performInOCRequest(result) { result = try deferred() }
                 if returnKind != .void, let ret = frame.pointee.returnValue {
@@ -97,12 +96,11 @@ extension Engine {
                                what: "return value of \(describeMethod(method, receiver))")
                     if returnKind == .object || returnKind == .block {
                         returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
-                        _ = PEObjectRetain(returnedObject)   // survive the pool
+                        _ = PEObjectRetain(returnedObject)   // survive the box
                     }
                 }
             }
         } catch {
-            PEPoolPop(pool)
             PEFlushDeferredAutoreleases()
             report(patchError(error, script: method.script, context: describeMethod(method, receiver)))
             var nativeError: UnsafeMutablePointer<CChar>?
@@ -113,7 +111,6 @@ extension Engine {
             if error is ExecutionTimeout { revertAfterTimeout(method.script) }
             return
         }
-        PEPoolPop(pool)
         PEFlushDeferredAutoreleases()
         drainReleases()
         if let returnedObject {
@@ -130,22 +127,16 @@ extension Engine {
     }
 
     /// Calls `function` as runtime.js's wrappers expect, `function(receiver, arg1, ...)`, with the
-    /// frame's receiver and arguments as JS values. They are kept in a stack buffer (no array per
-    /// call), where JavaScriptCore's conservative stack scan sees them while later ones are made.
+    /// frame's receiver and arguments as JS values, made and passed under one hold of the API lock.
     private func callWithFrameArguments(_ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
-        return try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
-            let args = buffer.baseAddress!
+        return try call(function, argumentCount: count) { args in
             // self inside dealloc must not be retained: the object is going away.
-            args.initialize(to: box(frame.receiver, retain: receiverRetained))
-            var made = 1
-            defer { args.deinitialize(count: made) }
+            args[0] = box(frame.receiver, retain: receiverRetained)
             for i in 2..<signature.argumentCount {
-                (args + i - 1).initialize(to: try toJS(frame.argument(i), signature.argument(i)))
-                made += 1
+                args[i - 1] = try toJS(frame.argument(i), signature.argument(i))
             }
-            return try call(function, arguments: UnsafeBufferPointer(start: args, count: count))
         }
     }
 

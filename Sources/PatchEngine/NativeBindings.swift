@@ -27,7 +27,7 @@ extension Engine {
         }
         JSC.set(ctx, n, "send", JSObjectMakeFunctionWithCallback(ctx, nil, Engine.sendFunction))
         addFunction(n, "sendSelector") { [unowned self] _, _, a in
-            JSValueMakeNumber(ctx, Double(sendSelectorNumber(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil)))))
+            JSValueMakeNumber(ctx, Double(try sendSelectorNumber(jsName: string(a, 0), argumentCount: Int(JSValueToNumber(ctx, arg(a, 1), nil)))))
         }
         addFunction(n, "callSuper") { [unowned self] _, _, a in
             guard let cls = address(arg(a, 2)) else { throw BridgeError("super() outside a defined method") }

@@ -15,13 +15,44 @@ final class StructRegistry: @unchecked Sendable {
     }
 
     /// A struct type's leaf fields with their JS keys, made once per type instead of per value.
-    final class StructFields {
-        struct Field { let key: String; let jsKey: JSStringRef; let offset: Int; let type: ObjCType }
+    ///
+    /// A struct crossing into JS is made by one call of a JS function compiled for its keys,
+    /// `(a0, a1, …) => ({"x": a0, "y": a1, …})` (≈ 90 ns for an NSRect, against ≈ 250 ns for an
+    /// empty object and a property set per field through the C API); fields are read back by
+    /// key values, which JavaScriptCore needn't turn into identifiers on every read. The keys and
+    /// the maker stay protected for the process (a struct definition is a few of each), so no
+    /// JavaScriptCore call is ever made from a deinit, which could run under another lock.
+    final class StructFields: @unchecked Sendable {
+        struct Field { let key: String; let keyValue: JSValueRef; let offset: Int; let type: ObjCType }
         let fields: [Field]
-        init(_ fields: [(key: String, offset: Int, type: ObjCType)]) {
-            self.fields = fields.map { Field(key: $0.key, jsKey: JSStringCreateWithUTF8CString($0.key), offset: $0.offset, type: $0.type) }
+        /// nil when there are more fields than a JS function should take as parameters.
+        let maker: JSObjectRef?
+
+        init(_ fields: [(key: String, offset: Int, type: ObjCType)], ctx: JSContextRef) {
+            self.fields = fields.map { field in
+                let value = JSC.makeString(ctx, field.key)
+                JSValueProtect(ctx, value)
+                return Field(key: field.key, keyValue: value, offset: field.offset, type: field.type)
+            }
+            // In a literal, "__proto__" would set the prototype instead of making a property.
+            let keys = fields.map(\.key)
+            maker = keys.count <= 64 && !keys.contains("__proto__") ? Self.compileMaker(keys: keys, ctx) : nil
         }
-        deinit { for field in fields { JSStringRelease(field.jsKey) } }
+
+        private static func compileMaker(keys: [String], _ ctx: JSContextRef) -> JSObjectRef? {
+            // Keys come from scripts (defineStruct): each is written as a JSON string literal.
+            guard let literals = try? keys.map({ key -> String in
+                String(decoding: try JSONSerialization.data(withJSONObject: [key]), as: UTF8.self).dropFirst().dropLast().description
+            }) else { return nil }
+            let parameters = keys.indices.map { "a\($0)" }
+            let body = zip(literals, parameters).map { "\($0): \($1)" }.joined(separator: ", ")
+            let source = JSC.string("(function (\(parameters.joined(separator: ", "))) { return {\(body)}; })")
+            defer { JSStringRelease(source) }
+            guard let made = JSEvaluateScript(ctx, source, nil, nil, 1, nil),
+                  let maker = JSValueToObject(ctx, made, nil), JSObjectIsFunction(ctx, maker) else { return nil }
+            JSValueProtect(ctx, maker)
+            return maker
+        }
     }
     private let layouts = LockedValue(Layouts(keysByName: [
         "_NSRect": ["x", "y", "width", "height"], "CGRect": ["x", "y", "width", "height"],
@@ -80,7 +111,7 @@ final class StructRegistry: @unchecked Sendable {
         }
     }
 
-    private func fields(for type: ObjCType) throws -> StructFields {
+    private func fields(for type: ObjCType, _ ctx: JSContextRef) throws -> StructFields {
         if let cached = layouts.withLock({ $0.fieldsByType[type.raw] }) { return cached }
         let name = type.name
         let keys = layouts.withLock { $0.keysByName[name] }
@@ -91,7 +122,7 @@ final class StructRegistry: @unchecked Sendable {
         guard leaves.count == keys.count else {
             throw BridgeError("struct \(name) has \(leaves.count) fields but defineStruct gave \(keys.count) keys")
         }
-        let fields = StructFields(zip(keys, leaves).map { ($0, $1.offset, $1.type) })
+        let fields = StructFields(zip(keys, leaves).map { ($0, $1.offset, $1.type) }, ctx: ctx)
         layouts.withLock { layouts in
             // Only while the keys are still those read above (a definition may have changed meanwhile).
             if layouts.keysByName[name] == keys { layouts.fieldsByType[type.raw] = fields }
@@ -100,13 +131,28 @@ final class StructRegistry: @unchecked Sendable {
     }
 
     func toJS(_ engine: Engine, _ p: UnsafeRawPointer, _ type: ObjCType) throws -> JSValueRef {
-        let object = JSObjectMake(engine.ctx, nil, nil)!
-        let layout = try fields(for: type)
-        for field in layout.fields {
-            JSObjectSetProperty(engine.ctx, object, field.jsKey, try engine.toJS(p + field.offset, field.type),
-                                JSPropertyAttributes(kJSPropertyAttributeNone), nil)
+        let ctx = engine.ctx
+        let layout = try fields(for: type, ctx)
+        return try engine.apiLock.withLock(ctx) {
+            if let maker = layout.maker {
+                return try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(layout.fields.count, 1)) { buffer in
+                    let values = buffer.baseAddress!
+                    for (i, field) in layout.fields.enumerated() {
+                        (values + i).initialize(to: try engine.toJS(p + field.offset, field.type))
+                    }
+                    var exception: JSValueRef?
+                    let made = JSObjectCallAsFunction(ctx, maker, nil, layout.fields.count, values, &exception)
+                    guard exception == nil, let made else { throw BridgeError("struct \(type.name) could not be made in JS") }
+                    return made
+                }
+            }
+            let object = JSObjectMake(ctx, nil, nil)!
+            for field in layout.fields {
+                JSObjectSetPropertyForKey(ctx, object, field.keyValue, try engine.toJS(p + field.offset, field.type),
+                                          JSPropertyAttributes(kJSPropertyAttributeNone), nil)
+            }
+            return object
         }
-        return object
     }
 
     func fromJS(_ engine: Engine, _ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer,
@@ -115,9 +161,9 @@ final class StructRegistry: @unchecked Sendable {
         guard JSValueIsObject(ctx, value), !engine.isBox(value), let object = JSValueToObject(ctx, value, nil) else {
             throw BridgeError("\(what()) expects struct \(type.name) as an object, got \(engine.jsTypeName(value))")
         }
-        let layout = try fields(for: type)
+        let layout = try fields(for: type, ctx)
         for field in layout.fields {
-            let item = JSObjectGetProperty(ctx, object, field.jsKey, nil)!
+            let item = JSObjectGetPropertyForKey(ctx, object, field.keyValue, nil)!
             try engine.fromJS(item, field.type, into: p + field.offset, what: "\(what()).\(field.key)")
         }
     }

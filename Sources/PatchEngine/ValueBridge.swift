@@ -15,23 +15,87 @@ extension Engine {
     // MARK: Boxes
 
     /// A JS value for an Objective-C object (`retain`: the box holds a reference until collected).
+    /// A strong box is the object's live box when it has one (`BoxCache`); a new one is a plain
+    /// object whose read-only `__handle` is an `OCObject`-class object that holds the reference
+    /// (see `BoxBits` for why the box itself is no object of a class).
     func box(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
-        guard let object else { return JSValueMakeBoolean(ctx, false) }
+        guard let object else { return valueBits.isUsable ? valueBits.makeBoolean(false) : JSValueMakeBoolean(ctx, false) }
         if retain {
-            return JSObjectMake(ctx, objectClass, PEObjectRetain(object))   // the class's prototype is objectPrototype
+            if let live = boxCache.box(of: object, ctx) { return live }
+            return apiLock.withLock(ctx) {
+                let handle = JSObjectMake(ctx, objectClass, PEObjectRetain(object))!
+                let boxed = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
+                boxCache.remember(boxed, of: object, ctx)
+                return boxed
+            }
         }
         let boxed = JSObjectMake(ctx, weakObjectClass, object)!
         JSObjectSetPrototype(ctx, boxed, objectPrototype)
         return boxed
     }
 
-    /// The object behind a box, or nil when `value` is not a box.
-    func unbox(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
-        if valueBits.isUsable {
-            // One locked call for a strong box, the common case (see JSValueBits).
-            guard let object = valueBits.cell(value) else { return nil }
-            if JSValueIsObjectOfClass(ctx, value, objectClass) { return JSObjectGetPrivate(object) }
+    private static let handleName = JSStringCreateWithUTF8CString("__handle")!
+
+    /// A box around `handle`, made the one way every box is (its structure is what `BoxBits` checks).
+    static func makeBoxObject(_ ctx: JSContextRef, handle: JSObjectRef, prototype: JSObjectRef) -> JSObjectRef {
+        let boxed = JSObjectMake(ctx, nil, nil)!
+        JSObjectSetPrototype(ctx, boxed, prototype)
+        let attributes = kJSPropertyAttributeReadOnly | kJSPropertyAttributeDontEnum | kJSPropertyAttributeDontDelete
+        JSObjectSetProperty(ctx, boxed, handleName, handle, JSPropertyAttributes(attributes), nil)
+        return boxed
+    }
+
+    /// The object behind a box (a weak box's, a block's), or nil when `value` is no box.
+    @inline(__always) func unbox(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        if valueBits.isUsable, boxBits.isUsable {
+            // No lock at all (see BoxBits): only objects of the engine's classes have private data.
+            guard let cell = valueBits.cell(value) else { return nil }
+            if boxBits.readsBoxes, let handle = boxBits.handleSlot(of: cell) { return handleObject(handle) }
+            guard let object = JSObjectGetPrivate(cell) else { return unboxThroughAPI(value) }
+            let jsClass = boxBits.jsClass(ofPrivateHolder: cell)
+            return jsClass == objectClass || jsClass == weakObjectClass || jsClass == blockFunctionClass ? object : nil
         }
+        return unboxThroughAPI(value)
+    }
+
+    /// The object behind a strong box (not a weak box, not a block), or nil.
+    @inline(__always) func strongBoxObject(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        if valueBits.isUsable, boxBits.readsBoxes {
+            guard let cell = valueBits.cell(value) else { return nil }
+            if let handle = boxBits.handleSlot(of: cell) { return handleObject(handle) }
+        }
+        return handleObject(boxHandleThroughAPI(value))
+    }
+
+    /// The object a handle holds, when `value` is a handle.
+    @inline(__always) private func handleObject(_ value: JSValueRef?) -> UnsafeMutableRawPointer? {
+        guard let value else { return nil }
+        if valueBits.isUsable, boxBits.isUsable {
+            guard let cell = valueBits.cell(value), let object = JSObjectGetPrivate(cell),
+                  boxBits.jsClass(ofPrivateHolder: cell) == objectClass else { return nil }
+            return object
+        }
+        guard JSValueIsObjectOfClass(ctx, value, objectClass) else { return nil }
+        return JSObjectGetPrivate(value)
+    }
+
+    /// A box's handle read through the C API (a box a script has added properties to, or a
+    /// JavaScriptCore whose layouts `BoxBits` didn't recognise); nil when `value` is no box.
+    private func boxHandleThroughAPI(_ value: JSValueRef) -> JSValueRef? {
+        guard JSValueIsObject(ctx, value), !JSValueIsObjectOfClass(ctx, value, objectClass),
+              let object = JSValueToObject(ctx, value, nil),
+              JSObjectGetPrototype(ctx, object) == objectPrototype, JSObjectHasProperty(ctx, object, Self.handleName) else { return nil }
+        return JSObjectGetProperty(ctx, object, Self.handleName, nil)
+    }
+
+    /// The value as a number when it is one.
+    @inline(__always) func numberValue(_ value: JSValueRef) -> Double? {
+        if valueBits.isUsable { return valueBits.number(value) }
+        return JSValueIsNumber(ctx, value) ? JSValueToNumber(ctx, value, nil) : nil
+    }
+
+    private func unboxThroughAPI(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
+        if let object = handleObject(boxHandleThroughAPI(value)) { return object }
         guard JSValueIsObject(ctx, value) else { return nil }
         if JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
             || JSValueIsObjectOfClass(ctx, value, blockFunctionClass) {
@@ -41,7 +105,7 @@ extension Engine {
     }
 
     func isBox(_ value: JSValueRef) -> Bool {
-        JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
+        strongBoxObject(value) != nil || JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
     }
 
     func makePointer(_ pointer: UnsafeMutableRawPointer?) -> JSValueRef {
@@ -207,7 +271,7 @@ extension Engine {
     }
 
     // `what` is only read to build an error: never computed on the way of a good value.
-    private func number(_ value: JSValueRef, _ type: ObjCType, _ what: @autoclosure () -> String) throws -> Double {
+    func number(_ value: JSValueRef, _ type: ObjCType, _ what: @autoclosure () -> String) throws -> Double {
         if JSValueIsNumber(ctx, value) { return JSValueToNumber(ctx, value, nil) }
         if JSValueIsBoolean(ctx, value) { return JSValueToBoolean(ctx, value) ? 1 : 0 }
         if JSValueIsNull(ctx, value) || JSValueIsUndefined(ctx, value) { return 0 }

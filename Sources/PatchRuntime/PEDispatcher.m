@@ -347,6 +347,21 @@ bool PEMessageSend(PEFrame *frame, char **error) {
     return ok;
 }
 
+bool PEMessageSendRegisters(uintptr_t values[6], uintptr_t *result, char **error) {
+    PEEnsureThreadRegistered();
+    id receiver = (id)values[0];
+    if (!receiver) { *result = 0; return true; }
+    bool ok = false;
+    PE_TRY(error, {
+        IMP imp = PELookupIMP(receiver, (SEL)values[1]);
+        *result = ((PERegisterFunction)imp)(values[0], values[1], values[2], values[3], values[4], values[5]);
+        ok = true;
+    });
+    return ok;
+}
+
+bool PESignatureIsRegisterOnly(const PESignature *sig) { return sig->registerOnly; }
+
 #include <dlfcn.h>
 void *PESymbolLookup(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 

@@ -76,6 +76,14 @@ void PEInvokeFromClass(void *start, const char *selector, PEFrame *frame);
 
 /* A message send of frame's selector (arguments[1]) to frame's receiver (arguments[0]); catches exceptions. */
 bool PEMessageSend(PEFrame *frame, char **error);
+/* A message send whose arguments all travel in general-purpose registers (a register-only
+   signature, PESignatureIsRegisterOnly): values[0] the receiver, [1] the selector, then the
+   arguments, each already widened as its type is (sign or zero extension); *result receives the
+   return register (narrow results are not extended). No frame, no libffi. Catches exceptions. */
+bool PEMessageSendRegisters(uintptr_t values[6], uintptr_t *result, char **error);
+/* At most 6 arguments (self and _cmd included), all integers, pointers or objects, returning
+   void, one of those or nothing wider than a register. */
+bool PESignatureIsRegisterOnly(const PESignature *sig);
 /* A message send of a variadic method: the first `fixedArgumentCount` arguments (self and _cmd
    included) are the method's own, the rest the variadic part. */
 bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **error);

@@ -1,0 +1,31 @@
+import CJavaScriptCore
+
+/// JavaScriptCore's API lock, held across several C API calls.
+///
+/// Each C API call takes and releases the lock itself unless the thread holds it: ≈ 35 ns per
+/// call on the CI machine kind, and a release can drain JavaScriptCore's queued work. A call from
+/// native code into a patched method makes a box or two and calls the JS function; holding the
+/// lock once around them saves that per call. `JSLock` / `JSUnlock` are looked up at run time
+/// (`shim.h`); where they are missing `withLock` just runs its body and every call locks itself.
+///
+/// Never held around native code that can block or run arbitrary work (method implementations,
+/// releases, pool drains): another thread waiting for JS would wait for it. JavaScriptCore itself
+/// drops every level of the lock around native callbacks made from JS.
+struct APILock {
+    private let lock: PEJSLockFunction?
+    private let unlock: PEJSLockFunction?
+
+    init() {
+        let lock = PEJSLookUpLock(), unlock = PEJSLookUpUnlock()
+        (self.lock, self.unlock) = lock != nil && unlock != nil ? (lock, unlock) : (nil, nil)
+    }
+
+    var isAvailable: Bool { lock != nil }
+
+    @inline(__always) func withLock<R>(_ ctx: JSContextRef, _ body: () throws -> R) rethrows -> R {
+        guard let lock, let unlock else { return try body() }
+        lock(ctx)
+        defer { unlock(ctx) }
+        return try body()
+    }
+}
