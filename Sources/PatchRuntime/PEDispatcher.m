@@ -11,6 +11,9 @@
 
 
 static PEPatchHandler patchHandler;
+/* JS patches this thread entered from native code (PEDispatchPatchedCallCountOnThisThread). */
+static __thread uint64_t patchedCallsOnThread;
+uint64_t PEDispatchPatchedCallCountOnThisThread(void) { return patchedCallsOnThread; }
 static PEPatchTokenReleaser patchTokenReleaser;
 unsigned PEForwardingSlotCount;
 /* Closures: no NSInvocation per call and no -forwardInvocation: takeover (which is what made
@@ -142,12 +145,42 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     return slot;
 }
 
+/* The dispatch generation (PEDispatch.h): a counter in memory the engine's JS reads. */
+static uint32_t *generationCounter;
+
+void PESetDispatchGenerationCounter(uint32_t *counter) { __atomic_store_n(&generationCounter, counter, __ATOMIC_RELEASE); }
+
+uint32_t PEDispatchGenerationRead(void) {
+    uint32_t *counter = __atomic_load_n(&generationCounter, __ATOMIC_ACQUIRE);
+    return counter ? __atomic_load_n(counter, __ATOMIC_ACQUIRE) : 0;
+}
+
+void PEDispatchGenerationBump(void) {
+    uint32_t *counter = __atomic_load_n(&generationCounter, __ATOMIC_ACQUIRE);
+    if (counter) __atomic_add_fetch(counter, 1, __ATOMIC_RELEASE);
+}
+
+bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, void *context) {
+    SEL sel = sel_registerName(selector);
+    IMP imp;
+    Class owner;
+    PEEpochEnter();
+    PESlot *slot = PEResolveFromClass((Class)cls, sel, selector, &imp, &owner);
+    uintptr_t token = slot && slot->installed ? __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE) : 0;
+    bool direct = token && !slot->clearsObjectState && !__atomic_load_n(&slot->hookCount, __ATOMIC_ACQUIRE)
+        && !__atomic_load_n(&slot->swizzleCount, __ATOMIC_ACQUIRE);
+    if (direct) body(token, slot->signature, context);
+    PEEpochExit();
+    return direct;
+}
+
 void PESlotEnsureInstalled(PESlot *slot) {
     if (slot->installed) return;
     pthread_rwlock_wrlock(&slotLock);
     if (!slot->installed) {
         __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);    /* before the IMP, as above */
         PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
+        PEDispatchGenerationBump();
     }
     pthread_rwlock_unlock(&slotLock);
 }
@@ -191,6 +224,7 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (slot->installed && !PESlotHasLayers(slot)) {
         PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
         slot->installed = false;
+        PEDispatchGenerationBump();
     }
     pthread_rwlock_unlock(&slotLock);
 }
@@ -292,7 +326,7 @@ void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
     PEEpochEnter();
     @try {
         uintptr_t token = PESlotGetPatch(slot);
-        if (token && patchHandler) patchHandler(slot, frame, token);
+        if (token && patchHandler) { patchedCallsOnThread++; patchHandler(slot, frame, token); }
         else PESlotInvokeOriginal(slot, frame);
     } @finally {
         PEEpochExit();

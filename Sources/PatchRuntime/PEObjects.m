@@ -140,6 +140,12 @@ static PEObjectKind objectKindOfClass(id obj) {
 }
 
 void *PEObjectGetClass(void *obj) { return obj ? object_getClass((id)obj) : NULL; }
+
+bool PEObjectClassWord(void *obj, uintptr_t *mask) {
+    if (!PEObjectHasIsaWord(obj)) return false;
+    *mask = PEIsaClassMask();
+    return true;
+}
 const char *PEClassGetName(void *cls) { return cls ? class_getName((Class)cls) : "nil"; }
 void *PEClassGetSuperclass(void *cls) { return cls ? class_getSuperclass((Class)cls) : NULL; }
 bool PEClassIsMetaClass(void *cls) { return cls && class_isMetaClass((Class)cls); }

@@ -225,6 +225,23 @@ static inline bool PEProcessBarrierRegister(void) { return false; }
 static inline bool PEProcessBarrier(void) { return false; }
 #endif
 
+/* Which bits of an object's first word say its class, so that the engine's JS can see an object's
+   class change (object_setClass, as KVO does when an observer is added) without calling native
+   code. GCC's runtime: the word is the class pointer. Apple: a non-pointer isa keeps reference
+   counts and flags beside the class bits (objc_debug_isa_class_mask, exported for debuggers),
+   and a tagged pointer has no first word at all (objc_debug_taggedpointer_mask). */
+#if PE_GNU_RUNTIME
+static inline uintptr_t PEIsaClassMask(void) { return ~(uintptr_t)0; }
+static inline bool PEObjectHasIsaWord(const void *obj) { return obj != NULL; }
+#else
+extern const uintptr_t objc_debug_isa_class_mask;
+extern const uintptr_t objc_debug_taggedpointer_mask;
+static inline uintptr_t PEIsaClassMask(void) { return objc_debug_isa_class_mask; }
+static inline bool PEObjectHasIsaWord(const void *obj) {
+    return obj != NULL && ((uintptr_t)obj & objc_debug_taggedpointer_mask) == 0;
+}
+#endif
+
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
    GNUstep before they use Foundation. Apple needs nothing. */
 #if PE_GNU_RUNTIME

@@ -1,5 +1,5 @@
-/* runtime.js embedded at build time (PERuntimeScript.h). The compiler records the file as a
-   dependency of this one, so editing runtime.js rebuilds it. */
+/* runtime.js and direct.js embedded at build time (PERuntimeScript.h). The compiler records the
+   files as dependencies of this one, so editing either rebuilds it. */
 #include "PEPlatform.h"
 #include "PERuntimeScript.h"
 
@@ -10,9 +10,16 @@ static const char runtimeScript[] = {
 #embed "../PatchEngine/Resources/runtime.js"
     , 0
 };
+
+static const char directCallsScript[] = {
+#embed "../PatchEngine/Resources/direct.js"
+    , 0
+};
 #pragma clang diagnostic pop
 
 const char *PERuntimeScriptSource(void) { return runtimeScript; }
+const char *PEDirectCallsScriptSource(void) { return directCallsScript; }
 #else
 const char *PERuntimeScriptSource(void) { return NULL; }
+const char *PEDirectCallsScriptSource(void) { return NULL; }
 #endif

@@ -95,11 +95,31 @@ void *PESymbolLookup(const char *name);
 /* Calls a C function with the frame (a signature without implicit arguments). */
 bool PEInvokeFunction(void *function, PEFrame *frame, char **error);
 
+/* The dispatch generation: a counter that goes up whenever any slot's layers change (a patch set
+   or cleared, a hook or swizzle added or removed, a slot installed or released). The engine keeps
+   answers derived from the dispatcher's state (which JS function a call from JS may run directly)
+   only while the generation is the one they were computed in. The counter lives in memory the
+   engine provides (an ArrayBuffer its JS reads without a call into native code); 0 until set. */
+void PESetDispatchGenerationCounter(uint32_t *counter);
+uint32_t PEDispatchGenerationRead(void);
+void PEDispatchGenerationBump(void);
+
+/* Whether a message of `selector` to an instance of `cls` (`cls` the receiver's class; a metaclass
+   for a class) runs nothing but a JS patch: the implementation it resolves to is an installed
+   slot's, whose only layer is its patch (no hooks, no swizzles, no native override in between).
+   If so, runs `body` with the patch token and the slot's signature inside a read section (the
+   token's record can't be freed meanwhile) and returns true. */
+typedef void (*PEDirectPatchBody)(uintptr_t token, const PESignature *signature, void *context);
+bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, void *context);
+
 /* Counters for tests and diagnostics. */
 uint64_t PEDispatchForwardedCallCount(void);
 /* Hooked calls the calling thread ran from a precomputed plan (the closure route's fast path for
    Before/After hooks, PEHookPlan.m) rather than the generic pipeline. */
 uint64_t PEDispatchPlanCallCountOnThisThread(void);
+/* Calls of JS patches this thread made from native code: a call of a JS-defined method that JS
+   made directly (DirectCalls.swift) is not one. */
+uint64_t PEDispatchPatchedCallCountOnThisThread(void);
 /* Whether each hooked call pays a memory fence: true where the system has no process-wide
    barrier for hook changes to pay instead (not Linux, or membarrier refused, or the environment
    sets PATCHENGINE_NO_MEMBARRIER). */

@@ -32,6 +32,9 @@ void *PEObjectAutorelease(void *obj);
 void PEAutoreleaseMalloced(void *bytes, size_t length);
 PEObjectKind PEObjectGetKind(void *obj);
 void *PEObjectGetClass(void *obj);              /* object_getClass: the metaclass for a class object */
+/* Whether `obj` has a first word that says its class (not a tagged pointer), and which of its bits
+   do (`*mask`): the word changes exactly when object_setClass changes the object's class. */
+bool PEObjectClassWord(void *obj, uintptr_t *mask);
 const char *PEClassGetName(void *cls);
 void *PEClassGetSuperclass(void *cls);
 bool PEClassIsMetaClass(void *cls);

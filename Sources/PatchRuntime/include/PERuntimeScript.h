@@ -7,4 +7,6 @@
 /* runtime.js as a NUL-terminated UTF-8 string, or NULL when this compiler cannot embed files
    (PE_EMBEDS_RUNTIME_SCRIPT in PEPlatform.h); the engine then reads the bundled resource. */
 const char *PERuntimeScriptSource(void);
+/* direct.js (calls of JS-defined methods from JS, loaded on first use), the same way. */
+const char *PEDirectCallsScriptSource(void);
 #endif
