@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "PatchEngine",
             dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter"],
-            resources: [.copy("Resources/runtime.js")],
+            resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js")],
             linkerSettings: [
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
                 .linkedFramework("JavaScriptCore", .when(platforms: [.macOS, .iOS])),

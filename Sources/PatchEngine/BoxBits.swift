@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import PatchRuntime
 
 /// Recognising the engine's boxes, and reading the object behind one, without JavaScriptCore's lock.
 ///
@@ -31,10 +32,25 @@ struct BoxBits {
     /// The structure id every box has when made, and the byte offset of its handle slot.
     let boxStructure: UInt32?
     let handleOffset: Int
+    /// The structure id a box has once runtime.js keeps a DirectState with it (DirectStamp), 0
+    /// until learnt: on the first call of a JS-defined method from JS (`learnStampedStructure`),
+    /// not at engine start. Written once, read by any thread.
+    private let stampedBoxStructure: UnsafeMutablePointer<UInt32>
+
+    /// Before the check: the C API answers everything.
+    static let unverified = BoxBits()
+
+    private init() {
+        (dataOffset, boxStructure, handleOffset) = (nil, nil, 0)
+        stampedBoxStructure = .allocate(capacity: 1)
+        stampedBoxStructure.initialize(to: 0)
+    }
 
     init(verifyingIn ctx: JSContextRef, bits: JSValueBits, classes: [JSClassRef], handleClass: JSClassRef,
          makeBox: (JSObjectRef) -> JSObjectRef) {
-        guard MemoryLayout<UInt>.size == 8, bits.isUsable, classes.count >= 2 else {
+        stampedBoxStructure = .allocate(capacity: 1)
+        stampedBoxStructure.initialize(to: 0)
+        guard MemoryLayout<UInt>.size == 8, bits.isUsable, classes.count >= 2, let reader = SafeReader() else {
             (dataOffset, boxStructure, handleOffset) = (nil, nil, 0)
             return
         }
@@ -56,9 +72,9 @@ struct BoxBits {
         dataOffset = stride(from: 16, through: 64, by: 8).first { offset in
             probes.allSatisfy { probe in
                 guard JSObjectGetPrivate(probe.object) == probe.data,
-                      let record = Self.safeRead(cellAddress(probe.object) + UInt(offset), words: 1)?[0],
+                      let record = reader.read(cellAddress(probe.object) + UInt(offset), words: 1)?[0],
                       record != 0, record % 8 == 0,
-                      let contents = Self.safeRead(record, words: 2) else { return false }
+                      let contents = reader.read(record, words: 2) else { return false }
                 return contents[0] == UInt(bitPattern: probe.data)
                     && contents[1] == UInt(bitPattern: UnsafeRawPointer(probe.jsClass))
             }
@@ -69,22 +85,38 @@ struct BoxBits {
         let handles = probes.filter { $0.jsClass == handleClass }.map(\.object)
         let boxes = handles.map(makeBox)
         func structure(_ object: JSObjectRef) -> UInt32? {
-            Self.safeRead(cellAddress(object), words: 1).map { UInt32(truncatingIfNeeded: $0[0]) }
+            reader.read(cellAddress(object), words: 1).map { UInt32(truncatingIfNeeded: $0[0]) }
         }
         let plain = JSObjectMake(ctx, nil, nil)!
         let offset = stride(from: 16, through: 64, by: 8).first { offset in
             zip(boxes, handles).allSatisfy { box, handle in
-                Self.safeRead(cellAddress(box) + UInt(offset), words: 1)?[0] == cellAddress(handle)
+                reader.read(cellAddress(box) + UInt(offset), words: 1)?[0] == cellAddress(handle)
             }
         }
-        if dataOffset != nil, handles.count == 2, let offset, let id = structure(boxes[0]), structure(boxes[1]) == id,
-           structure(plain) != id {
+        if dataOffset != nil, handles.count == 2, let offset,
+           let id = structure(boxes[0]), structure(boxes[1]) == id, structure(plain) != id {
             JSValueProtect(ctx, boxes[0])   // the template: keeps the structure (and its id) alive
             (boxStructure, handleOffset) = (id, offset)
         } else {
             (boxStructure, handleOffset) = (nil, 0)
         }
     }
+
+    /// Learns the structure of a stamped box from `box`, a box the engine made with `handle` and
+    /// runtime.js's DirectStamp then stamped (kept protected, as the template of that structure).
+    /// Only once, and only when it holds its handle where every box does.
+    func learnStampedStructure(of box: JSObjectRef, handle: JSObjectRef, _ ctx: JSContextRef) {
+        guard let boxStructure, PEAtomicLoadUInt32(stampedBoxStructure) == 0 else { return }
+        let base = UnsafeRawPointer(box)
+        let id = base.load(as: UInt32.self)
+        guard id != boxStructure, id != 0,
+              UInt(bitPattern: (base + handleOffset).load(as: UnsafeRawPointer?.self)) == UInt(bitPattern: UnsafeRawPointer(handle)) else { return }
+        JSValueProtect(ctx, box)
+        PEAtomicStoreUInt32(stampedBoxStructure, id)
+    }
+
+    /// Whether the stamped structure is known (or can't be: boxes aren't read without the C API).
+    var knowsStampedStructure: Bool { boxStructure == nil || PEAtomicLoadUInt32(stampedBoxStructure) != 0 }
 
     /// Objects of the engine's classes can be told apart without a lock.
     var isUsable: Bool { dataOffset != nil }
@@ -102,21 +134,35 @@ struct BoxBits {
     /// (only when `readsBoxes`); nil for any other cell. The value still has to be checked.
     @inline(__always) func handleSlot(of cell: JSObjectRef) -> JSValueRef? {
         let base = UnsafeRawPointer(cell)
-        guard base.load(as: UInt32.self) == boxStructure.unsafelyUnwrapped else { return nil }
+        let structure = base.load(as: UInt32.self)
+        guard structure == boxStructure.unsafelyUnwrapped
+              || (structure == PEAtomicLoadUInt32(stampedBoxStructure) && structure != 0) else { return nil }
         return (base + handleOffset).load(as: JSValueRef?.self)
     }
 
-    /// `words` machine words at `address`, or nil where the memory can't be read: copied through
-    /// a pipe, so an unmapped address is an EFAULT from `write` instead of a crash.
-    private static func safeRead(_ address: UInt, words: Int) -> [UInt]? {
-        guard let source = UnsafeRawPointer(bitPattern: address) else { return nil }
-        var fds: [Int32] = [0, 0]
+}
+
+/// Reads memory that may not be mapped, for the checks at start: copied through a pipe, so an
+/// unmapped address is an EFAULT from `write` instead of a crash. One pipe for all the reads.
+private final class SafeReader {
+    private var fds: [Int32] = [0, 0]
+
+    init?() {
         guard pipe(&fds) == 0 else { return nil }
-        defer { close(fds[0]); close(fds[1]) }
+    }
+
+    deinit {
+        close(fds[0])
+        close(fds[1])
+    }
+
+    /// `words` machine words at `address`, or nil where the memory can't be read.
+    func read(_ address: UInt, words: Int) -> [UInt]? {
+        guard let source = UnsafeRawPointer(bitPattern: address) else { return nil }
         let size = words * MemoryLayout<UInt>.size
         guard write(fds[1], source, size) == size else { return nil }
         var result = [UInt](repeating: 0, count: words)
-        let got = result.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, size) }
+        let got = result.withUnsafeMutableBytes { Foundation.read(fds[0], $0.baseAddress, size) }
         return got == size ? result : nil
     }
 }

@@ -37,8 +37,10 @@ final class Engine: @unchecked Sendable {
     /// Reads int32s and objects out of JSValueRefs without a (lock-taking) C API call, when the
     /// encoding checked at start allows it.
     let valueBits: JSValueBits
-    /// Recognises boxes without a (lock-taking) C API call, when the layout checked at start allows it.
-    let boxBits: BoxBits
+    /// Recognises boxes without a (lock-taking) C API call, when the layouts checked at start
+    /// allow it. Set once in `start()`, after runtime.js (whose DirectStamp it checks too) and
+    /// before the engine is published; read without a lock afterwards.
+    @exclusivity(unchecked) private(set) var boxBits = BoxBits.unverified
     /// The live box of each object that has one (see `BoxCache`).
     let boxCache: BoxCache
     /// JavaScriptCore's API lock held across several calls, where JavaScriptCore offers it.
@@ -51,6 +53,8 @@ final class Engine: @unchecked Sendable {
     /// The prototype of every box (runtime.js's `OCObject`): a plain object, so that property
     /// lookups through it are cached by JavaScriptCore. Protected for the process.
     let objectPrototype: JSObjectRef
+    /// runtime.js's DirectStamp (DirectCalls.swift), which stamps a box with a private field.
+    var directStamp: JSObjectRef?
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
@@ -91,10 +95,6 @@ final class Engine: @unchecked Sendable {
         nativeFunctionClass = classes.nativeFunction
         objectPrototype = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, objectPrototype)
-        let (context, prototype) = (ctx, objectPrototype)
-        boxBits = BoxBits(verifyingIn: ctx, bits: valueBits,
-                          classes: [objectClass, weakObjectClass, pointerClass, blockFunctionClass], handleClass: objectClass,
-                          makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         boxCache = BoxCache(ctx: ctx)
         apiLock = APILock()
     }
@@ -109,6 +109,7 @@ final class Engine: @unchecked Sendable {
         JSValueProtect(ctx, native)
         JSC.set(ctx, native, "objectPrototype", objectPrototype)
         installBindings(into: native)
+        installDirectCallBindings(into: native)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
         installRuntimeHandlers()
         PESetObjectDeallocHandler { object in
@@ -119,6 +120,10 @@ final class Engine: @unchecked Sendable {
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
+        let (context, prototype) = (ctx, objectPrototype)
+        boxBits = BoxBits(verifyingIn: ctx, bits: valueBits,
+                          classes: [objectClass, pointerClass], handleClass: objectClass,
+                          makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
         if !timeLimit.isAvailable {
             log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
@@ -129,11 +134,16 @@ final class Engine: @unchecked Sendable {
 
     /// runtime.js: compiled into the library where the compiler can embed it (PERuntimeScript.h),
     /// else read from the package's resources.
-    static func runtimeSource() -> String {
-        if let embedded = PERuntimeScriptSource() { return String(cString: embedded) }
-        guard let url = Bundle.module.url(forResource: "runtime", withExtension: "js"),
+    static func runtimeSource() -> String { engineScript(PERuntimeScriptSource(), "runtime") }
+
+    /// direct.js (DirectCalls.swift), the same way.
+    static func directCallsSource() -> String { engineScript(PEDirectCallsScriptSource(), "direct") }
+
+    private static func engineScript(_ embedded: UnsafePointer<CChar>?, _ name: String) -> String {
+        if let embedded { return String(cString: embedded) }
+        guard let url = Bundle.module.url(forResource: name, withExtension: "js"),
               let source = try? String(contentsOf: url, encoding: .utf8) else {
-            fatalError("PatchEngine: runtime.js is missing from the package resources")
+            fatalError("PatchEngine: \(name).js is missing from the package resources")
         }
         return source
     }

@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import PatchRuntime
 
 /// JavaScriptCore's execution time limit for the engine's context group, and the recognition of
 /// the terminations it causes.
@@ -53,6 +54,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard let setFunction, let clearFunction else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         lock.lock(); limit = value; lock.unlock()
+        // Calls of JS-defined methods from JS are kept native entries while a limit is set
+        // (DirectCalls.swift): answers found before the change are asked again.
+        PEDispatchGenerationBump()
         if let value {
             setFunction(group, value, Self.callback, Unmanaged.passUnretained(self).toOpaque())
         } else {

@@ -109,14 +109,14 @@ extension JSException {
     /// The innermost frame of the JS stack trace that lies outside `excluded` (the engine's own
     /// runtime.js): where an error raised on a script's behalf happened in that script.
     /// JavaScriptCore writes frames as `function@url:line:column`.
-    func innermostFrame(outside excluded: String) -> (url: String, line: Int, column: Int)? {
+    func innermostFrame(outside excluded: Set<String>) -> (url: String, line: Int, column: Int)? {
         guard let stack else { return nil }
         for frame in stack.split(separator: "\n") {
             let location = frame.lastIndex(of: "@").map { frame[frame.index(after: $0)...] } ?? frame[...]
             let parts = location.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]) else { continue }
             let url = parts[..<(parts.count - 2)].joined(separator: ":")
-            if url.isEmpty || url == excluded { continue }
+            if url.isEmpty || excluded.contains(url) { continue }
             return (url, line, column)
         }
         return nil

@@ -2,6 +2,7 @@
 // Native functions (prefixed _OC_) are installed by the Swift engine before this file runs;
 // this file hides them behind the documented API and keeps per-call context (self, the defining
 // class for super/ORIG) in JavaScript, where execution is serialised by the VM lock.
+var self;   // the receiver of the JS method running (JSPatch's convention): a global variable
 (function (global) {
   'use strict';
 
@@ -16,7 +17,12 @@
   // from it, never from the receiver's runtime class, so parent and child patches can't loop.
   // While a method runs, `context` is its wrapper, whose definingClass, selectorName and script
   // the engine set once: entering a method allocates nothing.
-  var context = { self: undefined, definingClass: null };
+  // `frame.context` (an object, so that the per-method callers of directCallerFactory, compiled
+  // apart, share it).
+  var frame = { context: { self: undefined, definingClass: null } };
+  // `self` (JSPatch's convention) is a global variable (`var self` above), assigned by name: a
+  // plain store for JavaScriptCore's optimising compilers. Assigned through `global.` (the global
+  // proxy), every call clobbered all of a loop's loads (≈ 5 ns a call of a JS-defined method).
 
   // The wrapper every JS method runs in, called as method(receiver, arg1, arg2, ...). Made here,
   // before defineClass reaches the engine, so defining a class is one call into the engine: it
@@ -25,9 +31,9 @@
   // directly (`fn.call` compiles to a plain call), so a call copies no arguments.
   function makeMethod(fn) {
     var method = function (receiver, a, b, c, d, e, f) {
-      var saved = context, savedSelf = global.self;
-      context = method;
-      global.self = receiver;
+      var saved = frame.context, savedSelf = self;
+      frame.context = method;
+      self = receiver;
       try {
         switch (arguments.length) {
           case 0: case 1: return fn.call(receiver);
@@ -40,10 +46,11 @@
           default: return fn.apply(receiver, Array.prototype.slice.call(arguments, 1));
         }
       } finally {
-        context = saved;
-        global.self = savedSelf;
+        frame.context = saved;
+        self = savedSelf;
       }
     };
+    method.fn = fn;
     method.arity = fn.length;
     method.definingClass = null;
     method.selectorName = null;
@@ -67,22 +74,43 @@
   // `bind`, no copy of `arguments`, no name → selector conversion (selector numbers are cached
   // per name and argument count). Handing the receiver over through shared state instead (a slot
   // per nesting level) saved ≈ 45 ns a call in `make bench`, but the wrong call reads that slot
-  // when a generator or async function suspends between `__c` and the call, or when an exception
-  // thrown among the arguments is caught: not worth a silently wrong `self`.
+  // when a generator or async function suspends between `__c` and the call, when an exception
+  // thrown among the arguments is caught, or when another thread's JS runs while an argument's
+  // native call is out of JavaScriptCore's lock: not worth a silently wrong `self`.
   var send = N.send;
-  // name -> [selector number per argument count], for names that mean a plain message (not
-  // super, toJS, performSelector…, `_`-prefixed or ORIG-prefixed): once a name is here, `__c`
-  // needs no checks for it.
+  // name -> PlainName, for names that mean a plain message (not super, toJS, performSelector…,
+  // `_`-prefixed or ORIG-prefixed): once a name is here, `__c` needs no checks for it.
   var plainNames = Object.create(null);
+  var plainNameCount = 0;
+  function PlainName(name) {
+    this.name = name;
+    this.numbers = [];          // selector number per argument count
+    this.js = 0;                // 1 once some class defines a JS method of this name
+    this.id = plainNameCount++; // index of this name's callers in a DirectState
+  }
 
-  // The message `name` to `obj`, arguments passed on as they are. The function declares no
+  function isPlainName(name) {
+    switch (name) {
+      case 'super': case 'toJS': case 'performSelector': case 'performSelectorInOC': return false;
+    }
+    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) return false;
+    return !(name.length > 4 && name.lastIndexOf('ORIG', 0) === 0);
+  }
+
+  function plainName(name) {
+    var rec = plainNames[name];
+    if (rec === undefined && isPlainName(name)) rec = plainNames[name] = new PlainName(name);
+    return rec;
+  }
+
+  // The message `rec.name` to `obj`, arguments passed on as they are. The function declares no
   // parameters: one called with fewer arguments than it declares pays JavaScriptCore's arity
   // fix-up (a frame copy), and `arguments` that doesn't escape costs nothing.
-  function nativeCall(obj, numbers, name) {
+  function nativeCall(obj, rec) {
     return function () {
       var argc = arguments.length;
-      var number = numbers[argc];
-      if (number === undefined) number = numbers[argc] = N.sendSelector(name, argc);
+      var number = rec.numbers[argc];
+      if (number === undefined) number = rec.numbers[argc] = N.sendSelector(rec.name, argc);
       switch (argc) {
         case 0: return send(obj, number);
         case 1: return send(obj, number, arguments[0]);
@@ -95,6 +123,28 @@
       return send.apply(null, args);
     };
   }
+
+  // --- methods defined in JS, called from JS without crossing into Objective-C ----------------------
+  // The machinery is direct.js, loaded on the first call of a name some class defines in JS (not
+  // at engine start: parsing it cost ≈ 0.2 ms). `__c` reads the two values below on every such call.
+  // Where direct.js keeps each box's DirectState (`get(box)`); nothing before it is loaded.
+  var direct = null, generation = null, directStates = { get: function () { return undefined; } };
+  // What `__c` returns for a name not resolved for the object yet. Small: `__c` is compiled into
+  // every call site, and JavaScriptCore's inlining budget is better spent on the direct call.
+  function resolvingCall(obj, rec) {
+    return function () { return resolveAndCall(obj, rec, arguments); };
+  }
+  function resolveAndCall(obj, rec, args) {
+    if (direct === null) {
+      var buffer = new ArrayBuffer(8);
+      generation = new Uint32Array(buffer);
+      N.setDispatchGeneration(buffer);
+      direct = N.loadDirectCalls()(N, { nativeCall: nativeCall, frame: frame, OCObject: OCObject });
+      directStates = direct.states;
+    }
+    return direct.resolve(obj, rec, args.length).apply(null, args);
+  }
+
 
   Object.defineProperty(Object.prototype, '__c', {
     enumerable: false, configurable: true, writable: true,
@@ -129,41 +179,64 @@
     return null;
   }
 
+  // Kept small: it is compiled into every call site, and what it leaves of JavaScriptCore's
+  // inlining budget decides whether a JS-defined method called there is inlined too.
   Object.defineProperty(OCObject, '__c', {
     enumerable: false, configurable: true, writable: true,
     value: function (name) {
       var obj = this;
-      var numbers = plainNames[name];
-      if (numbers !== undefined) return nativeCall(obj, numbers, name);
-      switch (name) {
-        case 'super':
-          return function () { return makeSuper(obj); };
-        case 'toJS':
-          return function () { return N.toJS(obj); };
-        case 'performSelector':
-          return function (selector) {
-            return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1));
-          };
-        case 'performSelectorInOC':
-          return function (selector, args, callback) {
-            return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
-          };
+      var rec = plainNames[name];
+      if (rec === undefined) return specialCall(obj, name);
+      if (rec.js !== 0) {
+        // Some class defines `name` in JS: this object's caller, while its class and the
+        // dispatch generation are those it was found for.
+        var st = directStates.get(obj);
+        if (st !== undefined && st.generation === generation[0]
+            && (st.masked ? maskedClassWordIsKept(st) : st.view[0] === st.word)) {
+          var caller = st.callers[rec.id];
+          if (caller !== undefined) return caller === null ? nativeCall(obj, rec) : caller;
+        }
+        return resolvingCall(obj, rec);
       }
-      if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
-        var jsOnly = findJSOnly(obj, name);
-        if (jsOnly) return function () {
-          var args = [obj];
-          for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
-          return jsOnly.apply(null, args);
-        };
-      }
-      if (name.length > 4 && name.lastIndexOf('ORIG', 0) === 0) {
-        var ctx = context;
-        return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
-      }
-      return nativeCall(obj, plainNames[name] = [], name);
+      return nativeCall(obj, rec);
     }
   });
+
+  function maskedClassWordIsKept(st) {
+    return (st.view[0] & st.mask0) === st.word0 && (st.view[1] & st.mask1) === st.word1;
+  }
+
+  // `obj.name(...)` for a name that isn't a plain message (yet): super, toJS, performSelector…,
+  // JS-only `_` methods, ORIG; otherwise the name becomes a PlainName.
+  function specialCall(obj, name) {
+    switch (name) {
+      case 'super':
+        return function () { return makeSuper(obj); };
+      case 'toJS':
+        return function () { return N.toJS(obj); };
+      case 'performSelector':
+        return function (selector) {
+          return N.callI(obj, String(selector), Array.prototype.slice.call(arguments, 1));
+        };
+      case 'performSelectorInOC':
+        return function (selector, args, callback) {
+          return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
+        };
+    }
+    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
+      var jsOnly = findJSOnly(obj, name);
+      if (jsOnly) return function () {
+        var args = [obj];
+        for (var i = 0; i < arguments.length; i++) args.push(arguments[i]);
+        return jsOnly.apply(null, args);
+      };
+    }
+    if (name.length > 4 && name.lastIndexOf('ORIG', 0) === 0) {
+      var ctx = frame.context;
+      return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
+    }
+    return nativeCall(obj, plainNames[name] = new PlainName(name));
+  }
 
   Object.defineProperty(OCObject, 'toString', {
     enumerable: false, configurable: true, writable: true,
@@ -179,8 +252,8 @@
   });
 
   function makeSuper(obj) {
-    if (!context.definingClass) throw new Error('super() is only available inside a method defined with defineClass');
-    return new SuperProxy(obj, context.definingClass);
+    if (!frame.context.definingClass) throw new Error('super() is only available inside a method defined with defineClass');
+    return new SuperProxy(obj, frame.context.definingClass);
   }
 
   // --- classes ------------------------------------------------------------------------------------
@@ -193,6 +266,17 @@
     });
     return last;
   };
+
+  // A plain loop: the same marking with forEach and a closure per call made resident memory grow
+  // ≈ 1 KB per apply/revert cycle of a patch (patchbench's cycles row; JavaScriptCore keeps
+  // something per closure passed to a builtin, not investigated further).
+  function markJSDefined(table) {
+    var keys = Object.keys(table);
+    for (var i = 0; i < keys.length; i++) {
+      var rec = plainName(keys[i]);
+      if (rec !== undefined) rec.js = 1;
+    }
+  }
 
   global.defineClass = function (declaration, properties, instanceMethods, classMethods) {
     if (!Array.isArray(properties)) {
@@ -212,19 +296,22 @@
       if (!(setter in methods)) methods[setter] = function (value) { N.setProperty(this, property, value); };
     });
     var result = N.defineClass(String(declaration), properties, makeMethods(methods),
-                               makeMethods(classMethods || {}), context.script === undefined ? null : context.script);
+                               makeMethods(classMethods || {}), frame.context.script === undefined ? null : frame.context.script);
+    // Calls of these names from JS may now run a JS method directly (resolveDirect).
+    markJSDefined(methods);
+    if (classMethods !== null && typeof classMethods === 'object') markJSDefined(classMethods);
     // As JSPatch: the class becomes a global and is returned.
     return (global[result.cls] = result.classObject);
   };
 
   // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
   N.setJSOnlyTable(jsOnlyMethods);
-  N.setScriptGetter(function () { return context.script === undefined ? null : context.script; });
+  N.setScriptGetter(function () { return frame.context.script === undefined ? null : frame.context.script; });
   // A script terminated by the time limit skips every `finally`: the engine resets the per-call
   // context through this after a termination, so the next call doesn't run with a stale self.
   N.setContextResetter(function () {
-    context = { self: undefined, definingClass: null };
-    global.self = undefined;
+    frame.context = { self: undefined, definingClass: null };
+    self = undefined;
   });
   N.setJSOnlyRemover(function (className, name, previous) {
     var table = jsOnlyMethods[className];

@@ -1,0 +1,265 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Calls from JS of methods defined in JS, kept inside JS when nothing native sits on the method
+/// (the JS half: Resources/direct.js).
+///
+/// `o.value()` where `value` is a JS patch of `o`'s class used to cross into Objective-C and back
+/// (a send, the dispatcher, a native → JS call: ≈ 1.2 µs). JSPatch's "advanced" release called
+/// such methods inside JS; it did so by class name alone, skipping whatever native code sat on the
+/// method. Here runtime.js asks once per object, selector and dispatch generation
+/// (`N.resolveDirect`) whether a message to the object would run nothing but a JS patch: the
+/// method resolves to an installed slot whose only layer is its patch (no hook, no swizzle, no
+/// native override in a subclass: `PEDirectPatchRun`), of the usual ownership family, with
+/// arguments and result that JS can check cheaply. If so, it calls the patch's wrapper directly,
+/// with the same `self`, `super` and `ORIG` context a native call gives it.
+///
+/// While an execution time limit is set, no call is made directly: each stays an entry from
+/// native code, so that a runaway method is ended and reverted as its own script's.
+///
+/// What keeps the answer true:
+/// - Every change of a slot's layers bumps the dispatch generation, a counter in an ArrayBuffer
+///   the runtime JS reads (`PESetDispatchGenerationCounter`); an answer from an older generation
+///   is asked again. A hook added on another thread is seen by the next call from JS that starts
+///   after it.
+/// - The object's class: runtime.js reads the object's class word through an 8-byte view of the
+///   object (`PEObjectClassWord`: the bits that say the class), kept out of scripts' reach, so an
+///   object whose class changes (KVO subclassing it when an observer is added) is asked again.
+///   JavaScriptCore turns its "primitive Gigacage" hardening off for the process once such a view
+///   onto native memory exists (see docs/platform-notes.md); it exists only once a JS-defined
+///   method has been called from JS.
+/// - Arguments and results: runtime.js passes on unchanged what the round trip would give back
+///   unchanged (numbers in range for their type, booleans, nil, boxes) and asks native code to
+///   convert anything else (`N.convertArgument`), exactly as a send would. A result that isn't
+///   plain, a performSelectorInOC request, or a JS exception is finished natively
+///   (`N.finishDirect`): converted, or reported to `errorHandler` with the original implementation
+///   run in its place, as a native caller's call would be.
+extension Engine {
+    /// How runtime.js checks an argument or result of a directly called method (`directArg` and
+    /// `directResult` there).
+    enum DirectValueCode: Int {
+        case object = 0, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, bool, void
+
+        init?(_ type: ObjCType) {
+            switch type.kind {
+            case .object: self = .object
+            case .char: self = .int8
+            case .uchar: self = .uint8
+            case .short: self = .int16
+            case .ushort: self = .uint16
+            case .int: self = .int32
+            case .uint: self = .uint32
+            case .long, .longLong: self = .int64
+            case .ulong, .ulongLong: self = .uint64
+            case .float: self = .float
+            case .double: self = .double
+            case .bool: self = .bool
+            case .void: self = .void
+            default: return nil
+            }
+        }
+    }
+
+    /// What `PEDirectPatchRun` found, read inside its read section.
+    private struct DirectPatch {
+        var function: JSObjectRef?
+        var family = OwnershipFamily.none
+        var isDealloc = false
+        var script = ""
+        var className = ""
+        var signature: OpaquePointer?
+    }
+
+    private func directPatch(_ cls: UnsafeMutableRawPointer, _ selector: String) -> DirectPatch? {
+        var found = DirectPatch()
+        let direct = withUnsafeMutablePointer(to: &found) { pointer in
+            PEDirectPatchRun(cls, selector, { token, signature, context in
+                let found = context!.assumingMemoryBound(to: DirectPatch.self)
+                Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
+                    found.pointee.function = method.function
+                    found.pointee.family = method.family
+                    found.pointee.isDealloc = method.isDealloc
+                    found.pointee.script = method.script
+                    found.pointee.className = method.className
+                }
+                found.pointee.signature = signature
+            }, pointer)
+        }
+        return direct ? found : nil
+    }
+
+    /// Before the first box is stamped (runtime.js's DirectStamp keeps a DirectState on it), so
+    /// that `BoxBits` reads stamped boxes without the C API too: a template box, stamped.
+    private func learnStampedBoxStructure() {
+        guard !boxBits.knowsStampedStructure, let stamp = directStamp,
+              let set = JSValueToObject(ctx, JSC.get(ctx, stamp, "set"), nil) else { return }
+        apiLock.withLock(ctx) {
+            let handle = JSObjectMake(ctx, objectClass, nil)!
+            let box = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
+            var args: [JSValueRef?] = [box, JSValueMakeNull(ctx)]
+            _ = JSObjectCallAsFunction(ctx, set, stamp, 2, &args, nil)
+            boxBits.learnStampedStructure(of: box, handle: handle, ctx)
+        }
+    }
+
+    func installDirectCallBindings(into n: JSObjectRef) {
+        func arg(_ args: [JSValueRef], _ i: Int) -> JSValueRef { i < args.count ? args[i] : undefinedValue }
+        func int(_ args: [JSValueRef], _ i: Int) -> Int { Int(JSValueToNumber(ctx, arg(args, i), nil)) }
+
+        // N.setDirectStamp(DirectStamp): the class runtime.js keeps each box's DirectState with, on a
+        // private field a box gains by "constructing" the class on it (a base class that returns its
+        // argument). `BoxBits` learns the structure a stamped box has from it.
+        addFunction(n, "setDirectStamp") { [unowned self] _, _, a in
+            guard directStamp == nil, let stamp = JSValueToObject(ctx, arg(a, 0), nil) else {
+                throw BridgeError("setDirectStamp expects a class, once")
+            }
+            JSValueProtect(ctx, stamp)
+            directStamp = stamp
+            return nil
+        }
+
+        // N.loadDirectCalls(): direct.js's module function, evaluated on runtime.js's first need.
+        addFunction(n, "loadDirectCalls") { [unowned self] _, _, _ in
+            try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName)
+        }
+        // N.setDispatchGeneration(buffer): the ArrayBuffer whose first word the runtime core bumps.
+        addFunction(n, "setDispatchGeneration") { [unowned self] _, _, a in
+            guard let buffer = JSValueToObject(ctx, arg(a, 0), nil),
+                  JSValueGetTypedArrayType(ctx, buffer, nil) == kJSTypedArrayTypeArrayBuffer,
+                  let bytes = JSObjectGetArrayBufferBytesPtr(ctx, buffer, nil) else {   // pins the buffer: it can't move or be detached
+                throw BridgeError("setDispatchGeneration expects an ArrayBuffer")
+            }
+            JSValueProtect(ctx, buffer)
+            PESetDispatchGenerationCounter(bytes.assumingMemoryBound(to: UInt32.self))
+            return nil
+        }
+        // N.resolveDirect(box, name, argc, needView) → null, or what runtime.js keeps for the object.
+        addFunction(n, "resolveDirect") { [unowned self] _, _, a in
+            try resolveDirect(arg(a, 0), name: JSC.toString(ctx, arg(a, 1)), argumentCount: int(a, 2),
+                              needsView: JSValueToBoolean(ctx, arg(a, 3)))
+        }
+        // N.convertArgument(box, number, index, value): `value` as a send's argument would arrive.
+        addFunction(n, "convertArgument") { [unowned self] _, _, a in
+            try convertDirectArgument(arg(a, 0), number: int(a, 1), index: int(a, 2), arg(a, 3))
+        }
+        // N.finishDirect(box, number, value, failed, args...): the result, or the original's on failure.
+        addFunction(n, "finishDirect") { [unowned self] _, _, a in
+            try finishDirect(arg(a, 0), number: int(a, 1), value: arg(a, 2), failed: JSValueToBoolean(ctx, arg(a, 3)),
+                             arguments: Array(a.dropFirst(4)))
+        }
+    }
+
+    /// What runtime.js needs to call `name` with `argumentCount` arguments on the object in `boxValue`
+    /// directly: `{generation, mask0, mask1, word0, word1, view?, number, method?, codes, result}`,
+    /// `method` missing when the call must go through Objective-C; null for anything but a box of
+    /// an object with a class word.
+    private func resolveDirect(_ boxValue: JSValueRef, name: String, argumentCount: Int, needsView: Bool) throws -> JSValueRef? {
+        guard let object = strongBoxObject(boxValue) else { return JSValueMakeNull(ctx) }
+        learnStampedBoxStructure()
+        var mask: UInt = 0
+        guard PEObjectClassWord(object, &mask) else { return JSValueMakeNull(ctx) }
+        // Read before what it guards: a change made meanwhile leaves this answer already stale.
+        let generation = PEDispatchGenerationRead()
+        let word = object.load(as: UInt.self) & mask
+        guard let cls = PEObjectGetClass(object) else { return JSValueMakeNull(ctx) }
+        let selector = SelectorName.selector(jsName: name, argumentCount: argumentCount)
+        let number = try sendSelectors.number(for: selector)
+
+        let result = JSObjectMake(ctx, nil, nil)!
+        func set(_ key: String, _ value: JSValueRef?) { JSC.set(ctx, result, key, value) }
+        func int32(_ bits: UInt) -> JSValueRef { JSValueMakeNumber(ctx, Double(Int32(truncatingIfNeeded: bits))) }
+        set("generation", JSValueMakeNumber(ctx, Double(generation)))
+        // Where every bit of the word says the class, runtime.js compares it as one double: a class
+        // pointer (user space, far below 2^52) has a zero exponent, so its bits are a number no
+        // other word's bits equal, never a NaN. Otherwise it compares two masked int32s.
+        let masked = mask != UInt.max || word >> 52 != 0
+        set("masked", JSValueMakeBoolean(ctx, masked))
+        set("word", JSValueMakeNumber(ctx, Double(bitPattern: UInt64(word))))
+        set("mask0", int32(mask)); set("mask1", int32(mask >> 32))
+        set("word0", int32(word)); set("word1", int32(word >> 32))
+        set("number", JSValueMakeNumber(ctx, Double(number)))
+        if needsView {
+            // The object outlives the view: the view is kept only with the object's box, which
+            // holds the object.
+            set("view", JSObjectMakeTypedArrayWithBytesNoCopy(ctx, masked ? kJSTypedArrayTypeInt32Array : kJSTypedArrayTypeFloat64Array,
+                                                              object, MemoryLayout<UInt>.size, nil, nil, nil))
+        }
+        // With an execution time limit, every call of a JS method stays an entry from native code,
+        // so that a runaway method is ended, reported and reverted as its own script's (a
+        // termination can't be caught in JS: a direct call would end its caller's script instead).
+        if timeLimit.seconds == nil, let patch = directPatch(cls, selector), let function = patch.function,
+           let raw = patch.signature, patch.family == .none, !patch.isDealloc {
+            let signature = ObjCSignature(raw: raw)
+            let codes = (2..<signature.argumentCount).map { DirectValueCode(signature.argument($0)) }
+            if let resultCode = DirectValueCode(signature.returnType), !codes.contains(nil) {
+                set("method", function)
+                set("codes", JSC.array(ctx, codes.map { JSValueMakeNumber(ctx, Double($0!.rawValue)) }))
+                set("result", JSValueMakeNumber(ctx, Double(resultCode.rawValue)))
+            }
+        }
+        return result
+    }
+
+    /// The receiver, selector and call site of a direct call, for its slow paths.
+    private func directCall(_ boxValue: JSValueRef, number: Int) throws -> (UnsafeMutableRawPointer, String, CallSite) {
+        guard let receiver = strongBoxObject(boxValue), sendSelectors.selector(number) != nil else {
+            throw BridgeError("direct call: no receiver or no selector \(number)")
+        }
+        let selector = sendSelectors.name(number)
+        return (receiver, selector, try callSite(receiver, selector))
+    }
+
+    private func convertDirectArgument(_ boxValue: JSValueRef, number: Int, index: Int, _ value: JSValueRef) throws -> JSValueRef {
+        let (receiver, selector, site) = try directCall(boxValue, number: number)
+        guard index + 2 < site.signature.argumentCount else { throw BridgeError("direct call: no argument \(index + 1)") }
+        let type = site.signature.argument(index + 2)
+        let pool = PEPoolBatchEnter()
+        defer { PEPoolBatchExit(pool) }
+        return try withUnsafeTemporaryAllocation(byteCount: max(type.size, 16), alignment: 16) { storage in
+            storage.initializeMemory(as: UInt8.self, repeating: 0)
+            try fromJS(value, type, into: storage.baseAddress!, what: "argument \(index + 1) of \(methodDescription(receiver, selector))")
+            return try toJS(storage.baseAddress!, type)
+        }
+    }
+
+    /// The end of a direct call that JS couldn't finish: `value` converted to the method's result
+    /// type and back (performSelectorInOC requests run first), as a native caller would receive
+    /// it; or, when the method threw (`failed`) or its result can't be converted, the error
+    /// reported and the original implementation run with `arguments` in its place.
+    private func finishDirect(_ boxValue: JSValueRef, number: Int, value: JSValueRef, failed: Bool,
+                              arguments: [JSValueRef]) throws -> JSValueRef {
+        let (receiver, selector, site) = try directCall(boxValue, number: number)
+        let returnType = site.signature.returnType
+        do {
+            if failed { throw JSException(ctx: ctx, value: value) }
+            var result = value
+            while let deferred = performInOCRequest(result) { result = try deferred() }
+            if returnType.kind == .void { return undefinedValue }
+            let pool = PEPoolBatchEnter()
+            defer { PEPoolBatchExit(pool) }
+            return try withUnsafeTemporaryAllocation(byteCount: max(returnType.size, 16), alignment: 16) { storage in
+                storage.initializeMemory(as: UInt8.self, repeating: 0)
+                try fromJS(result, returnType, into: storage.baseAddress!, what: "return value of \(methodDescription(receiver, selector))")
+                return try toJS(storage.baseAddress!, returnType)
+            }
+        } catch {
+            let cls = PEObjectGetClass(receiver)!
+            let patch = directPatch(cls, selector)
+            let description = "\(PEObjectGetKind(receiver) == PEObjectKindClass ? "+" : "-")[\(patch?.className ?? String(cString: PEClassGetName(cls))) \(selector)]"
+            report(patchError(error, script: patch?.script ?? currentScript(), context: description))
+            guard let slot = PESlotFindInHierarchy(cls, selector) else { return undefinedValue }
+            do {
+                return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), arguments.map { Optional($0) },
+                                  kind: .original(slot))
+            } catch {
+                // As for a native caller: logged, and the caller gets zero / nil.
+                log("original of \(description) raised \(error)")
+                return try withUnsafeTemporaryAllocation(byteCount: max(returnType.size, 16), alignment: 16) { storage in
+                    storage.initializeMemory(as: UInt8.self, repeating: 0)
+                    return returnType.kind == .void ? undefinedValue : try toJS(storage.baseAddress!, returnType)
+                }
+            }
+        }
+    }
+}
