@@ -81,8 +81,9 @@ final class MessageSendTests: PatchTestCase {
     }
 
     func testJSOnOtherThreadsWaitsWhileOneThreadIsInNativeCodeCalledFromJS() throws {
-        // The fact Engine's per-call JS state rests on: JavaScriptCore keeps its API lock while a
-        // native function called from JS runs, so no other thread's JS starts in between.
+        // JavaScriptCore drops its API lock around a native function called from JS but takes the
+        // drops back last-in first-out: a thread that went into native code earlier (the
+        // dispatched loop, between ticks) resumes JS only after this one has resumed.
         let global = "__mst\(Self.nextNumber())"
         let result = try apply("""
         globalThis.\(global) = { ticks: 0, started: false };

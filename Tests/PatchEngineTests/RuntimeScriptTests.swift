@@ -3,12 +3,14 @@ import XCTest
 import PatchRuntime
 @testable import PatchEngine
 
-/// runtime.js compiled into the library (PERuntimeScript.m) is the file people edit, byte for byte.
+/// runtime.js and direct.js compiled into the library (PERuntimeScript.m) are the files people
+/// edit, byte for byte.
 final class RuntimeScriptTests: XCTestCase {
-    private var runtimeFile: URL {
+    private func resource(_ name: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/PatchEngine/Resources/runtime.js")
+            .appendingPathComponent("Sources/PatchEngine/Resources/\(name)")
     }
+    private var runtimeFile: URL { resource("runtime.js") }
 
     func testEmbeddedRuntimeScriptIsTheResourceFile() throws {
         let file = try String(contentsOf: runtimeFile, encoding: .utf8)
@@ -18,5 +20,14 @@ final class RuntimeScriptTests: XCTestCase {
         XCTAssertEqual(String(cString: embedded), file)
         #endif
         XCTAssertEqual(Engine.runtimeSource(), file)
+    }
+
+    func testEmbeddedDirectCallsScriptIsTheResourceFile() throws {
+        let file = try String(contentsOf: resource("direct.js"), encoding: .utf8)
+        #if os(Linux)
+        let embedded = try XCTUnwrap(PEDirectCallsScriptSource(), "direct.js is not embedded")
+        XCTAssertEqual(String(cString: embedded), file)
+        #endif
+        XCTAssertEqual(Engine.directCallsSource(), file)
     }
 }

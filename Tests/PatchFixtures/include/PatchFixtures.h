@@ -25,6 +25,7 @@
 #include "PFSwizzleFixture.h"
 #include "PFDelegateTrackerFixture.h"
 #include "PFImplementationFixture.h"
+#include "PFDirectCallsFixture.h"
 
 #endif
 #include "PFModulesFixture.h"
