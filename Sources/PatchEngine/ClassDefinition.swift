@@ -170,7 +170,8 @@ extension Engine {
             defer { free(error) }
             throw BridgeError(error.map { String(cString: $0) } ?? "could not patch \(className) \(selector)")
         }
-        let method = JSMethod(function: function, selector: selector, script: script, className: className, ctx: ctx)
+        let method = JSMethod(function: function, selector: selector, script: script, className: className,
+                              signature: ObjCSignature(raw: PESlotGetSignature(slot)), ctx: ctx)
         transactions.pushPatch(slot: slot, token: method.makeToken(), script: script)
     }
 

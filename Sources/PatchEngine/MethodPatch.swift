@@ -15,9 +15,12 @@ final class JSMethod {
     /// Decided once at install time, not per call.
     let family: OwnershipFamily
     let isDealloc: Bool
+    /// Some argument is a struct: entered through the signature's call adapter when it has one.
+    let hasStructArguments: Bool
     private let ctx: JSGlobalContextRef
 
-    init(function: JSObjectRef, selector: String, script: String, className: String, ctx: JSGlobalContextRef) {
+    init(function: JSObjectRef, selector: String, script: String, className: String, signature: ObjCSignature,
+         ctx: JSGlobalContextRef) {
         self.function = function
         self.selector = selector
         self.script = script
@@ -25,6 +28,7 @@ final class JSMethod {
         self.ctx = ctx
         family = OwnershipFamily(selector: selector)
         isDealloc = selector == "dealloc"
+        hasStructArguments = (2..<signature.argumentCount).contains { signature.argument($0).kind == .structure }
         PELiveRecordAdjust(PELiveRecordJSMethod, 1)
     }
 
@@ -72,7 +76,7 @@ extension Engine {
         // caller's pool, where a method's autoreleased result belongs.
         var returnedObject: UnsafeMutableRawPointer?
         do {
-            var result = try callWithFrameArguments(method.function, frame, signature, receiverRetained: !isDealloc)
+            var result = try callWithFrameArguments(method, frame, signature, receiverRetained: !isDealloc)
             let returnKind = returnType.kind
             // The usual results skip the general checks (each a call into JavaScriptCore, which takes
             // its lock) that would only say what is known already.
@@ -128,8 +132,27 @@ extension Engine {
 
     /// Calls `function` as runtime.js's wrappers expect, `function(receiver, arg1, ...)`, with the
     /// frame's receiver and arguments as JS values, made and passed under one hold of the API lock.
-    private func callWithFrameArguments(_ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
+    private func callWithFrameArguments(_ method: JSMethod, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
+        if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
+            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { args in
+                args[0] = method.function
+                args[1] = box(frame.receiver, retain: receiverRetained)
+                var next = 2
+                for i in 2..<signature.argumentCount {
+                    if let layout = adapter.structArguments[i - 2] {
+                        for field in layout.fields {
+                            args[next] = try toJS(frame.argument(i) + field.offset, field.type)
+                            next += 1
+                        }
+                    } else {
+                        args[next] = try toJS(frame.argument(i), signature.argument(i))
+                        next += 1
+                    }
+                }
+            }
+        }
+        let function = method.function
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
         return try call(function, argumentCount: count) { args in
             // self inside dealloc must not be retained: the object is going away.

@@ -12,6 +12,27 @@ final class StructRegistry: @unchecked Sendable {
         /// Resolved fields per parsed type (types are interned and never freed, so the pointer
         /// names one type for good); emptied whenever a definition changes.
         var fieldsByType: [OpaquePointer: StructFields] = [:]
+        /// Call adapters per method signature (signatures of slots are never freed), and the
+        /// signatures that can't have one; emptied with `fieldsByType`.
+        var adaptersBySignature: [OpaquePointer: CallAdapter] = [:]
+        var signaturesWithoutAdapter: Set<OpaquePointer> = []
+    }
+
+    /// How a patched method with struct arguments is entered with one call into JS: a function
+    /// compiled for its signature, `(method, receiver, p0, p1, …) => method(receiver, p0, {"x": p1,
+    /// "y": p2, …}, …)`, takes each struct's fields as numbers and builds the objects in JS, where
+    /// making an object is a few nanoseconds (a separate maker call per struct was ≈ 90 ns).
+    final class CallAdapter: @unchecked Sendable {
+        let function: JSObjectRef
+        /// Per argument after `_cmd`: its struct's fields, or nil for a value passed as it is.
+        let structArguments: [StructFields?]
+        let parameterCount: Int
+
+        init(function: JSObjectRef, structArguments: [StructFields?], parameterCount: Int) {
+            self.function = function
+            self.structArguments = structArguments
+            self.parameterCount = parameterCount
+        }
     }
 
     /// A struct type's leaf fields with their JS keys, made once per type instead of per value.
@@ -27,6 +48,8 @@ final class StructRegistry: @unchecked Sendable {
         let fields: [Field]
         /// nil when there are more fields than a JS function should take as parameters.
         let maker: JSObjectRef?
+        /// Each key as a JS string literal, when a maker could be made.
+        let literals: [String]?
 
         init(_ fields: [(key: String, offset: Int, type: ObjCType)], ctx: JSContextRef) {
             self.fields = fields.map { field in
@@ -36,24 +59,72 @@ final class StructRegistry: @unchecked Sendable {
             }
             // In a literal, "__proto__" would set the prototype instead of making a property.
             let keys = fields.map(\.key)
-            maker = keys.count <= 64 && !keys.contains("__proto__") ? Self.compileMaker(keys: keys, ctx) : nil
+            literals = keys.count <= 64 && !keys.contains("__proto__") ? Self.literals(keys) : nil
+            maker = literals.flatMap { literals in
+                let parameters = keys.indices.map { "a\($0)" }
+                return StructRegistry.compile("(function (\(parameters.joined(separator: ", "))) { return \(Self.object(literals, parameters)); })", ctx)
+            }
         }
 
-        private static func compileMaker(keys: [String], _ ctx: JSContextRef) -> JSObjectRef? {
-            // Keys come from scripts (defineStruct): each is written as a JSON string literal.
-            guard let literals = try? keys.map({ key -> String in
+        /// Keys come from scripts (defineStruct): each is written as a JSON string literal.
+        private static func literals(_ keys: [String]) -> [String]? {
+            try? keys.map { key in
                 String(decoding: try JSONSerialization.data(withJSONObject: [key]), as: UTF8.self).dropFirst().dropLast().description
-            }) else { return nil }
-            let parameters = keys.indices.map { "a\($0)" }
-            let body = zip(literals, parameters).map { "\($0): \($1)" }.joined(separator: ", ")
-            let source = JSC.string("(function (\(parameters.joined(separator: ", "))) { return {\(body)}; })")
-            defer { JSStringRelease(source) }
-            guard let made = JSEvaluateScript(ctx, source, nil, nil, 1, nil),
-                  let maker = JSValueToObject(ctx, made, nil), JSObjectIsFunction(ctx, maker) else { return nil }
-            JSValueProtect(ctx, maker)
-            return maker
+            }
+        }
+
+        /// An object literal of `literals` (keys) and `values` (expressions).
+        static func object(_ literals: [String], _ values: [String]) -> String {
+            "{" + zip(literals, values).map { "\($0): \($1)" }.joined(separator: ", ") + "}"
         }
     }
+
+    /// A function compiled from `source`, protected for the process; nil if it doesn't compile to one.
+    static func compile(_ source: String, _ ctx: JSContextRef) -> JSObjectRef? {
+        let script = JSC.string(source)
+        defer { JSStringRelease(script) }
+        guard let made = JSEvaluateScript(ctx, script, nil, nil, 1, nil),
+              let function = JSValueToObject(ctx, made, nil), JSObjectIsFunction(ctx, function) else { return nil }
+        JSValueProtect(ctx, function)
+        return function
+    }
+
+    /// The call adapter of `signature` (a method's, with at least one struct argument), made on
+    /// first use; nil when a struct of it can't be made in JS (too many fields, a "__proto__" key).
+    func callAdapter(for signature: ObjCSignature, _ ctx: JSContextRef) throws -> CallAdapter? {
+        let cached = layouts.withLock { ($0.adaptersBySignature[signature.raw], $0.signaturesWithoutAdapter.contains(signature.raw)) }
+        if let adapter = cached.0 { return adapter }
+        if cached.1 { return nil }
+        var structArguments: [StructFields?] = []
+        var parameters: [String] = [], values: [String] = []
+        for i in 2..<signature.argumentCount {
+            let type = signature.argument(i)
+            guard type.kind == .structure else {
+                parameters.append("p\(parameters.count)")
+                values.append(parameters.last!)
+                structArguments.append(nil)
+                continue
+            }
+            let layout = try fields(for: type, ctx)
+            guard let literals = layout.literals else {
+                layouts.withLock { _ = $0.signaturesWithoutAdapter.insert(signature.raw) }
+                return nil
+            }
+            let fieldParameters = layout.fields.indices.map { "p\(parameters.count + $0)" }
+            parameters += fieldParameters
+            values.append(StructFields.object(literals, fieldParameters))
+            structArguments.append(layout)
+        }
+        let source = "(function (m, r\(parameters.map { ", " + $0 }.joined())) { return m(r\(values.map { ", " + $0 }.joined())); })"
+        guard let function = Self.compile(source, ctx) else {
+            layouts.withLock { _ = $0.signaturesWithoutAdapter.insert(signature.raw) }
+            return nil
+        }
+        let adapter = CallAdapter(function: function, structArguments: structArguments, parameterCount: parameters.count)
+        layouts.withLock { $0.adaptersBySignature[signature.raw] = adapter }
+        return adapter
+    }
+
     private let layouts = LockedValue(Layouts(keysByName: [
         "_NSRect": ["x", "y", "width", "height"], "CGRect": ["x", "y", "width", "height"],
         "_NSPoint": ["x", "y"], "CGPoint": ["x", "y"],
@@ -82,6 +153,8 @@ final class StructRegistry: @unchecked Sendable {
             layouts.keysByName[name] = keys
             layouts.typesByName[name] = types
             layouts.fieldsByType = [:]
+            layouts.adaptersBySignature = [:]
+            layouts.signaturesWithoutAdapter = []
             return previous
         }
     }
@@ -96,6 +169,8 @@ final class StructRegistry: @unchecked Sendable {
             layouts.keysByName[name] = definition.keys
             layouts.typesByName[name] = definition.types
             layouts.fieldsByType = [:]
+            layouts.adaptersBySignature = [:]
+            layouts.signaturesWithoutAdapter = []
         }
     }
 
@@ -111,7 +186,7 @@ final class StructRegistry: @unchecked Sendable {
         }
     }
 
-    private func fields(for type: ObjCType, _ ctx: JSContextRef) throws -> StructFields {
+    func fields(for type: ObjCType, _ ctx: JSContextRef) throws -> StructFields {
         if let cached = layouts.withLock({ $0.fieldsByType[type.raw] }) { return cached }
         let name = type.name
         let keys = layouts.withLock { $0.keysByName[name] }

@@ -127,6 +127,29 @@ final class StructTests: PatchTestCase {
         XCTAssertEqual(back.f, 1.25)
     }
 
+    func testStructKeysAScriptChoosesCrossAsTheyAreSpelt() throws {
+        // Structs reach a patched method through code compiled for their keys (StructRegistry's
+        // makers and call adapters): keys a script chooses must stay data, whatever they contain.
+        try apply("""
+        defineStruct({name: 'PFPadded', types: 'cds', keys: ['a"b', 'd\\'); globalThis.__pwned = 1; //\\u2028', '\\u00e9t\\u00e9']});
+        defineClass('PFGeometry', {
+          describePadded: function(p) { return Object.keys(p).map(function (k) { return k + '=' + p[k]; }).join(' '); }
+        });
+        """)
+        XCTAssertEqual(take(pf_geometry_describe_padded(PFPaddedC(c: 9, d: 0.5, s: 3))),
+                       "a\"b=9 d'); globalThis.__pwned = 1; //\u{2028}=0.5 \u{e9}t\u{e9}=3")
+        XCTAssertEqual(render(try apply("typeof globalThis.__pwned")), "\"undefined\"")
+        // "__proto__" can't be a key of a literal: that struct is made through the C API, whose set
+        // of "__proto__" is the prototype setter's (a number is ignored), as it always was.
+        try apply("""
+        defineStruct({name: 'PFPadded', types: 'cds', keys: ['c', '__proto__', 's']});
+        defineClass('PFGeometry', {
+          describePadded: function(p) { return [p.c, Object.getOwnPropertyNames(p).length, p.s].join(' '); }
+        });
+        """)
+        XCTAssertEqual(take(pf_geometry_describe_padded(PFPaddedC(c: 1, d: 2, s: 3))), "1 2 3")
+    }
+
     func testSizeofCountsPadding() throws {
         let result = try apply(declarePadded + declarePair + "[sizeof('PFPadded'), sizeof('PFPair')]")
         XCTAssertEqual(render(result), "[\(pf_geometry_padded_size()), 8]")
