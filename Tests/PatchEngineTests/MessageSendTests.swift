@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import CJavaScriptCore
+import PatchFixtures
 @testable import PatchEngine
 
 /// JS → Objective-C sends on the fast path (`N.send`, `MessageSends.swift`): what a call site
@@ -99,6 +100,39 @@ final class MessageSendTests: PatchTestCase {
         """)
         XCTAssertEqual(result as? Double, 0, "JS ran on another thread while this one was in native code")
         XCTAssertTrue(waitUntil(timeout: 10) { (try? PatchEngine.evaluate("\(global).ticks") as? Double) == 200 })
+    }
+
+    func testSendsFromSeveralThreadsAtOnceRegisterAndCacheSelectorsSafely() throws {
+        // Native callbacks from JS run on several threads at once (JavaScriptCore drops its lock
+        // around them): selector numbers handed out and call sites cached by one thread's sends
+        // while another thread's sends read them. Each call sends messages no one sent before.
+        let cls = uniqueClassName("MSTSelectors"), tag = "t\(Self.nextNumber())"
+        try apply("""
+        var counter = 0;
+        defineClass('\(cls) : NSObject', {
+          churn: function () {
+            var base = counter++, sum = 0, b = require('PFDirectBase').alloc().init();
+            for (var i = 0; i < 40; i++) {
+              try { b.__c('\(tag)Missing' + base + '_' + i)(1); } catch (e) { sum += 1; }
+              sum += b.twice_(i) - 2 * i;                  // 0 unless a send reached the wrong method
+              require('NSThread').sleepForTimeInterval(0);  // other threads' JS runs meanwhile
+            }
+            return sum;
+          }
+        });
+        """)
+        let group = DispatchGroup()
+        let tally = Tally()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                for _ in 0..<25 {
+                    let result = take(pf_new_send(cls, "churn")) ?? "nil"
+                    tally.add(result == "40" ? "right" : "wrong", result)
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(tally["right"], 100, "\(tally.sample)")
     }
 
     func testSendErrorsNameTheMethodAndTheScriptGoesOn() throws {
