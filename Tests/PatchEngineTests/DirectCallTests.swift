@@ -231,6 +231,36 @@ final class DirectCallTests: PatchTestCase {
         XCTAssertEqual(result as? String, "sub<base>|base|true true", "self must be the receiver inside, restored after")
     }
 
+    /// `self.m()` takes a caller that stores no `self` (the receiver is `self` already): a method
+    /// that assigns `self` must still leave its caller's `self` as it was, and a `self` that
+    /// changes between `__c` and the call (among the arguments) must not reach the callee.
+    func testSelfCallsKeepSelfWhenACalleeAssignsItOrTheArgumentsChangeIt() throws {
+        let cls = uniqueClassName("DCTSelf"), other = uniqueClassName("DCTSelfOther")
+        try apply("""
+        defineClass('\(other) : NSObject', { tag: function () { return 'other'; } });
+        defineClass('\(cls) : NSObject', {
+          tag: function () { return 'mine'; },
+          clobber: function () { self = require('\(other)').alloc().init(); return 1; },
+          whoAmI: function (x) { return self.tag(); },
+          afterClobber: function (n) {
+            var tags = [];
+            for (var i = 0; i < n; i++) { self.clobber(); tags.push(self.tag()); }
+            return tags.join(',');
+          },
+          argumentsChangeSelf: function () {
+            var me = self, o = require('\(other)').alloc().init();
+            self.whoAmI(0);   // resolved: the next call takes the cached caller
+            var seen = self.whoAmI((self = o, 0));
+            return [seen, self === o, me.whoAmI(0)].join(',');
+          }
+        });
+        """)
+        XCTAssertEqual(try eval("var r = require('\(cls)').alloc().init().afterClobber(3); typeof r === 'string' ? r : r.toJS()") as? String, "mine,mine,mine",
+                       "a callee's assignment to self leaked into its caller")
+        XCTAssertEqual(try eval("var r = require('\(cls)').alloc().init().argumentsChangeSelf(); typeof r === 'string' ? r : r.toJS()") as? String, "mine,true,mine",
+                       "a self call ran with the self its arguments assigned")
+    }
+
     func testWithAnExecutionTimeLimitCallsStayNativeEntries() throws {
         guard PatchEngine.isExecutionTimeLimitAvailable else { throw XCTSkip("no execution time limit in this JavaScriptCore") }
         let (_, global) = try defineCounter()

@@ -194,7 +194,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
         if (st !== undefined && st.generation === generation[0]
             && (st.masked ? maskedClassWordIsKept(st) : st.view[0] === st.word)) {
           var caller = st.callers[rec.id];
-          if (caller !== undefined) return caller === null ? nativeCall(obj, rec) : caller;
+          if (caller !== undefined) return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;
         }
         return resolvingCall(obj, rec);
       }
