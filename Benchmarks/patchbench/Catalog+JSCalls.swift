@@ -10,7 +10,7 @@ extension Catalog {
         (.empty, PBCallEmpty), (.constant, PBCallConstant), (.takeObject, PBCallObjectArgument), (.object, PBCallObjectReturn),
     ]
 
-    static func addJSCallRows(to catalog: inout Catalog) {
+    static func addJSCallRows(to catalog: inout Catalog, settings: BenchSettings) {
         let section = "JS calls Objective-C (obj.method() in a JS loop inside one evaluate)"
         for (loop, call) in jsCalls {
             catalog.add(jsLoopProbe(loop))
@@ -30,13 +30,29 @@ extension Catalog {
         catalog.row(section, PBCallEmpty.label + " vs an empty JS loop iteration",
                     subject: "js.\(JSDriver.Loop.empty.rawValue)", floor: "js.\(JSDriver.Loop.bare.rawValue)")
 
-        let defined = "JS calls a method defined in JS (defineClass), o.value() summed in a loop"
-        catalog.add(jsMethodFloorProbe())
-        for (loop, label) in [(JSDriver.Loop.jsDefined, "from a plain JS loop"),
-                              (.jsDefinedSelf, "self.value() in a method of the same class"),
-                              (.jsDefinedOther, "other.value() in a method of another JS-defined class")] {
-            catalog.add(jsLoopProbe(loop))
-            catalog.row(defined, label + " vs a plain JS method call", subject: "js.\(loop.rawValue)", floor: "jsfloor.method")
+        // Measured twice: in a process of its own (ProbeServer: what the call costs where it is
+        // hot), and here, after every other row's calls and patches (what it costs in a process
+        // whose shared dispatch code has seen every kind of call, and whose dispatcher keeps
+        // changing).
+        let definedLoops: [(JSDriver.Loop, String)] = [
+            (.jsDefined, "from a plain JS loop"),
+            (.jsDefinedSelf, "self.value() in a method of the same class"),
+            (.jsDefinedOther, "other.value() in a method of another JS-defined class"),
+        ]
+        let floor = jsMethodFloorProbe()
+        catalog.add(floor)
+        catalog.add(ownProcess(floor, settings: settings))
+        let ownSection = "JS calls a method defined in JS (defineClass), o.value() summed in a loop, in a process of its own"
+        for (loop, label) in definedLoops {
+            let probe = jsLoopProbe(loop)
+            catalog.add(probe)
+            catalog.add(ownProcess(probe, settings: settings))
+            catalog.row(ownSection, label + " vs a plain JS method call", subject: "own-process.js.\(loop.rawValue)",
+                        floor: "own-process.jsfloor.method")
+        }
+        let shared = "JS calls a method defined in JS, in the benchmark's own process (after every other row's calls and patches)"
+        for (loop, label) in definedLoops {
+            catalog.row(shared, label + " vs a plain JS method call", subject: "js.\(loop.rawValue)", floor: "jsfloor.method")
         }
     }
 

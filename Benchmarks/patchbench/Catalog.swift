@@ -119,7 +119,7 @@ struct Catalog {
         catalog.addObjCToJSRows()
 
         // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
-        addJSCallRows(to: &catalog)
+        addJSCallRows(to: &catalog, settings: settings)
 
         // Preprocessor.
         let workload = WorkloadBox(megabytes: settings.preprocessorMegabytes)

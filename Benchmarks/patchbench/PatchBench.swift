@@ -34,6 +34,10 @@ struct PatchBench: ParsableCommand {
     @Option(help: ArgumentHelp("Objects or cycles of --memory-only.", visibility: .hidden))
     var memoryCount = 1
 
+    @Flag(help: ArgumentHelp("Child mode: run loop probes the parent asks for on standard input (ProbeServer).",
+                             visibility: .hidden))
+    var probeServer = false
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard targetMs > 0 else { throw ValidationError("--target-ms must be positive") }
@@ -49,6 +53,10 @@ struct PatchBench: ParsableCommand {
     func run() throws {
         if let startOnly, let mode = EngineStart.Mode(rawValue: startOnly) {
             print(try EngineStart.measureInProcess(mode))
+            return
+        }
+        if probeServer {
+            ProbeServer.serve(Catalog.standard(settings: BenchSettings()))
             return
         }
         if let memoryOnly, let mode = MemoryProbes.Mode(rawValue: memoryOnly) {

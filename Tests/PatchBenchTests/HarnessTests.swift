@@ -23,6 +23,21 @@ final class HarnessTests: XCTestCase {
         return settings
     }
 
+    /// Own-process rows run in the probe server, which checks each loop's result there: a run
+    /// that can't be checked, or a probe the server doesn't have, is an error in the parent.
+    func testOwnProcessProbesRunInTheProbeServerAndReportItsErrors() throws {
+        let server = try ProbeServer.shared(try patchbenchExecutable())
+        try server.prepare("js.jsDefinedSelf")
+        XCTAssertGreaterThan(try server.run("js.jsDefinedSelf", 1_000), 0)
+        XCTAssertThrowsError(try server.run("no.such.probe", 1)) { error in
+            XCTAssertTrue(String(describing: error).contains("unknown request"), "\(error)")
+        }
+        XCTAssertThrowsError(try server.run("start.bare", 1)) { error in   // not a loop probe
+            XCTAssertTrue(String(describing: error).contains("cannot run start.bare"), "\(error)")
+        }
+        XCTAssertGreaterThan(try server.run("js.jsDefined", 10), 0, "the server answers after errors")
+    }
+
     func testEveryRowProducesPositiveFiniteNumbers() throws {
         let settings = try tinySettings()
         let catalog = Catalog.standard(settings: settings)

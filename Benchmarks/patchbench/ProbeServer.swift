@@ -1,0 +1,107 @@
+import Foundation
+
+/// Loop probes that run in a child process of their own (`patchbench --probe-server`), sampled by
+/// the parent like any other (calibration, warm-up, round-robin with every other probe).
+///
+/// Why: JavaScriptCore compiles a JS loop with the profile its shared code (runtime.js's `__c`,
+/// the dispatch code every call from JS runs through) gathered from *every* call the process
+/// made. In the one benchmark process that includes the other rows: JS → Objective-C loops over
+/// other classes, and hundreds of patches of 1,000–2,000 methods applied and reverted (each
+/// change of the dispatcher makes every JS call site resolve again). A row measured in a
+/// process of its own shows the steady state of its call; the same probe in the shared process
+/// stays in the table beside it.
+///
+/// Protocol, a line each way: `prepare <probe>` → `ok`; `run <probe> <n>` → the nanoseconds;
+/// anything else, or a failure, → `error <text>`.
+final class ProbeServer: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private let lock = NSLock()
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var servers: [String: ProbeServer] = [:]
+
+    /// The server for `executable`, started on first use and kept for the run.
+    static func shared(_ executable: URL) throws -> ProbeServer {
+        lock.lock(); defer { lock.unlock() }
+        if let server = servers[executable.path] { return server }
+        let server = try ProbeServer(executable: executable)
+        servers[executable.path] = server
+        return server
+    }
+
+    private init(executable: URL) throws {
+        process.executableURL = executable
+        process.arguments = ["--probe-server"]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        do { try process.run() } catch { throw BenchError("cannot spawn \(executable.path) --probe-server: \(error)") }
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    func prepare(_ probe: String) throws {
+        _ = try request("prepare \(probe)")
+    }
+
+    func run(_ probe: String, _ operations: UInt64) throws -> UInt64 {
+        let answer = try request("run \(probe) \(operations)")
+        guard let nanoseconds = UInt64(answer) else { throw BenchError("probe server: \(probe) answered \(answer)") }
+        return nanoseconds
+    }
+
+    private func request(_ line: String) throws -> String {
+        lock.lock(); defer { lock.unlock() }
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        var answer = Data()
+        while true {
+            guard let byte = try output.fileHandleForReading.read(upToCount: 1), let character = byte.first else {
+                throw BenchError("probe server ended (exit status \(process.isRunning ? 0 : process.terminationStatus)) after: \(line)")
+            }
+            if character == UInt8(ascii: "\n") { break }
+            answer.append(character)
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        if text.hasPrefix("error ") { throw BenchError("probe server: \(text.dropFirst(6))") }
+        return text
+    }
+
+    /// The child: answers requests for the probes of `catalog` until its input ends.
+    static func serve(_ catalog: Catalog) {
+        while let line = readLine() {
+            let parts = line.split(separator: " ").map(String.init)
+            var answer: String
+            do {
+                guard parts.count >= 2, let probe = catalog.probes[parts[1]] else { throw BenchError("unknown request \(line)") }
+                switch (parts[0], probe.kind) {
+                case ("prepare", _):
+                    try probe.prepare()
+                    answer = "ok"
+                case ("run", .loop(let run)):
+                    guard parts.count == 3, let operations = UInt64(parts[2]) else { throw BenchError("bad request \(line)") }
+                    answer = String(try run(operations))
+                default:
+                    throw BenchError("cannot \(parts[0]) \(parts[1]) here")
+                }
+            } catch {
+                answer = "error \(String(describing: error).replacingOccurrences(of: "\n", with: " "))"
+            }
+            print(answer)
+            fflush(stdout)
+        }
+    }
+}
+
+extension Catalog {
+    /// `probe` (a loop probe of this catalog) run in the probe server's process: id "own-process.<id>".
+    static func ownProcess(_ probe: Probe, settings: BenchSettings) -> Probe {
+        let executable = settings.childExecutable, id = probe.id
+        return Probe(id: "own-process.\(id)", summary: "\(probe.summary) (in a process of its own)",
+                     prepare: { try ProbeServer.shared(executable).prepare(id) },
+                     kind: .loop { n in try ProbeServer.shared(executable).run(id, n) })
+    }
+}
