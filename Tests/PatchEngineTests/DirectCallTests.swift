@@ -131,6 +131,18 @@ final class DirectCallTests: PatchTestCase {
         XCTAssertEqual(try eval("\(global).read()") as? Double, 1)
     }
 
+    func testAChangeOfAnotherClassKeepsTheCallerAndARedefinitionReplacesIt() throws {
+        let (cls, global) = try defineCounter()
+        XCTAssertEqual(try eval("\(global).plusOne(); globalThis.\(global)f = \(global).__c('value'); 1") as? Double, 1)
+        let unrelated = uniqueScriptName()
+        try apply("defineClass('\(uniqueClassName("DCTUnrelated")) : NSObject', { x: function () { return 1; } });", name: unrelated)
+        try PatchEngine.revert(unrelated)
+        XCTAssertEqual(try eval("\(global).plusOne(); \(global).__c('value') === \(global)f") as? Bool, true,
+                       "a change elsewhere gave the call site a new caller for the same method")
+        try apply("defineClass('\(cls)', { value: function () { return 99; } });")
+        XCTAssertEqual(try eval("[\(global).plusOne(), \(global).__c('value') === \(global)f].join()") as? String, "100,false")
+    }
+
     func testAPatchOfANativeMethodRevertedFallsBackToTheNativeImplementation() throws {
         let patch = uniqueScriptName()
         try apply("defineClass('PFDirectBase', { twice_: function (x) { return 3 * x; } });", name: patch)

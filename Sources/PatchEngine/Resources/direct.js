@@ -34,6 +34,7 @@
     this.word0 = info.word0; this.word1 = info.word1;
     this.generation = info.generation;
     this.callers = [];
+    this.made = [];   // per name: the last caller made and what it was made for (see resolveDirect)
   }
 
   // Asks native code about `rec.name` with `argc` arguments on `obj`, keeps the answer, returns
@@ -53,8 +54,20 @@
       st.word1 = info.word1;
       st.callers = [];
     }
-    var caller = info.method !== undefined && argc <= 6
-      ? directCaller(obj, rec, argc, info.method, info.codes, info.result, info.number) : null;
+    var caller = null;
+    if (info.method !== undefined && argc <= 6) {
+      // A dispatch generation passes whenever any class's dispatch changes; a caller made for the
+      // same method, arguments and types is kept, so that a call site keeps seeing the function
+      // it was compiled for instead of a new one after every patch, hook or revert anywhere.
+      var key = info.number + ':' + info.codes.join(',') + ':' + info.result;
+      var made = st.made[rec.id];
+      if (made !== undefined && made.method === info.method && made.argc === argc && made.key === key) {
+        caller = made.caller;
+      } else {
+        caller = directCaller(obj, rec, argc, info.method, info.codes, info.result, info.number);
+        st.made[rec.id] = { method: info.method, argc: argc, key: key, caller: caller };
+      }
+    }
     st.callers[rec.id] = caller;
     return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;
   }
