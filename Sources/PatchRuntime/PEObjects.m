@@ -30,6 +30,19 @@ void PEGNUInitializeProcess(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, initializeProcess);
 }
+
+/* GNUstep's main thread is the thread that first messages NSThread (its +initialize records
+   it), not the process's. A patch is often first applied on a background queue (a download's
+   completion), and that thread would become GNUstep's main one: +isMainThread then lies on both
+   threads, and work sent to the main thread runs wherever GNUstep thinks that is. So the
+   thread that loads this library, the main thread, registers first. Through a C function of
+   gnustep-base only: libraries this one depends on are initialised before it, but the
+   selectors of this program's own Objective-C may not be registered yet (a message sent from
+   here raised "Can not determine type information"). */
+__attribute__((constructor)) static void registerTheMainThreadFirst(void) {
+    extern BOOL GSRegisterCurrentThread(void);
+    GSRegisterCurrentThread();
+}
 #endif
 
 void PEThreadRegister(void) { PEEnsureThreadRegistered(); }
