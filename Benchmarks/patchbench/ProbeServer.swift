@@ -21,12 +21,13 @@ final class ProbeServer: @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var servers: [String: ProbeServer] = [:]
 
-    /// The server for `executable`, started on first use and kept for the run.
-    static func shared(_ executable: URL) throws -> ProbeServer {
+    /// Server `index` for `executable`, started on first use and kept for the run.
+    static func shared(_ executable: URL, index: Int = 0) throws -> ProbeServer {
         lock.lock(); defer { lock.unlock() }
-        if let server = servers[executable.path] { return server }
+        let key = "\(index) \(executable.path)"
+        if let server = servers[key] { return server }
         let server = try ProbeServer(executable: executable)
-        servers[executable.path] = server
+        servers[key] = server
         return server
     }
 
@@ -80,6 +81,12 @@ final class ProbeServer: @unchecked Sendable {
                 switch (parts[0], probe.kind) {
                 case ("prepare", _):
                     try probe.prepare()
+                    // The loop runs hot once here, long enough for JavaScriptCore's top tier, so the
+                    // parent's first timed run in this process doesn't pay the compilation.
+                    if case .loop(let run) = probe.kind {
+                        var operations: UInt64 = 1_000
+                        while try run(operations) < 30_000_000 && operations < 1 << 40 { operations *= 4 }
+                    }
                     answer = "ok"
                 case ("run", .loop(let run)):
                     guard parts.count == 3, let operations = UInt64(parts[2]) else { throw BenchError("bad request \(line)") }
@@ -97,11 +104,26 @@ final class ProbeServer: @unchecked Sendable {
 }
 
 extension Catalog {
-    /// `probe` (a loop probe of this catalog) run in the probe server's process: id "own-process.<id>".
+    /// `probe` (a loop probe of this catalog) run in probe servers: id "own-process.<id>". There are
+    /// as many servers as timed runs, and runs go to them in turn, so each sample comes from a
+    /// process of its own and the median is that of processes: JavaScriptCore's concurrent
+    /// compilation makes some processes' code for the same loop slower for good (see JSDriver).
     static func ownProcess(_ probe: Probe, settings: BenchSettings) -> Probe {
-        let executable = settings.childExecutable, id = probe.id
-        return Probe(id: "own-process.\(id)", summary: "\(probe.summary) (in a process of its own)",
-                     prepare: { try ProbeServer.shared(executable).prepare(id) },
-                     kind: .loop { n in try ProbeServer.shared(executable).run(id, n) })
+        let executable = settings.childExecutable, id = probe.id, count = max(1, settings.runs)
+        let next = RoundRobin()
+        return Probe(id: "own-process.\(id)", summary: "\(probe.summary) (each run in a process of its own)",
+                     prepare: { for index in 0..<count { try ProbeServer.shared(executable, index: index).prepare(id) } },
+                     kind: .loop { n in try ProbeServer.shared(executable, index: next.increment() % count).run(id, n) })
+    }
+}
+
+/// A counter safe to bump from any thread.
+final class RoundRobin: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        defer { value += 1 }
+        return value
     }
 }
