@@ -213,12 +213,18 @@ extension Engine {
     private func convertDirectArgument(_ boxValue: JSValueRef, number: Int, index: Int, _ value: JSValueRef) throws -> JSValueRef {
         let (receiver, selector, site) = try directCall(boxValue, number: number)
         guard index + 2 < site.signature.argumentCount else { throw BridgeError("direct call: no argument \(index + 1)") }
-        let type = site.signature.argument(index + 2)
+        return try roundTrip(value, site.signature.argument(index + 2),
+                             what: "argument \(index + 1) of \(methodDescription(receiver, selector))")
+    }
+
+    /// `value` as it arrives on the other side of a crossing into Objective-C: converted to `type`
+    /// and back (what a send does to an argument, and a native caller to a result).
+    private func roundTrip(_ value: JSValueRef, _ type: ObjCType, what: @autoclosure () -> String) throws -> JSValueRef {
         let pool = PEPoolBatchEnter()
         defer { PEPoolBatchExit(pool) }
         return try withUnsafeTemporaryAllocation(byteCount: max(type.size, 16), alignment: 16) { storage in
             storage.initializeMemory(as: UInt8.self, repeating: 0)
-            try fromJS(value, type, into: storage.baseAddress!, what: "argument \(index + 1) of \(methodDescription(receiver, selector))")
+            try fromJS(value, type, into: storage.baseAddress!, what: what())
             return try toJS(storage.baseAddress!, type)
         }
     }
@@ -236,13 +242,7 @@ extension Engine {
             var result = value
             while let deferred = performInOCRequest(result) { result = try deferred() }
             if returnType.kind == .void { return undefinedValue }
-            let pool = PEPoolBatchEnter()
-            defer { PEPoolBatchExit(pool) }
-            return try withUnsafeTemporaryAllocation(byteCount: max(returnType.size, 16), alignment: 16) { storage in
-                storage.initializeMemory(as: UInt8.self, repeating: 0)
-                try fromJS(result, returnType, into: storage.baseAddress!, what: "return value of \(methodDescription(receiver, selector))")
-                return try toJS(storage.baseAddress!, returnType)
-            }
+            return try roundTrip(result, returnType, what: "return value of \(methodDescription(receiver, selector))")
         } catch {
             let cls = PEObjectGetClass(receiver)!
             let patch = directPatch(cls, selector)
