@@ -15,10 +15,9 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   // --- the per-call context of a method implemented in JS --------------------------------------
   // definingClass is the class (or metaclass) whose JS method is running: super and ORIG resolve
   // from it, never from the receiver's runtime class, so parent and child patches can't loop.
-  // While a method runs, `context` is its wrapper, whose definingClass, selectorName and script
-  // the engine set once: entering a method allocates nothing.
-  // `frame.context` (an object, so that the per-method callers of directCallerFactory, compiled
-  // apart, share it).
+  // While a method runs, `frame.context` is its wrapper, whose definingClass, selectorName and
+  // script the engine set once: entering a method allocates nothing. It is a property of `frame`,
+  // an object, so that direct.js's callers (code compiled apart, in `new Function`) share it.
   var frame = { context: { self: undefined, definingClass: null } };
   // `self` (JSPatch's convention) is a global variable (`var self` above), assigned by name: a
   // plain store for JavaScriptCore's optimising compilers. Assigned through `global.` (the global
