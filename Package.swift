@@ -62,6 +62,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // The release service (`patchserver`): HTTP, and its two storages.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
@@ -112,10 +113,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What every HTTP server here does against hostile clients (SwiftNIO handlers, one set of
+        // limits): request-head size and time limits, idle timeout, a connection cap that sheds
+        // idle connections, accept back-off when descriptors run out, stalled readers closed.
+        .target(
+            name: "ServerDefences",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            path: "Tools/ServerDefences"
+        ),
         // A small HTTP server for QA: serves a directory of patches on loopback with ETags (SwiftNIO).
         .target(
             name: "PatchServer",
             dependencies: [
+                "ServerDefences",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -135,8 +145,11 @@ let package = Package(
         .target(
             name: "PatchService",
             dependencies: [
-                "PatchDelivery", "PatchPublishing",
+                "PatchDelivery", "PatchPublishing", "ServerDefences",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -150,7 +163,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchServiceTests",
-            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery"]
+            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver"]
+        ),
+        // What the servers' hardening tests share: raw sockets a test controls byte by byte,
+        // hostile clients (idle floods), servers in child processes with a chosen descriptor limit.
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/HTTPTestSupport"
         ),
         // Objective-C classes the tests patch, plus C entry points that call them natively.
         .target(
@@ -232,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "PatchDeliveryTests",
             dependencies: [
-                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl",
+                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl", "HTTPTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

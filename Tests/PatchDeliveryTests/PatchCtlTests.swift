@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import PatchDelivery
 import PatchEngine
+import HTTPTestSupport
 import XCTest
 
 /// Runs the real `patchctl` executable, built next to this test bundle.
@@ -379,5 +380,13 @@ final class PatchCtlTests: XCTestCase {
         let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(log.split(separator: "\n").map(String.init),
                        ["serving \(path("www")) on http://127.0.0.1:\(bound)/ (Ctrl-C to stop)", "GET /patch.json 200", "stopped"])
+    }
+}
+
+extension ServerProcess {
+    /// `patchctl serve DIR --port 0` in a child process.
+    static func serve(_ directory: URL, scratch: URL, openFileLimit: Int? = nil) throws -> ServerProcess {
+        try ServerProcess(executable: PatchCtlTests.patchctl, arguments: ["serve", directory.path, "--port", "0"],
+                          scratch: scratch, openFileLimit: openFileLimit)
     }
 }

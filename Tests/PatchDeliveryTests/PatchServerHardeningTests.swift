@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTestSupport
 import PatchServer
 import XCTest
 #if canImport(Glibc)
@@ -151,20 +152,41 @@ final class PatchServerHardeningTests: XCTestCase {
 
     // MARK: - Connections and descriptors
 
-    func testConnectionCapReachedThenFreed() throws {
-        let (server, port) = try startServer(PatchServer.Limits(maxConnections: 4, idleTimeout: 30))
-        var held = try (0..<4).map { _ in try RawHTTPConnection(port: port) }
-        XCTAssertTrue(eventually { server.openConnections == 4 })
+    /// At the cap, a new client takes the place of the connection idle the longest: clients that
+    /// hold idle connections can't lock out one that sends a request.
+    func testAtTheCapTheLongestIdleConnectionMakesRoom() throws {
+        let log = PatchServerTests.Lines()
+        let (server, port) = try startServer(PatchServer.Limits(maxConnections: 4, idleTimeout: 30), log: log)
+        var held: [RawHTTPConnection] = []
+        for _ in 0..<4 {
+            held.append(try RawHTTPConnection(port: port))
+            XCTAssertTrue(eventually { server.openConnections == held.count })
+        }
+        XCTAssertEqual(try get(port, "/patch.json").text, "the patch", "served while four idle connections fill the cap")
+        XCTAssertTrue(held[0].waitForClose(timeout: 3), "the oldest idle connection made room")
+        XCTAssertFalse(held[1].waitForClose(timeout: 0.2), "the others stay")
+        XCTAssertTrue(log.all.contains("closed the longest-idle connection (4 connections open)"), "\(log.all)")
+        withExtendedLifetime(held) {}
+    }
+
+    /// When every connection is in the middle of a response, one more is answered 503 and closed;
+    /// once one finishes, the server accepts again.
+    func testWhenEveryConnectionIsBusyOneMoreIsAnswered503() throws {
+        try Data(count: 32 << 20).write(to: www.appendingPathComponent("big.bin"))
+        let (server, port) = try startServer(PatchServer.Limits(maxConnections: 2, idleTimeout: 30, sendTimeout: 30))
+        var busy = try (0..<2).map { _ in try RawHTTPConnection(port: port) }
+        busy.forEach { $0.send("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n") }  // and never read
+        XCTAssertTrue(eventually { server.openConnections == 2 })
+        usleep(200_000)
 
         let refused = try RawHTTPConnection(port: port)
         XCTAssertTrue(refused.waitForClose(timeout: 3), "one past the cap is closed at once")
         XCTAssertTrue(refused.received.hasPrefix("HTTP/1.1 503 "), refused.received)
 
-        held.suffix(2).forEach { $0.close() }
-        held.removeLast(2)
-        XCTAssertTrue(eventually { server.openConnections == 2 })
-        XCTAssertEqual(try get(port, "/patch.json").text, "the patch", "accepting again once connections close")
-        withExtendedLifetime(held) {}
+        busy.removeLast().close()
+        XCTAssertTrue(eventually { server.openConnections == 1 })
+        XCTAssertEqual(try get(port, "/patch.json").text, "the patch", "accepting again once a connection closes")
+        withExtendedLifetime(busy) {}
     }
 
     func testStopClosesIdleConnectionsWithoutWaitingForTheGracePeriod() throws {
@@ -181,7 +203,7 @@ final class PatchServerHardeningTests: XCTestCase {
 
     /// A real shortage: the server runs with `ulimit -n 40`, the test opens 80 connections.
     func testRunningOutOfFileDescriptorsIsSurvived() throws {
-        let serve = try ServeProcess(directory: www, scratch: root, openFileLimit: 40)
+        let serve = try ServerProcess.serve(www, scratch: root, openFileLimit: 40)
         defer { serve.stop() }
         XCTAssertEqual(try get(serve.port, "/patch.json").status, 200)
 
@@ -294,7 +316,7 @@ final class PatchServerHardeningTests: XCTestCase {
         try file.write(to: www.appendingPathComponent("big.bin"))
         file = Data()
 
-        let serve = try ServeProcess(directory: www, scratch: root)
+        let serve = try ServerProcess.serve(www, scratch: root)
         defer { serve.stop() }
         XCTAssertEqual(try get(serve.port, "/patch.json").status, 200)  // warmed up
         let peakBefore = try XCTUnwrap(serve.memoryKB("VmHWM"))

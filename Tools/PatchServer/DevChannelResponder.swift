@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ServerDefences
 
 /// Sits before `StaticFileResponder` when the server has a `DevChannel`: answers the requests
 /// under `/_dev/` (the event stream, reports) and passes every other request on untouched.

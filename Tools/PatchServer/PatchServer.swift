@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServerDefences
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +24,9 @@ import Darwin
 /// capped in size, header count and time; idle connections closed; connections capped; and when
 /// file descriptors run out, accepting pauses and resumes instead of failing. Built on SwiftNIO.
 public final class PatchServer: @unchecked Sendable {
+    /// What one client may cost the server (shared with the release service).
+    public typealias Limits = ServerLimits
+
     /// One request as the server answered it.
     public struct Request: Equatable, Sendable {
         public var method: String
@@ -133,12 +137,17 @@ public final class PatchServer: @unchecked Sendable {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    guard connections.admit(channel) else {
-                        self.logLine("- - 503 (\(connections.limit) connections open)")
+                    switch connections.admit(channel) {
+                    case .refused:
+                        self.logLine("- - 503 (\(connections.limit) connections open, all busy)")
                         try pipeline.addHandler(CapacityRefusal())
                         return
+                    case .admittedByShedding:
+                        self.logLine("closed the longest-idle connection (\(connections.limit) connections open)")
+                    case .admitted:
+                        break
                     }
-                    try pipeline.addHandler(RequestHeadLimiter(limits: limits) { [weak self] refusal in
+                    try pipeline.addHandler(RequestHeadLimiter(limits: limits, connections: connections) { [weak self] refusal in
                         self?.logLine("- - \(refusal.status) (\(refusal.reason))")
                     })
                     // The decoder's own limits (80 KB, 65 534 fields by default) lowered to ours: a

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ServerDefences
 import NIOPosix
 
 /// Answers each request of one connection: an injected failure if one is due, 405 for anything

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import PatchDelivery
 import PatchPublishing
+import ServerDefences
 
 /// The release service: hosts channels and releases for one app, serves the signed files with
 /// ETags, takes publisher operations, receives telemetry and shows per-release counts.
@@ -32,6 +33,9 @@ public struct ReleaseService: Sendable {
         public var maxChannelBytes = 1 << 20
         public var maxTelemetryBytes = 256 << 10
         public var maxEventsPerBatch = 1000
+        /// Connections, request heads, timeouts; the body limits per route come from the sizes
+        /// above (`serverLimits`). The connection cap is lowered to fit the open-file limit.
+        public var limits = ServerLimits(maxConnections: 4096)
         /// The service's clock (publisher timestamps, telemetry hours).
         public var now: @Sendable () -> Date = { Date() }
 
@@ -39,6 +43,18 @@ public struct ReleaseService: Sendable {
             self.appID = appID
             self.releaseKeys = releaseKeys
             self.publisherKeys = publisherKeys
+        }
+
+        /// `limits` with each route's body limit (any other route: `limits.defaultBodyLimit`),
+        /// the connection cap fitted to the descriptors this process may open.
+        public var serverLimits: ServerLimits {
+            var limits = self.limits.fittingOpenFileLimit()
+            limits.bodyLimits = [
+                .init("POST", "/api/patches", maxBytes: maxPatchBytes),
+                .init("PUT", "/api/", maxBytes: maxChannelBytes),
+                .init("POST", "/telemetry", maxBytes: maxTelemetryBytes),
+            ] + limits.bodyLimits
+            return limits
         }
     }
 
@@ -50,11 +66,30 @@ public struct ReleaseService: Sendable {
         self.configuration = configuration
     }
 
-    /// An application listening on `host:port` (0 picks a free port; `onRunning` gets the real one).
+    /// An application listening on `host:port` (0 picks a free port; `onRunning` gets the real one),
+    /// defended as `configuration.serverLimits` says (`DefendedHTTP1Channel`).
     public func application(host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "patchserver"),
                             onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "patchserver"),
-                    onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
+        let limits = configuration.serverLimits
+        let connections = ConnectionCap(limit: limits.maxConnections)
+        return Application(router: router(), server: .defended(limits: limits, connections: connections, logger: logger),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "patchserver", backlog: 1024),
+                           onServerRunning: { channel in
+                               await Self.pauseAcceptingWhenOutOfDescriptors(channel, limits: limits, logger: logger)
+                               await onRunning(channel.localAddress?.port ?? port)
+                           }, logger: logger)
+    }
+
+    /// Puts `AcceptPause` in front of the listening channel's pipeline: without it, accept()
+    /// failing with EMFILE would spin (and Hummingbird would stop accepting for good).
+    private static func pauseAcceptingWhenOutOfDescriptors(_ channel: any Channel, limits: ServerLimits, logger: Logger) async {
+        let delay = limits.acceptRetryDelay
+        try? await channel.eventLoop.submit {
+            let pause = AcceptPause(delay: .interval(delay)) { error in
+                logger.warning("accept failed (\(error.description)): retrying in \(delay) s")
+            }
+            try channel.pipeline.syncOperations.addHandler(pause, position: .first)
+        }.get()
     }
 
     public func router() -> Router<BasicRequestContext> {

@@ -7,28 +7,31 @@ import Glibc
 /// A client connection to 127.0.0.1 on plain POSIX sockets, so a test controls every byte and
 /// every pause (URLSession would normalize paths, add headers and retry). Every read is bounded
 /// by a deadline; nothing here can hang a test.
-final class RawHTTPConnection {
-    struct Failure: Error, CustomStringConvertible { var description: String }
+public final class RawHTTPConnection {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
 
     /// One response as read off the wire. The body is hashed as it arrives; only its first
     /// `keptBodyLimit` bytes are kept, so a 64 MB body doesn't sit in the test's memory either.
-    struct Response {
-        var statusLine: String
-        var headers: [(String, String)]
-        var body: Data
-        var bodyLength: Int
-        var bodySHA256: SHA256.Digest
-        var status: Int { Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0 }
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Response {
+        public var statusLine: String
+        public var headers: [(String, String)]
+        public var body: Data
+        public var bodyLength: Int
+        public var bodySHA256: SHA256.Digest
+        public var status: Int { Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0 }
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    static let keptBodyLimit = 64 * 1024
+    public static let keptBodyLimit = 64 * 1024
 
-    let fd: Int32
+    public let fd: Int32
     private var pending = Data()
 
-    init(port: UInt16) throws {
+    public init(port: UInt16) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -50,7 +53,7 @@ final class RawHTTPConnection {
     deinit { close() }
 
     private var closed = false
-    func close() {
+    public func close() {
         guard !closed else { return }
         closed = true
         _ = Glibc.close(fd)
@@ -58,10 +61,10 @@ final class RawHTTPConnection {
 
     /// Sends everything or stops at the first error (the server may close first); true if all went.
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -89,7 +92,7 @@ final class RawHTTPConnection {
 
     /// Whether the peer has closed the connection (or reset it) within `timeout` seconds; bytes
     /// that arrive meanwhile are kept for `readResponse`.
-    func waitForClose(timeout: TimeInterval) -> Bool {
+    public func waitForClose(timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
         while fill(until: deadline, timedOut: &timedOut) {}
@@ -97,11 +100,11 @@ final class RawHTTPConnection {
     }
 
     /// Everything received so far, as text (after `waitForClose`).
-    var received: String { String(decoding: pending, as: UTF8.self) }
+    public var received: String { String(decoding: pending, as: UTF8.self) }
 
     /// Reads one response (head, then a Content-Length body unless `bodyless`: HEAD and 304);
     /// `throttle` pauses for `pause` seconds after each `every` bytes of body, as a slow client.
-    func readResponse(timeout: TimeInterval = 5, bodyless: Bool = false,
+    public func readResponse(timeout: TimeInterval = 5, bodyless: Bool = false,
                       throttle: (every: Int, pause: TimeInterval)? = nil) throws -> Response {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
@@ -152,6 +155,6 @@ final class RawHTTPConnection {
 }
 
 /// The server's ETag for `data`, computed here independently: the first 16 bytes of its SHA-256, quoted.
-func expectedETag(_ digest: SHA256.Digest) -> String {
+public func expectedETag(_ digest: SHA256.Digest) -> String {
     "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
 }

@@ -9,30 +9,44 @@ import NIOCore
 ///
 /// A head that breaks a limit is answered at once (414, 431 or 408, `Connection: close`) and the
 /// connection is closed: its output first, then the rest once the client is done or after a
-/// short linger, so the answer isn't lost to a reset from unread input. Requests are never bodies
-/// here (the responder closes any request that has one), so every inbound byte belongs to a head.
-final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = NIOAny
-    typealias OutboundOut = NIOAny
+/// short linger, so the answer isn't lost to a reset from unread input.
+///
+/// Bodies: on a server without them (`acceptsBodies` false: the QA server's responder closes any
+/// request that has one) every inbound byte belongs to a head. On a server with them, the bytes
+/// after a head pass unread until a handler behind the HTTP decoder reports the request's end
+/// (`Event.requestComplete`), within `bodyTimeout`; the decoder's own limits guard a request
+/// pipelined behind a body in the same read.
+///
+/// It also tells the `ConnectionCap` whether the connection is busy (a request read or answered)
+/// or idle, so the cap sheds idle connections, never busy ones.
+public final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias InboundOut = ByteBuffer
+    public typealias OutboundIn = NIOAny
+    public typealias OutboundOut = NIOAny
 
-    /// Sent by the responder (`context.triggerUserOutboundEvent`) as a response ends.
-    enum Event {
+    /// Sent by the handlers behind it (`context.triggerUserOutboundEvent`).
+    public enum Event {
         /// A response was written completely: the connection may go idle.
         case responseComplete
         /// The responder closes the connection after its response: ignore whatever follows.
         case closing
+        /// The request's body has been read to its end: what follows is the next head.
+        case requestComplete
     }
 
     /// A refused head: the status sent and a reason for the log.
-    typealias Refusal = (status: Int, reason: String)
+    public typealias Refusal = (status: Int, reason: String)
 
     private let maxHeadBytes: Int
     private let maxHeaderCount: Int
     private let headTimeout: TimeAmount
     private let idleTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
+    private let acceptsBodies: Bool
+    private let connections: ConnectionCap?
     private let headTimeoutText: String
+    private let bodyTimeoutText: String
     private let onRefusal: (Refusal) -> Void
 
     /// Bytes of the head being read (0: none started), non-empty lines in it, bytes of its current line.
@@ -43,14 +57,17 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// Heads passed on whose responses haven't been written yet.
     private var pendingResponses = 0
     private var idleSince = NIODeadline.now()
+    private var bodyStarted = NIODeadline.now()
+    /// What the connection cap was last told.
+    private var reportedBusy = false
 
-    private enum Mode { case reading, draining }
+    private enum Mode { case reading, body, draining }
     private var mode = Mode.reading
     /// The server is stopping: close as soon as no response is pending.
     private var quiescing = false
     private var drainedBytes = 0
 
-    private enum TimerKind { case none, head, idle, linger }
+    private enum TimerKind { case none, head, body, idle, linger }
     private var timerKind = TimerKind.none
     private var timer: Scheduled<Void>?
 
@@ -59,31 +76,40 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// Longest wait for the client to close after a refusal.
     static let maxLinger = TimeAmount.seconds(1)
 
-    init(limits: PatchServer.Limits, onRefusal: @escaping (Refusal) -> Void) {
+    /// - Parameters:
+    ///   - connections: told when the connection turns busy or idle (nil: no cap to tell).
+    ///   - acceptsBodies: requests may have bodies (see the type's notes).
+    ///   - onRefusal: called for each refused head (for the log).
+    public init(limits: ServerLimits, connections: ConnectionCap? = nil, acceptsBodies: Bool = false,
+                onRefusal: @escaping (Refusal) -> Void) {
         maxHeadBytes = limits.maxHeadBytes
         maxHeaderCount = limits.maxHeaderCount
         headTimeout = .interval(limits.headTimeout)
         idleTimeout = .interval(limits.idleTimeout)
+        bodyTimeout = .interval(limits.bodyTimeout)
+        self.acceptsBodies = acceptsBodies
+        self.connections = connections
         headTimeoutText = "\(limits.headTimeout)"
+        bodyTimeoutText = "\(limits.bodyTimeout)"
         self.onRefusal = onRefusal
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         idleSince = .now()
         if context.channel.isActive { rearm(context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    public func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimer()
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    public func channelActive(context: ChannelHandlerContext) {
         idleSince = .now()
         rearm(context)
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         cancelTimer()
         context.fireChannelInactive()
     }
@@ -92,7 +118,7 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// a head, closes now; one with a response pending closes once it's written. Not passed on:
     /// NIO's HTTPServerPipelineHandler quiesces too, but then traps (fatalError) when the decoder
     /// reports the cut-off head at close and HTTPServerProtocolErrorHandler answers it.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -108,13 +134,20 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        while buffer.readableBytes > 0 {
-            guard mode == .reading else {
+        reading: while buffer.readableBytes > 0 {
+            switch mode {
+            case .draining:
                 drainedBytes += buffer.readableBytes
                 if drainedBytes > Self.maxDrainBytes { context.close(promise: nil) }
                 return
+            case .body:
+                // A body: the decoder behind reads it and reports its end.
+                context.fireChannelRead(wrapInboundOut(buffer))
+                break reading
+            case .reading:
+                break
             }
             if headBytes == 0 { headStarted = .now() }
             let (consumed, event) = buffer.withUnsafeReadableBytes { scan($0) }
@@ -123,8 +156,14 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
             case nil:
                 context.fireChannelRead(wrapInboundOut(piece))
             case .headEnd:
-                // Counted before passing on: the response may complete within this very call.
+                // Counted (and the body expected) before passing on: the request may end and its
+                // response complete within this very call.
                 pendingResponses += 1
+                if acceptsBodies {
+                    mode = .body
+                    bodyStarted = .now()
+                }
+                reportBusy(context)
                 context.fireChannelRead(wrapInboundOut(piece))
             case .refuse(let status, let reason):
                 refuse(context, status: status, reason: reason)
@@ -134,18 +173,24 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
         rearm(context)
     }
 
-    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         guard let event = event as? Event else {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
         }
         switch event {
+        case .requestComplete:
+            if mode == .body {
+                mode = .reading
+                rearm(context)
+            }
         case .responseComplete:
             pendingResponses = max(0, pendingResponses - 1)
-            if pendingResponses == 0 && quiescing {
+            if pendingResponses == 0 && quiescing && mode != .body {
                 close(context)
             } else {
                 if pendingResponses == 0 { idleSince = .now() }
+                reportBusy(context)
                 rearm(context)
             }
         case .closing:
@@ -231,8 +276,8 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
     /// Keeps exactly the timer the state calls for: the head deadline while a head is being read,
     /// the idle timeout while nothing is, none while a response is pending.
     private func rearm(_ context: ChannelHandlerContext) {
-        guard mode == .reading else { return }
-        let wanted: TimerKind = headBytes > 0 ? .head : (pendingResponses == 0 ? .idle : .none)
+        guard mode != .draining else { return }
+        let wanted: TimerKind = mode == .body ? .body : headBytes > 0 ? .head : (pendingResponses == 0 ? .idle : .none)
         guard wanted != timerKind else { return }
         cancelTimer()
         timerKind = wanted
@@ -243,6 +288,11 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
                 timerKind = .none
                 refuse(context, status: 408, reason: "request head not complete within \(headTimeoutText) s")
             }
+        case .body:
+            timer = loop.scheduleTask(deadline: bodyStarted + bodyTimeout) { [self] in
+                onRefusal((408, "request body not complete within \(bodyTimeoutText) s"))
+                close(context)
+            }
         case .idle:
             timer = loop.scheduleTask(deadline: idleSince + idleTimeout) { [self] in
                 close(context)
@@ -250,6 +300,14 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
         case .none, .linger:
             break
         }
+    }
+
+    /// Tells the cap whether a request is in progress (read or answered): only idle connections are shed.
+    private func reportBusy(_ context: ChannelHandlerContext) {
+        let busy = pendingResponses > 0 || mode == .body
+        guard busy != reportedBusy else { return }
+        reportedBusy = busy
+        connections?.setBusy(context.channel, busy)
     }
 
     private func cancelTimer() {
@@ -270,7 +328,7 @@ final class RequestHeadLimiter: ChannelDuplexHandler, RemovableChannelHandler {
 
 extension TimeAmount {
     /// A duration given in (fractional) seconds, as the public API takes them.
-    static func interval(_ seconds: Double) -> TimeAmount {
+    public static func interval(_ seconds: Double) -> TimeAmount {
         .nanoseconds(Int64((max(0, seconds) * 1_000_000_000).rounded()))
     }
 }

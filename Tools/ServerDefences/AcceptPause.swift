@@ -13,24 +13,24 @@ import Darwin
 /// counts a read as pending, keeps its epoll interest, and is woken at once by the same waiting
 /// connection, so the server spins at 100% CPU (measured: one core, ~60 000 failed accepts a
 /// second). Turning `autoRead` off removes the interest; turning it back on restores it.
-final class AcceptPause: ChannelInboundHandler {
-    typealias InboundIn = Channel
-    typealias InboundOut = Channel
+public final class AcceptPause: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = Channel
+    public typealias InboundOut = Channel
 
     private let delay: TimeAmount
     private let onPause: (IOError) -> Void
     private var paused = false
 
-    init(delay: TimeAmount, onPause: @escaping (IOError) -> Void) {
+    public init(delay: TimeAmount, onPause: @escaping (IOError) -> Void) {
         self.delay = delay
         self.onPause = onPause
     }
 
-    static func isShortage(_ error: IOError) -> Bool {
+    public static func isShortage(_ error: IOError) -> Bool {
         [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    public func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard let ioError = error as? IOError, Self.isShortage(ioError) else {
             context.fireErrorCaught(error)
             return

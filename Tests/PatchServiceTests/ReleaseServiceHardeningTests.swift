@@ -1,0 +1,228 @@
+import Foundation
+import HTTPTestSupport
+import PatchDelivery
+import PatchPublishing
+import PatchService
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The release service on the open internet: every test is a hostile client on 127.0.0.1 with
+/// real sockets, and each defence has a test that fails without it. Timeouts and the connection
+/// cap are shortened through `ReleaseService.Configuration.limits`.
+final class ReleaseServiceHardeningTests: XCTestCase {
+    /// A service on a fresh SQLite store, with release 1 in production; stopped at teardown.
+    func startService(_ adjust: (inout ReleaseService.Configuration) -> Void = { _ in }) async throws -> (RunningReleaseService, Publisher) {
+        let publisher = Publisher()
+        let store = try await SQLiteReleaseStore.open(path: try temporaryDirectory(self).appendingPathComponent("releases.sqlite").path)
+        var configuration = publisher.configuration
+        adjust(&configuration)
+        let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: configuration))
+        addTeardownBlock {
+            await running.stop()
+            try? await store.close()
+        }
+        try await publisher.release(1, to: "production", via: running.baseURL)
+        return (running, publisher)
+    }
+
+    func send(_ port: Int, _ request: String) throws -> RawHTTPConnection {
+        let connection = try RawHTTPConnection(port: UInt16(port))
+        connection.send(request)
+        return connection
+    }
+
+    /// A device's fetch of the production channel, over a connection of its own.
+    func fetchChannel(_ port: Int) throws -> RawHTTPConnection.Response {
+        try send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(timeout: 15)
+    }
+
+    /// Polls `condition` every 10 ms for up to `timeout` seconds.
+    func eventually(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    // MARK: - Connections
+
+    /// Idle connections fill the cap four times over; a device still fetches the channel and a
+    /// publisher still uploads a revocation list: each takes the place of the longest-idle one.
+    func testIdleConnectionsAtTheCapLockOutNeitherDevicesNorPublishers() async throws {
+        let (service, publisher) = try await startService { $0.limits.maxConnections = 16 }
+        let port = service.port
+        let flood = try IdleConnectionFlood(port: UInt16(port), count: 64)
+        defer { flood.close() }
+        XCTAssertTrue(eventually { flood.closedByServer >= 64 - 16 }, "\(flood.closedByServer) shed")
+
+        let fetched = try await blocking { try self.fetchChannel(port) }
+        XCTAssertEqual(fetched.status, 200)
+        XCTAssertNoThrow(try SignedReleaseChannel(fileData: fetched.body))
+
+        let list = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: "", entries: [.init(patchID: "bad")]))
+        let client = publisher.client(service.baseURL)
+        try await blocking { try client.putRevocationList(list.fileData()) }
+        let served = try await blocking { try self.send(port, "GET /revocations.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse() }
+        XCTAssertEqual(served.body, list.fileData())
+    }
+
+    func testAnIdleConnectionIsClosedAfterTheIdleTimeout() async throws {
+        let (service, _) = try await startService { $0.limits.idleTimeout = 0.4 }
+        let port = service.port
+        try await blocking {
+            let silent = try RawHTTPConnection(port: UInt16(port))
+            XCTAssertTrue(silent.waitForClose(timeout: 3), "a connection that never sends is closed")
+            let keepAlive = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try keepAlive.readResponse().status, 200)
+            let idleFrom = Date()
+            XCTAssertTrue(keepAlive.waitForClose(timeout: 3), "a keep-alive connection is closed once idle")
+            XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(idleFrom), 0.3)
+        }
+    }
+
+    // MARK: - Request heads
+
+    func testOversizedAndSlowRequestHeadsAreRefused() async throws {
+        let (service, _) = try await startService { $0.limits.headTimeout = 0.5 }
+        let port = service.port
+        try await blocking {
+            let longLine = try self.send(port, "GET /" + String(repeating: "a", count: 9000))
+            XCTAssertTrue(longLine.waitForClose(timeout: 3), "closed at once, not waiting for the rest")
+            XCTAssertTrue(longLine.received.hasPrefix("HTTP/1.1 414 "), longLine.received)
+
+            let bigHeader = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "b", count: 9000) + "\r\n\r\n")
+            XCTAssertTrue(bigHeader.waitForClose(timeout: 3))
+            XCTAssertTrue(bigHeader.received.hasPrefix("HTTP/1.1 431 "), bigHeader.received)
+
+            let many = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n" + (0..<150).map { "X-H\($0): 1\r\n" }.joined() + "\r\n")
+            XCTAssertTrue(many.waitForClose(timeout: 3))
+            XCTAssertTrue(many.received.hasPrefix("HTTP/1.1 431 "), many.received)
+
+            let drip = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nX-Drip: ")
+            let started = Date()
+            var closed = false
+            for _ in 0..<40 where !closed {  // one byte every 100 ms, at most 4 s
+                closed = drip.waitForClose(timeout: 0.1)
+                if !closed { drip.send("z") }
+            }
+            XCTAssertTrue(closed, "still open after 4 s of dripping")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
+            XCTAssertTrue(drip.received.hasPrefix("HTTP/1.1 408 "), drip.received)
+
+            let fits = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "c", count: 7000) + "\r\n\r\n")
+            XCTAssertEqual(try fits.readResponse().status, 200, "a head just under the limit is served")
+        }
+    }
+
+    // MARK: - Bodies
+
+    /// A declared body over the route's limit is answered 413 before a byte of it is read, on
+    /// routes that take bodies and on those that don't (which would otherwise read and discard it).
+    func testBodiesOverTheRouteLimitAreRefusedBeforeTheyAreRead() async throws {
+        let (service, _) = try await startService()
+        let port = service.port
+        try await blocking {
+            for (head, limit) in [("POST /telemetry", 256 << 10), ("POST /api/patches", 4 << 20),
+                                  ("PUT /api/channels/production", 1 << 20), ("GET /channels/production.json", 16 << 10)] {
+                let connection = try self.send(port, "\(head) HTTP/1.1\r\nHost: x\r\nContent-Length: \(limit + 1)\r\n\r\n")
+                let response = try connection.readResponse(timeout: 3)
+                XCTAssertEqual(response.status, 413, head)
+                XCTAssertEqual(response.text, "request body too large: this route takes at most \(limit) bytes\n")
+                XCTAssertTrue(connection.waitForClose(timeout: 3), head)
+            }
+            // Chunked, without a declared length: cut where it passes the limit.
+            let chunked = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "z", count: 4096)
+            for _ in 0..<16 { chunked.send("1000\r\n\(chunk)\r\n") }  // 64 KB, four times the limit; no last chunk
+            XCTAssertTrue(chunked.waitForClose(timeout: 3), "still open after 64 KB of body")
+
+            XCTAssertEqual(try self.fetchChannel(port).status, 200)
+        }
+    }
+
+    func testABodyDrippedPastTheBodyDeadlineIsCut() async throws {
+        let (service, _) = try await startService { $0.limits.bodyTimeout = 0.5 }
+        let port = service.port
+        try await blocking {
+            let drip = try self.send(port, "POST /telemetry HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n")
+            let started = Date()
+            var closed = false
+            for _ in 0..<40 where !closed {  // one byte every 100 ms, at most 4 s
+                closed = drip.waitForClose(timeout: 0.1)
+                if !closed { drip.send("{") }
+            }
+            XCTAssertTrue(closed, "still open after 4 s of dripping a body")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
+        }
+    }
+}
+
+/// The figure the issue asks for: `patchserver` in a process of its own under a 1,024-descriptor
+/// limit, 2,000 idle connections held open against it; a device fetches the channel and a
+/// publisher uploads a revocation list, each timed.
+final class ReleaseServiceLoadTests: XCTestCase {
+    static var patchserver: URL {
+        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: runner).deletingLastPathComponent().appendingPathComponent("patchserver")
+    }
+
+    /// `patchserver` on SQLite in `root`, trusting `publisher`'s keys.
+    static func start(_ publisher: Publisher, root: URL, openFileLimit: Int?) throws -> ServerProcess {
+        let keys = root.appendingPathComponent("keys")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        try publisher.releaseKey.trustedKey.fileData().write(to: keys.appendingPathComponent("release.json"))
+        try publisher.publisherKey.trustedKey.fileData().write(to: keys.appendingPathComponent("publisher.json"))
+        return try ServerProcess(executable: patchserver, arguments: [
+            root.appendingPathComponent("db").path, "--app-id", publisher.appID,
+            "--release-key", keys.appendingPathComponent("release.json").path,
+            "--publisher-key", keys.appendingPathComponent("publisher.json").path, "--port", "0",
+        ], scratch: root, openFileLimit: openFileLimit)
+    }
+
+    func testTwoThousandIdleConnectionsUnderA1024DescriptorLimit() async throws {
+        guard IdleConnectionFlood.raiseOpenFileLimit(to: 2000 + 256) else {
+            throw XCTSkip("this process may not open 2,256 descriptors (ulimit -Hn)")
+        }
+        let publisher = Publisher()
+        let root = try temporaryDirectory(self)
+        let server = try Self.start(publisher, root: root, openFileLimit: 1024)
+        defer { server.stop() }
+        let base = URL(string: "http://127.0.0.1:\(server.port)/")!
+        try await publisher.release(1, to: "production", via: base)
+        let port = server.port
+
+        let flood = try IdleConnectionFlood(port: port, count: 2000)
+        defer { flood.close() }
+        XCTAssertEqual(flood.descriptors.count, 2000)
+        usleep(1_000_000)
+        let cpuBefore = try XCTUnwrap(server.cpuSeconds)
+
+        let (fetch, fetchSeconds) = try await blocking { () -> (RawHTTPConnection.Response, TimeInterval) in
+            let started = Date()
+            let connection = try RawHTTPConnection(port: port)
+            connection.send("GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try connection.readResponse(timeout: 30)
+            return (response, Date().timeIntervalSince(started))
+        }
+        XCTAssertEqual(fetch.status, 200, "the device's fetch; log:\n\(server.log.suffix(2000))")
+
+        let list = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: "", entries: [.init(patchID: "bad")]))
+        let client = publisher.client(base)
+        let uploadSeconds = try await blocking { () -> TimeInterval in
+            let started = Date()
+            try client.putRevocationList(list.fileData())
+            return Date().timeIntervalSince(started)
+        }
+        let cpuUsed = try XCTUnwrap(server.cpuSeconds) - cpuBefore
+        print("2000 idle connections, ulimit -n 1024: channel fetch \(String(format: "%.2f", fetchSeconds)) s, revocation upload \(String(format: "%.2f", uploadSeconds)) s, "
+              + "\(flood.closedByServer) idle connections shed, \(server.openDescriptors) descriptors open, \(String(format: "%.2f", cpuUsed)) CPU s meanwhile")
+        XCTAssertLessThan(fetchSeconds, 10)
+        XCTAssertLessThan(uploadSeconds, 10)
+        XCTAssertLessThan(server.openDescriptors, 1024)
+        XCTAssertTrue(server.process.isRunning)
+    }
+}
