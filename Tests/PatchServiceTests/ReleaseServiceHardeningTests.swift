@@ -84,6 +84,39 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         }
     }
 
+    // MARK: - Telemetry
+
+    /// A telemetry POST with `body` over a connection of its own; the status and the refusal's reason.
+    static func postTelemetry(_ port: Int, _ body: String) throws -> (status: Int, reason: String?, retryAfter: String?) {
+        let connection = try RawHTTPConnection(port: UInt16(port))
+        connection.send("POST /telemetry HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let response = try connection.readResponse()
+        let reason = (try? JSONDecoder().decode([String: String].self, from: response.body))?["reason"]
+        return (response.status, reason, response.header("Retry-After"))
+    }
+
+    /// A batch for a release nobody published, on a channel that doesn't exist.
+    static func junkBatch(_ n: Int) -> String {
+        let time = Int(Date().timeIntervalSince1970)
+        return #"{"appID":"com.example.shop","appVersion":"1.0","channel":"ch-\#(n)","dropped":0,"events":[{"kind":"applied","releaseID":"r-\#(n)","patchID":"p","version":1,"bucket":0,"time":\#(time)}]}"#
+    }
+
+    /// One address gets a burst, then 429 with Retry-After and the reason `rate-limited`, before
+    /// its body is read; other routes are not limited.
+    func testTelemetryIsRateLimitedPerClientAddress() async throws {
+        let (service, _) = try await startService { $0.limits.rateLimits = [.init("POST", "/telemetry", perSecond: 0.5, burst: 5)] }
+        let port = service.port
+        try await blocking {
+            let answers = try (0..<8).map { try Self.postTelemetry(port, Self.junkBatch($0)) }
+            XCTAssertEqual(answers.prefix(5).map(\.status), [422, 422, 422, 422, 422])
+            XCTAssertEqual(answers.prefix(5).map(\.reason), Array(repeating: "unknown-channel", count: 5))
+            XCTAssertEqual(answers.suffix(3).map(\.status), [429, 429, 429])
+            XCTAssertEqual(answers.suffix(3).map(\.reason), Array(repeating: "rate-limited", count: 3))
+            XCTAssertEqual(answers.last?.retryAfter, "2")
+            XCTAssertEqual(try self.fetchChannel(port).status, 200, "fetching is not telemetry")
+        }
+    }
+
     // MARK: - Request heads
 
     func testOversizedAndSlowRequestHeadsAreRefused() async throws {
@@ -224,5 +257,37 @@ final class ReleaseServiceLoadTests: XCTestCase {
         XCTAssertLessThan(uploadSeconds, 10)
         XCTAssertLessThan(server.openDescriptors, 1024)
         XCTAssertTrue(server.process.isRunning)
+    }
+
+    /// 10,000 telemetry requests for made-up channels and releases from one address: a burst is
+    /// refused as unknown, the rest rate-limited, and the database doesn't grow by a byte.
+    func testTenThousandJunkTelemetryRequestsStoreNothing() async throws {
+        let publisher = Publisher()
+        let root = try temporaryDirectory(self)
+        let server = try Self.start(publisher, root: root, openFileLimit: nil)
+        defer { server.stop() }
+        try await publisher.release(1, to: "production", via: URL(string: "http://127.0.0.1:\(server.port)/")!)
+        let db = root.appendingPathComponent("db")
+        func databaseBytes() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: db.path).reduce(0) { sum, name in
+                sum + ((try FileManager.default.attributesOfItem(atPath: db.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            }
+        }
+        let before = try databaseBytes()
+        let port = Int(server.port)
+        let started = Date()
+        let statuses = try await blocking { () -> [Int: Int] in
+            var statuses: [Int: Int] = [:]
+            for n in 0..<10_000 { statuses[try ReleaseServiceHardeningTests.postTelemetry(port, ReleaseServiceHardeningTests.junkBatch(n)).status, default: 0] += 1 }
+            return statuses
+        }
+        let seconds = Date().timeIntervalSince(started)
+        let after = try databaseBytes()
+        print("10,000 junk telemetry requests in \(String(format: "%.1f", seconds)) s: \(statuses.sorted { $0.key < $1.key }.map { "\($0.value)×\($0.key)" }.joined(separator: ", ")); database \(before) → \(after) bytes")
+        XCTAssertEqual(Set(statuses.keys), [422, 429])
+        XCTAssertLessThanOrEqual(statuses[422] ?? 0, 30 + Int(seconds * 2) + 2, "a burst of 30, then two a second")
+        XCTAssertEqual(after, before)
+        let status = try await blocking { try publisher.client(URL(string: "http://127.0.0.1:\(port)/")!).status() }
+        XCTAssertEqual(status.map(\.channel), ["production"])
     }
 }

@@ -64,6 +64,15 @@ enum ReleaseStoreContract {
         XCTAssertEqual(counts, [TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 5),
                                 TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 7200, count: 1),
                                 TelemetryCount(channel: "staging", releaseID: "fix-1", kind: "applied", hour: 3600, count: 4)])
+        // Read as aggregates: totals summed by the database, the timeline from an hour on.
+        try await store.addTelemetry([TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 7200, count: 10)])
+        let totals = try await store.telemetryTotals()
+        XCTAssertEqual(totals, [TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 0, count: 15),
+                                TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 0, count: 1),
+                                TelemetryCount(channel: "staging", releaseID: "fix-1", kind: "applied", hour: 0, count: 4)])
+        let recent = try await store.telemetry(since: 7200)
+        XCTAssertEqual(recent, [TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 7200, count: 10),
+                                TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 7200, count: 1)])
     }
 
     /// The service on `store`: publisher operations, refusals, files with ETags, telemetry, a device.
@@ -174,6 +183,32 @@ enum ReleaseStoreContract {
         let production = try XCTUnwrap(report.first { $0.channel == "production" })
         XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.applied, 1)
         XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.rollout, 5000)
+
+        // Telemetry that names what the service doesn't host is refused with a reason and stores nothing.
+        func refusal(_ batch: TelemetryBatch) async throws -> (Int, String?) {
+            let body = try JSONEncoder().encode(batch)
+            let (status, answer) = try await blocking { try client.request("POST", "/telemetry", body: body, signed: false) }
+            return (status, (try? JSONDecoder().decode([String: String].self, from: answer))?["reason"])
+        }
+        let event = TelemetryEvent(kind: .applied, releaseID: "fix-2", patchID: "shop-fixes", version: 2, bucket: 1, time: Date())
+        var made = event
+        made.releaseID = "made-up"
+        let junk: [(TelemetryBatch, Int, String)] = [
+            (TelemetryBatch(appID: "com.example.other", appVersion: "1", channel: "production", dropped: 0, events: [event]), 422, "wrong-app"),
+            (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "made-up", dropped: 0, events: [event]), 422, "unknown-channel"),
+            (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "production", dropped: 0, events: [event, made]), 422, "unknown-release"),
+            (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "production", dropped: 0, events: Array(repeating: event, count: 1001)), 422, "too-many-events"),
+        ]
+        for (batch, status, reason) in junk {
+            let (got, gotReason) = try await refusal(batch)
+            XCTAssertEqual(got, status, reason)
+            XCTAssertEqual(gotReason, reason)
+        }
+        let notJSON = try await blocking { try client.request("POST", "/telemetry", body: Data("{".utf8), signed: false) }
+        XCTAssertEqual(notJSON.0, 400)
+        XCTAssertEqual((try? JSONDecoder().decode([String: String].self, from: notJSON.1))?["reason"], "malformed")
+        let after = try await blocking { try client.status() }
+        XCTAssertEqual(after, report, "nothing refused was counted")
 
         // Limits: an oversized telemetry body is refused without being stored.
         let huge = Data(repeating: UInt8(ascii: " "), count: 300 << 10)

@@ -125,8 +125,12 @@ struct Publisher {
                                      publisherKeys: TrustStore(keys: [publisherKey.trustedKey]))
     }
 
+    /// One creation time for every patch the tests sign: signing version 2 again (for a second
+    /// channel) must give the same file, or the service rightly refuses it under the same path.
+    static let created = Date()
+
     func patch(_ version: Int, id: String = "shop-fixes") throws -> SignedPatch {
-        try PatchSigner(key: releaseKey).sign(patchID: id, version: version, appID: appID,
+        try PatchSigner(key: releaseKey).sign(patchID: id, version: version, appID: appID, created: Self.created,
                                               scripts: [("fix.js", "// \(id) v\(version)\nvar fixed = \(version);\n")])
     }
 

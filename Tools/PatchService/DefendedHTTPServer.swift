@@ -7,7 +7,7 @@ import ServerDefences
 
 /// Hummingbird's HTTP/1 channel with the defences every server here has (`ServerLimits`): before
 /// the HTTP decoder, the connection cap and the request-head limiter; after it, the per-route
-/// body limits; and a client that stops reading is closed after `sendTimeout`.
+/// limits (rates per client address, body sizes); and a client that stops reading is closed after `sendTimeout`.
 struct DefendedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -21,8 +21,9 @@ struct DefendedHTTP1Channel: ServerChildChannel {
         self.connections = connections
         self.logger = logger
         let log = logger
+        let rateLimiters = RouteLimiter.rateLimiters(for: limits)
         http1 = HTTP1Channel(responder: responder, configuration: .init(
-            additionalChannelHandlers: [RouteBodyLimiter(limits: limits) { reason in log.notice("413 \(reason)") }],
+            additionalChannelHandlers: [RouteLimiter(limits: limits, rateLimiters: rateLimiters) { reason in log.notice("413 \(reason)") }],
             idleTimeout: nil,  // RequestHeadLimiter's: it knows a request from an idle connection
             httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeadBytes, maxHeaderListSize: limits.maxHeadBytes,
                                             maxHeaderFieldCount: limits.maxHeaderCount)))

@@ -133,11 +133,20 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
         }
     }
 
-    public func telemetry() async throws -> [TelemetryCount] {
+    public func telemetry(since hour: Int) async throws -> [TelemetryCount] {
         var out: [TelemetryCount] = []
-        let rows = try await client.query("SELECT channel, release_id, kind, hour, count FROM telemetry ORDER BY channel, release_id, kind, hour")
+        let rows = try await client.query("SELECT channel, release_id, kind, hour, count FROM telemetry WHERE hour >= \(hour) ORDER BY channel, release_id, kind, hour")
         for try await (channel, id, kind, hour, count) in rows.decode((String, String, String, Int, Int).self) {
             out.append(TelemetryCount(channel: channel, releaseID: id, kind: kind, hour: hour, count: count))
+        }
+        return out
+    }
+
+    public func telemetryTotals() async throws -> [TelemetryCount] {
+        var out: [TelemetryCount] = []
+        let rows = try await client.query("SELECT channel, release_id, kind, SUM(count)::BIGINT FROM telemetry GROUP BY channel, release_id, kind ORDER BY channel, release_id, kind")
+        for try await (channel, id, kind, count) in rows.decode((String, String, String, Int).self) {
+            out.append(TelemetryCount(channel: channel, releaseID: id, kind: kind, hour: 0, count: count))
         }
         return out
     }

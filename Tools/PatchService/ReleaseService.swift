@@ -35,7 +35,8 @@ public struct ReleaseService: Sendable {
         public var maxEventsPerBatch = 1000
         /// Connections, request heads, timeouts; the body limits per route come from the sizes
         /// above (`serverLimits`). The connection cap is lowered to fit the open-file limit.
-        public var limits = ServerLimits(maxConnections: 4096)
+        /// Telemetry: 30 batches at once per client address, then one every half second.
+        public var limits = ServerLimits(maxConnections: 4096, rateLimits: [.init("POST", "/telemetry", perSecond: 2, burst: 30)])
         /// The service's clock (publisher timestamps, telemetry hours).
         public var now: @Sendable () -> Date = { Date() }
 
@@ -218,52 +219,69 @@ public struct ReleaseService: Sendable {
 
     // MARK: - Telemetry
 
-    /// Accepts one batch (bounded size and count); counts it per release, kind and hour. Event
-    /// times are clamped to the last week (a device's clock decides nothing beyond its own counts).
+    /// Accepts one batch into bounded counters: one per channel, release, kind and hour, for
+    /// releases that exist in the channel, so what devices (or anyone) can make the service store
+    /// is bounded by what publishers released. Checks, in this order: the body's size (413, before
+    /// it's read, `RouteLimiter`, after the client's rate, 429); it parses (`malformed`); its event
+    /// count (`too-many-events`); its app (`wrong-app`); its channel exists (`unknown-channel`);
+    /// every event names a release in that channel (`unknown-release`). Any refusal refuses the
+    /// whole batch and stores nothing. Event times are clamped to the last week (a device's clock
+    /// decides nothing beyond its own counts).
     private func telemetry(_ request: Request) async throws -> Response {
         let body = try await request.body.collect(upTo: configuration.maxTelemetryBytes)
         let batch: TelemetryBatch
         do { batch = try JSONDecoder().decode(TelemetryBatch.self, from: Data(body.readableBytesView)) } catch {
-            throw HTTPError(.badRequest, message: "telemetry batch does not parse")
+            throw TelemetryRefusal(reason: .malformed, message: "telemetry batch does not parse")
         }
         guard batch.events.count <= configuration.maxEventsPerBatch, batch.dropped >= 0 else {
-            throw HTTPError(.badRequest, message: "telemetry batch too large")
+            throw TelemetryRefusal(reason: .tooManyEvents, message: "at most \(configuration.maxEventsPerBatch) events in a batch")
+        }
+        guard batch.appID == configuration.appID else {
+            throw TelemetryRefusal(reason: .wrongApp, message: "this service hosts another app")
+        }
+        guard batch.channel.utf8.count <= 128, !batch.channel.contains("/"), let stored = try await store.channel(batch.channel),
+              let document = try? SignedReleaseChannel(fileData: stored.data) else {
+            throw TelemetryRefusal(reason: .unknownChannel, message: "no such channel")
+        }
+        let releases = Set(document.channel.releases.map(\.releaseID))
+        guard batch.events.allSatisfy({ releases.contains($0.releaseID) }) else {
+            throw TelemetryRefusal(reason: .unknownRelease, message: "an event names a release that is not in the channel")
         }
         let now = Int(configuration.now().timeIntervalSince1970)
-        guard (try? ReleaseChannel.Release.checkFile(batch.channel)) != nil, !batch.channel.contains("/"), batch.channel.count <= 128 else {
-            throw HTTPError(.badRequest, message: "telemetry batch with an invalid channel")
-        }
         var counts: [String: TelemetryCount] = [:]
         func add(_ releaseID: String, _ kind: String, _ time: Int, _ n: Int) {
             let hour = min(max(time, now - 7 * 24 * 3600), now) / 3600 * 3600
             counts["\(releaseID)\n\(kind)\n\(hour)", default: TelemetryCount(channel: batch.channel, releaseID: releaseID, kind: kind, hour: hour, count: 0)].count += n
         }
-        for event in batch.events {
-            guard (try? ReleaseChannel.Release.checkFile(event.releaseID)) != nil, event.releaseID.count <= 128, !event.releaseID.contains("/") else {
-                throw HTTPError(.badRequest, message: "telemetry event with an invalid release id")
-            }
-            add(event.releaseID, event.kind.rawValue, event.time, 1)
-        }
+        for event in batch.events { add(event.releaseID, event.kind.rawValue, event.time, 1) }
         if batch.dropped > 0 { add("-", "dropped", now, min(batch.dropped, 1_000_000)) }
-        try await store.addTelemetry(Array(counts.values))
+        if !counts.isEmpty { try await store.addTelemetry(Array(counts.values)) }
         return Response(status: .accepted)
     }
 
     // MARK: - Status
 
-    /// Channels, their releases and the counts devices reported.
+    /// How far back the status's hourly timeline reaches (totals count everything).
+    public static let timelineHours = 7 * 24
+
+    /// Channels, their releases and the counts devices reported: totals and the last week's
+    /// hourly counts, read as aggregates from the store.
     public func status() async throws -> [ChannelStatus] {
-        let counts = try await store.telemetry()
-        var totals: [String: [String: Int]] = [:]
-        for c in counts { totals["\(c.channel)\n\(c.releaseID)", default: [:]][c.kind, default: 0] += c.count }
+        let since = (Int(configuration.now().timeIntervalSince1970) / 3600 - Self.timelineHours) * 3600
+        let totals = try await store.telemetryTotals()
+        let timeline = try await store.telemetry(since: since)
+        var byRelease: [String: [String: Int]] = [:]
+        for c in totals { byRelease["\(c.channel)\n\(c.releaseID)", default: [:]][c.kind, default: 0] += c.count }
+        let hours = Dictionary(grouping: timeline) { "\($0.channel)\n\($0.releaseID)" }
         return try await store.channels().compactMap { stored in
             guard let signed = try? SignedReleaseChannel(fileData: stored.data) else { return nil }
             return ChannelStatus(channel: stored.name, sequence: stored.sequence, releases: signed.channel.releases.map { r in
-                let t = totals["\(stored.name)\n\(r.releaseID)"] ?? [:]
+                let key = "\(stored.name)\n\(r.releaseID)"
+                let t = byRelease[key] ?? [:]
                 return ReleaseStatus(releaseID: r.releaseID, patchID: r.patchID, version: r.version, rollout: r.rollout,
                                      state: r.state.rawValue, applied: t["applied"] ?? 0, failed: t["failed"] ?? 0,
                                      reverted: t["reverted"] ?? 0, disabledByGuard: t["disabled-by-guard"] ?? 0,
-                                     timeline: counts.filter { $0.channel == stored.name && $0.releaseID == r.releaseID })
+                                     timeline: hours[key] ?? [])
             })
         }
     }

@@ -55,6 +55,14 @@ public protocol ReleaseStore: Sendable {
     func useNonce(_ nonce: String, keyID: String, timestamp: Int, forgetBefore olderThan: Int) async throws -> Bool
     /// Adds telemetry counts (upserts: concurrent instances add up).
     func addTelemetry(_ counts: [TelemetryCount]) async throws
-    func telemetry() async throws -> [TelemetryCount]
+    /// The hourly counts of `hour` and later.
+    func telemetry(since hour: Int) async throws -> [TelemetryCount]
+    /// Each channel, release and kind's count over all hours (`hour` 0), summed by the database.
+    func telemetryTotals() async throws -> [TelemetryCount]
     func close() async throws
+}
+
+extension ReleaseStore {
+    /// Every hourly count.
+    public func telemetry() async throws -> [TelemetryCount] { try await telemetry(since: Int.min) }
 }

@@ -120,8 +120,16 @@ public actor SQLiteReleaseStore: ReleaseStore {
         }
     }
 
-    public func telemetry() async throws -> [TelemetryCount] {
-        try await connection.query("SELECT channel, release_id, kind, hour, count FROM telemetry ORDER BY channel, release_id, kind, hour", []).compactMap { row in
+    public func telemetry(since hour: Int) async throws -> [TelemetryCount] {
+        try await counts("SELECT channel, release_id, kind, hour, count FROM telemetry WHERE hour >= ? ORDER BY channel, release_id, kind, hour", [.integer(hour)])
+    }
+
+    public func telemetryTotals() async throws -> [TelemetryCount] {
+        try await counts("SELECT channel, release_id, kind, 0 AS hour, SUM(count) AS count FROM telemetry GROUP BY channel, release_id, kind ORDER BY channel, release_id, kind", [])
+    }
+
+    private func counts(_ sql: String, _ bindings: [SQLiteData]) async throws -> [TelemetryCount] {
+        try await connection.query(sql, bindings).compactMap { row in
             guard let channel = row.column("channel")?.string, let id = row.column("release_id")?.string, let kind = row.column("kind")?.string,
                   let hour = row.column("hour")?.integer, let count = row.column("count")?.integer else { return nil }
             return TelemetryCount(channel: channel, releaseID: id, kind: kind, hour: hour, count: count)

@@ -36,6 +36,34 @@ public struct ServerLimits: Sendable, Equatable {
     public var bodyLimits: [RouteBodyLimit] = []
     /// Largest request body on any route not in `bodyLimits`.
     public var defaultBodyLimit: Int = 16 * 1024
+    /// Requests per client address on chosen routes (answered 429 beyond; servers that route only).
+    public var rateLimits: [RouteRateLimit] = []
+
+    /// How often one client address may call a route: `burst` at once, then `perSecond`.
+    public struct RouteRateLimit: Sendable, Equatable {
+        public var method: String
+        /// The path, or its start when it ends with "/".
+        public var path: String
+        public var perSecond: Double
+        public var burst: Int
+
+        public init(_ method: String, _ path: String, perSecond: Double, burst: Int) {
+            self.method = method
+            self.path = path
+            self.perSecond = perSecond
+            self.burst = burst
+        }
+
+        public func matches(method: String, path: String) -> Bool {
+            method == self.method && ServerLimits.route(self.path, matches: path)
+        }
+    }
+
+    /// Whether `path` (without its query) is `pattern`, or starts with it when it ends with "/".
+    static func route(_ pattern: String, matches path: String) -> Bool {
+        let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        return pattern.hasSuffix("/") ? path.hasPrefix(pattern) : path == pattern
+    }
 
     /// The largest body a request may carry, by its method and path.
     public struct RouteBodyLimit: Sendable, Equatable {
@@ -51,16 +79,15 @@ public struct ServerLimits: Sendable, Equatable {
             self.maxBytes = maxBytes
         }
 
-        func matches(method: String, path: String) -> Bool {
-            guard method == self.method else { return false }
-            return self.path.hasSuffix("/") ? path.hasPrefix(self.path) : path == self.path
+        public func matches(method: String, path: String) -> Bool {
+            method == self.method && ServerLimits.route(self.path, matches: path)
         }
     }
 
     public init(maxHeadBytes: Int = 8 * 1024, maxHeaderCount: Int = 100, maxConnections: Int = 256,
                 headTimeout: TimeInterval = 10, bodyTimeout: TimeInterval = 60, idleTimeout: TimeInterval = 30,
                 sendTimeout: TimeInterval = 30, acceptRetryDelay: TimeInterval = 0.5,
-                bodyLimits: [RouteBodyLimit] = [], defaultBodyLimit: Int = 16 * 1024) {
+                bodyLimits: [RouteBodyLimit] = [], defaultBodyLimit: Int = 16 * 1024, rateLimits: [RouteRateLimit] = []) {
         self.maxHeadBytes = maxHeadBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxConnections = maxConnections
@@ -71,12 +98,12 @@ public struct ServerLimits: Sendable, Equatable {
         self.acceptRetryDelay = acceptRetryDelay
         self.bodyLimits = bodyLimits
         self.defaultBodyLimit = defaultBodyLimit
+        self.rateLimits = rateLimits
     }
 
-    /// The body limit for a request (the path without its query).
+    /// The body limit for a request.
     public func bodyLimit(method: String, path: String) -> Int {
-        let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
-        return bodyLimits.first { $0.matches(method: method, path: path) }?.maxBytes ?? defaultBodyLimit
+        bodyLimits.first { $0.matches(method: method, path: path) }?.maxBytes ?? defaultBodyLimit
     }
 
     /// The soft limit on open file descriptors of this process (nil if unknown).
