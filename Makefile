@@ -6,7 +6,7 @@ SWIFT ?= swift
 # page is checked in headless Chromium. Both are needed so CI never skips those tests.
 DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium
 
-.PHONY: deps build test bench demo qa-demo clean
+.PHONY: deps build test jspatch-suite bench demo qa-demo clean
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -36,7 +36,21 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS)
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
+	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
+	@$(JSPATCH_SUITE_CHECK)
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
+
+# JSPatch's own suite (JSPatchTests.m and its scripts, read from ../shared/third_party/jspatch-tests)
+# on both dispatch routes; each run prints "JSPatch suite (<route> route): N of 146 assertion sites pass".
+# Without that folder the suite is skipped, loudly; .ci/run sets PATCHENGINE_REQUIRE_JSPATCH_SUITE=1,
+# which makes a missing suite a failure.
+JSPATCH_SUITE_CHECK = [ -d "$${JSPATCH_SUITE_DIR:-../shared/third_party/jspatch-tests}" ] || \
+	echo "*** JSPatch's own suite was NOT run: ../shared/third_party/jspatch-tests is missing ***"
+jspatch-suite: deps
+	$(SWIFT) build --build-tests
+	$(RUN_TESTS) --filter JSPatchSuiteTests
+	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
+	@$(JSPATCH_SUITE_CHECK)
 
 # Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
 # save → applied latency (qaloopbench; see Benchmarks/README.md).

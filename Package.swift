@@ -184,6 +184,18 @@ let package = Package(
             name: "PatchEngineTests",
             dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CJavaScriptCore"]
         ),
+        // JSPatch's own test suite (../shared/third_party/jspatch-tests, read there at test time):
+        // the native classes its scripts patch, with UIKit/CoreGraphics stand-ins, and its assertions.
+        .target(
+            name: "JSPatchFixtures",
+            path: "Tests/JSPatchFixtures",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        .testTarget(
+            name: "JSPatchSuiteTests",
+            dependencies: ["PatchEngine", "JSPatchFixtures", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
         .target(name: "PatchRouter"),
         .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
