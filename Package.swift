@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "PatchEngine",
             dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter"],
-            resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js")],
+            resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js"), .copy("Resources/jspatch.js")],
             linkerSettings: [
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
                 .linkedFramework("JavaScriptCore", .when(platforms: [.macOS, .iOS])),
@@ -194,7 +194,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JSPatchSuiteTests",
-            dependencies: ["PatchEngine", "JSPatchFixtures", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["PatchEngine", "JSPatchFixtures", .product(name: "Crypto", package: "swift-crypto")],
+            // jsCFunctionTest.js finds the fixtures' C functions by name (dlsym), as an app's would
+            // be found in the app's executable: the test executable exports its symbols.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
         .target(name: "PatchRouter"),

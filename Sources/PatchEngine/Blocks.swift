@@ -29,7 +29,7 @@ extension Engine {
     /// `block(types, fn)`: an Objective-C block whose body is `fn`.
     func makeBlock(types: String, function: JSObjectRef) throws -> JSValueRef {
         var error: UnsafePointer<CChar>?
-        guard let sig = PESignatureFromTypeList(types, true, &error) else {
+        guard let sig = PESignatureFromTypeList(TypeNames.resolveTypeList(types, structs: structs), true, &error) else {
             throw BridgeError("block(\"\(types)\"): \(error.map { String(cString: $0) } ?? "invalid type list")")
         }
         // Its script is known so that errors name it and a runaway block can revert it.

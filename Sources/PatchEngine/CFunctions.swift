@@ -11,8 +11,14 @@ extension Engine {
         guard PatchEngine.allowedCFunctions.contains(name) else {
             throw BridgeError("defineCFunction: \(name) is not in PatchEngine.allowedCFunctions")
         }
+        // Struct types by name or as JSPatch's {Name}; class names without *.
+        let resolved = TypeNames.resolveTypeList(types, structs: structs)
+        // Defining the same function with the same types again (scripts do it in loops) gives
+        // the same JS function.
+        let key = name + "\u{0}" + resolved
+        if let known = jspatch.cFunctions.withLock({ $0[key] }) { return known }
         var parseError: UnsafePointer<CChar>?
-        guard let sig = PEFunctionSignatureFromTypeList(types, &parseError) else {
+        guard let sig = PEFunctionSignatureFromTypeList(resolved, &parseError) else {
             throw BridgeError("defineCFunction \(name): \(parseError.map { String(cString: $0) } ?? "bad types") in \"\(types)\"")
         }
         guard let address = PESymbolLookup(name) else {
@@ -40,6 +46,9 @@ extension Engine {
                 return try toJS(ret, signature.returnType)
             }
         }
-        return JSC.get(ctx, function, "call")
+        let callable = JSC.get(ctx, function, "call")
+        JSValueProtect(ctx, callable)
+        jspatch.cFunctions.withLock { $0[key] = callable }
+        return callable
     }
 }

@@ -250,7 +250,8 @@ extension Engine {
             report(patchError(error, script: patch?.script ?? currentScript(), context: description))
             guard let slot = PESlotFindInHierarchy(cls, selector) else { return undefinedValue }
             do {
-                return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), arguments.map { Optional($0) },
+                let signature = ObjCSignature(raw: PESlotGetSignature(slot))
+                return try invoke(receiver, selector, signature, arguments.prefix(signature.argumentCount - 2).map { Optional($0) },
                                   kind: .original(slot))
             } catch {
                 // As for a native caller: logged, and the caller gets zero / nil.

@@ -77,6 +77,10 @@ final class Engine: @unchecked Sendable {
     let evaluationStack = LockedValue<[Evaluation]>([])
 
     let structs = StructRegistry()
+    /// JSPatch's engine object and extensions (JSPatchSurface.swift).
+    let jspatch = JSPatchState()
+    /// Arguments beyond a selector's, on their way to the JS method a call enters.
+    let extraArguments = ExtraArguments()
     let protocols = ProtocolRegistry()
     let transactions = TransactionLog()
 
@@ -110,6 +114,7 @@ final class Engine: @unchecked Sendable {
         JSC.set(ctx, native, "objectPrototype", objectPrototype)
         installBindings(into: native)
         installDirectCallBindings(into: native)
+        installJSPatchLoader(into: native)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
         installRuntimeHandlers()
         PESetObjectDeallocHandler { object in
@@ -139,7 +144,7 @@ final class Engine: @unchecked Sendable {
     /// direct.js (DirectCalls.swift), the same way.
     static func directCallsSource() -> String { engineScript(PEDirectCallsScriptSource(), "direct") }
 
-    private static func engineScript(_ embedded: UnsafePointer<CChar>?, _ name: String) -> String {
+    static func engineScript(_ embedded: UnsafePointer<CChar>?, _ name: String) -> String {
         if let embedded { return String(cString: embedded) }
         guard let url = Bundle.module.url(forResource: name, withExtension: "js"),
               let source = try? String(contentsOf: url, encoding: .utf8) else {
@@ -183,6 +188,9 @@ final class Engine: @unchecked Sendable {
             for i in 0..<argc { args.append(argv![i]!) }
             do {
                 return try body(ctx!, this, args) ?? JSValueMakeUndefined(ctx)
+            } catch let thrown as JSThrown {
+                exception?.pointee = thrown.value   // a script's own exception, passed on as it was
+                return JSValueMakeUndefined(ctx)
             } catch {
                 exception?.pointee = JSC.makeError(ctx!, "\(error)")
                 return JSValueMakeUndefined(ctx)
@@ -211,16 +219,21 @@ final class Engine: @unchecked Sendable {
 
     // MARK: Evaluation
 
-    /// Evaluates code as is; a JS exception becomes `JSException`, a termination by the time
-    /// limit `ExecutionTimeout`.
-    func evaluateRaw(_ code: String, sourceURL: String) throws -> JSValueRef {
+    /// Evaluates code as is; a JS exception becomes `JSException` (`JSThrown` when
+    /// `passingExceptions`, for a native function to raise it again unchanged), a termination by
+    /// the time limit `ExecutionTimeout`.
+    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false) throws -> JSValueRef {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
         let outerBatch = PEPoolEntryBegin()
         let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
         PEPoolEntryEnd(outerBatch)
-        if let exception { throw thrownError(exception) }
+        if let exception {
+            let error = thrownError(exception)
+            if passingExceptions, error is JSException { throw JSThrown(value: exception) }
+            throw error
+        }
         return result ?? JSValueMakeUndefined(ctx)
     }
 
@@ -326,6 +339,12 @@ final class Engine: @unchecked Sendable {
     func report(_ error: PatchError) {
         if let handler = PatchEngine.errorHandler { handler(error) } else { log(error.description) }
     }
+}
+
+/// A JS exception a native function passes on unchanged (its position stays the thrower's),
+/// e.g. one raised by a file `include()` evaluated.
+struct JSThrown: Error {
+    let value: JSValueRef
 }
 
 /// Holds a native function's closure for its JS object.

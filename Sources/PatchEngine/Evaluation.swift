@@ -62,7 +62,8 @@ extension Engine {
         evaluationStack.withLock { $0.append(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(),
                                           bundle: nil, thread: pthread_self())) }
         defer { evaluationStack.withLock { _ = $0.removeLast() } }
-        return try evaluateRaw(preprocessed.code, sourceURL: url.path)
+        // An exception in the file keeps its own position (the file's line and column).
+        return try evaluateRaw(preprocessed.code, sourceURL: url.path, passingExceptions: true)
     }
 
     /// `include(name)` inside a delivered patch: only another script of the same signed bundle, by
@@ -77,7 +78,7 @@ extension Engine {
         transactions.setSourceMap(preprocessed, for: key, script: outer.name)
         evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) }
         defer { evaluationStack.withLock { _ = $0.removeLast() } }
-        return try evaluateRaw(preprocessed.code, sourceURL: key)
+        return try evaluateRaw(preprocessed.code, sourceURL: key, passingExceptions: true)
     }
 
     /// `resourcePath(path)`: the current script's directory joined with `path`. Refused inside a
@@ -131,7 +132,7 @@ extension Engine {
     static let runtimeScriptName = "runtime.js"
     static let directCallsScriptName = "direct.js"
     /// The engine's own scripts: an error raised in them on a script's behalf is placed in the script.
-    static let engineScriptNames: Set<String> = [runtimeScriptName, directCallsScriptName]
+    static let engineScriptNames: Set<String> = [runtimeScriptName, directCallsScriptName, jspatchScriptName]
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
         if let timeout = error as? ExecutionTimeout {

@@ -131,13 +131,19 @@ extension Engine {
         throw BridgeError("unrecognized selector \(methodDescription(receiver, selector))")
     }
 
-    /// Marshals `args`, performs the call of the given kind, and converts the result.
+    /// Marshals `args`, performs the call of the given kind, and converts the result (an object
+    /// result only boxed when `boxesResult`: an NSNumber stays an object).
     func invoke<Arguments: RandomAccessCollection<JSValueRef?>>(
         _ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
-        _ args: Arguments, kind: CallKind, site: CallSite? = nil) throws -> JSValueRef where Arguments.Index == Int {
+        _ args: Arguments, kind: CallKind, site: CallSite? = nil, boxesResult: Bool = false) throws -> JSValueRef where Arguments.Index == Int {
         let expected = signature.argumentCount - 2
+        var extras: [JSValueRef] = []
         if args.count > expected {
-            throw BridgeError("\(methodDescription(receiver, selector)) takes \(expected) argument\(expected == 1 ? "" : "s"), got \(args.count)")
+            // A JS method gets them all (ExtraArguments); a native one takes only its own.
+            guard case .send = kind, ExtraArguments.entersJSPatch(receiver, selector) else {
+                throw BridgeError("\(methodDescription(receiver, selector)) takes \(expected) argument\(expected == 1 ? "" : "s"), got \(args.count)")
+            }
+            extras = args.dropFirst(expected).map { $0 ?? undefinedValue }
         }
         let family = site?.family ?? OwnershipFamily(selector: selector)
         let selectorPointer = site?.selector ?? PESelectorRegister(selector)
@@ -156,6 +162,8 @@ extension Engine {
             var error: UnsafeMutablePointer<CChar>?
             let ok: Bool
             switch kind {
+            case .send where !extras.isEmpty:
+                ok = extraArguments.withPending(extras, receiver: receiver, selector: selector, ctx: ctx) { PEMessageSend(frame, &error) }
             case .send: ok = PEMessageSend(frame, &error)
             case .superFrom(let start): ok = PESuperSend(start, frame, &error)
             case .original(let slot): ok = PESlotInvokeOriginalCatching(slot, frame, &error)
@@ -169,7 +177,7 @@ extension Engine {
             keepOutParameters(frame, signature)
             let returnType = signature.returnType
             guard returnType.kind != .void, let ret = frame.pointee.returnValue else { return undefinedValue }
-            let result = try toJS(ret, returnType)
+            let result = boxesResult && returnType.kind == .object ? box(ret.load(as: UnsafeMutableRawPointer?.self)) : try toJS(ret, returnType)
             if family.returnsRetained, returnType.kind == .object {
                 PEObjectRelease(ret.load(as: UnsafeMutableRawPointer?.self))   // the box holds its own reference
             }

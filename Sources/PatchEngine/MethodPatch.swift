@@ -134,6 +134,16 @@ extension Engine {
     /// frame's receiver and arguments as JS values, made and passed under one hold of the API lock.
     private func callWithFrameArguments(_ method: JSMethod, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
+        // A call from JS with more arguments than the selector takes (ExtraArguments).
+        let extras = extraArguments.isEmpty ? [] : extraArguments.take(receiver: frame.receiver, selector: method.selector)
+        if !extras.isEmpty {
+            let count = signature.argumentCount - 1
+            return try call(method.function, argumentCount: count + extras.count) { args in
+                args[0] = box(frame.receiver, retain: receiverRetained)
+                for i in 2..<signature.argumentCount { args[i - 1] = try toJS(frame.argument(i), signature.argument(i)) }
+                for (i, value) in extras.enumerated() { args[count + i] = value }
+            }
+        }
         if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
             return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { args in
                 args[0] = method.function

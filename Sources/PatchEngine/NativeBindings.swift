@@ -33,6 +33,15 @@ extension Engine {
             guard let cls = address(arg(a, 2)) else { throw BridgeError("super() outside a defined method") }
             return try callSuper(arg(a, 0), string(a, 1), definingClass: cls, arg(a, 3))
         }
+        // super() outside a defineClass method: the receiver's own class (its metaclass for a class).
+        addFunction(n, "superStart") { [unowned self] _, _, a in
+            guard let receiver = unbox(arg(a, 0)) else { throw BridgeError("super() needs an Objective-C receiver") }
+            return JSValueMakeNumber(ctx, Double(UInt(bitPattern: PEObjectGetClass(receiver))))
+        }
+        addFunction(n, "defineGlobal") { [unowned self] _, _, a in
+            defineRecordedGlobal(string(a, 0), arg(a, 1))
+            return nil
+        }
         addFunction(n, "callOriginal") { [unowned self] _, _, a in
             try callOriginal(arg(a, 0), string(a, 1), definingClass: address(arg(a, 2)), arg(a, 3))
         }
@@ -117,10 +126,13 @@ extension Engine {
         addFunction(n, "malloc") { [unowned self] _, _, a in
             let size = Int(JSValueToNumber(ctx, arg(a, 0), nil))
             guard size > 0 else { throw BridgeError("malloc(size) needs a positive size") }
-            return makePointer(calloc(1, size))
+            guard let block = calloc(1, size) else { throw BridgeError("malloc(\(size)): out of memory") }
+            registerAllocation(block, size: size, retaining: nil)
+            return makePointer(block)
         }
         addFunction(n, "free") { [unowned self] _, _, a in
             guard let p = pointerValue(arg(a, 0)) else { throw BridgeError("free() expects a pointer from malloc()") }
+            forgetAllocation(p)
             free(p); return nil
         }
         addFunction(n, "pval") { [unowned self] _, _, a in
@@ -141,8 +153,8 @@ extension Engine {
             if let sig = PESignatureFromTypeList(name, false, &error) {
                 return JSValueMakeNumber(ctx, Double(ObjCSignature(raw: sig).returnType.size))
             }
-            if let encoding = structs.encoding(named: name), let type = PETypeParse(encoding, &error) {
-                return JSValueMakeNumber(ctx, Double(ObjCType(raw: type).size))
+            if let type = try? structs.type(named: name) {
+                return JSValueMakeNumber(ctx, Double(type.size))
             }
             throw BridgeError("sizeof(\"\(name)\"): unknown type (declare structs with defineStruct)")
         }
@@ -219,12 +231,23 @@ extension Engine {
                 let params = JSValueIsString(ctx, JSC.get(ctx, spec, "paramsType")) ? JSC.toString(ctx, JSC.get(ctx, spec, "paramsType")) : ""
                 let returns = JSValueIsString(ctx, JSC.get(ctx, spec, "returnType")) ? JSC.toString(ctx, JSC.get(ctx, spec, "returnType")) : "void"
                 let paramList = params.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                let list = ([returns] + paramList).joined(separator: ",")
+                let selector = SelectorName.selector(jsName: jsName, argumentCount: paramList.count)
+                let encodingValue = JSC.get(ctx, spec, "typeEncode")
+                if JSValueIsString(ctx, encodingValue) {
+                    // JSPatch's typeEncode: the method's encoding as written; the type names are ignored.
+                    let written = JSC.toString(ctx, encodingValue)
+                    guard let signature = try? ObjCSignature(types: written) else {
+                        throw BridgeError("defineProtocol \(name): \(jsName): typeEncode \"\(written)\" is not a method type encoding")
+                    }
+                    methods[SelectorName.selector(jsName: jsName, argumentCount: signature.argumentCount - 2)] =
+                        .init(types: String(cString: PESignatureGetEncoding(signature.raw)), isInstance: isInstance)
+                    continue
+                }
+                let list = TypeNames.resolveTypeList(([returns] + paramList).joined(separator: ","), structs: structs)
                 var error: UnsafePointer<CChar>?
                 guard let sig = PESignatureFromTypeList(list, false, &error) else {
                     throw BridgeError("defineProtocol \(name): \(jsName): \(error.map { String(cString: $0) } ?? "bad types") in \"\(list)\"")
                 }
-                let selector = SelectorName.selector(jsName: jsName, argumentCount: paramList.count)
                 methods[selector] = .init(types: String(cString: PESignatureGetEncoding(sig)), isInstance: isInstance)
             }
         }

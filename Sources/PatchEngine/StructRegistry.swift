@@ -2,9 +2,16 @@ import CJavaScriptCore
 import Foundation
 import PatchRuntime
 
-/// Struct layouts known to the bridge: each struct tag maps to the JS keys of its leaf fields in
-/// order. Layout (offsets, padding) always comes from the method's own type encoding, so structs
-/// with alignment padding cross correctly (JSPatch packed fields and got those wrong).
+/// Struct layouts known to the bridge: each struct tag maps to the JS keys of its fields. Layout
+/// (offsets, padding) always comes from the method's own type encoding, so structs with alignment
+/// padding cross correctly (JSPatch packed fields and got those wrong).
+///
+/// Keys are either one per leaf field, flat (`CGRect` → x, y, width, height: the engine's
+/// canonical shape for the structs it knows, as JSPatch's method bridge had them), or one per
+/// top-level field, nested (`defineStruct({name: 'CGRect', types: '{CGPoint}{CGSize}', keys:
+/// ['origin', 'size']})`, JSPatch's JPCFunction shape), a struct field taking the keys of its own
+/// struct's definition. Both shapes of a rect are read: a flat CGRect also accepts {origin, size},
+/// and a nested struct made for JS also carries its leaves flat when their names are unique.
 final class StructRegistry: @unchecked Sendable {
     private struct Layouts {
         var keysByName: [String: [String]]
@@ -44,38 +51,93 @@ final class StructRegistry: @unchecked Sendable {
     /// the maker stay protected for the process (a struct definition is a few of each), so no
     /// JavaScriptCore call is ever made from a deinit, which could run under another lock.
     final class StructFields: @unchecked Sendable {
-        struct Field { let key: String; let keyValue: JSValueRef; let offset: Int; let type: ObjCType }
+        struct Field {
+            /// The leaf's key path: one key for a flat struct, more for nested ones.
+            let path: [String]
+            let pathValues: [JSValueRef]
+            /// Where the other shape keeps the leaf (read when `path` is missing; written too
+            /// when it is a single key): see StructRegistry.
+            let alternate: [String]?
+            let alternateValues: [JSValueRef]?
+            let offset: Int
+            let type: ObjCType
+            var key: String { path.joined(separator: ".") }
+        }
         let fields: [Field]
         /// nil when there are more fields than a JS function should take as parameters.
         let maker: JSObjectRef?
-        /// Each key as a JS string literal, when a maker could be made.
-        let literals: [String]?
+        /// The object literal a maker returns, over parameters p0, p1, … (nil without a maker).
+        private let literalParts: [LiteralPart]?
 
-        init(_ fields: [(key: String, offset: Int, type: ObjCType)], ctx: JSContextRef) {
+        init(_ fields: [(path: [String], alternate: [String]?, offset: Int, type: ObjCType)], ctx: JSContextRef) {
+            func values(_ keys: [String]) -> [JSValueRef] {
+                keys.map { key in
+                    let value = JSC.makeString(ctx, key)
+                    JSValueProtect(ctx, value)
+                    return value
+                }
+            }
             self.fields = fields.map { field in
-                let value = JSC.makeString(ctx, field.key)
-                JSValueProtect(ctx, value)
-                return Field(key: field.key, keyValue: value, offset: field.offset, type: field.type)
+                Field(path: field.path, pathValues: values(field.path), alternate: field.alternate,
+                      alternateValues: field.alternate.map(values), offset: field.offset, type: field.type)
             }
             // In a literal, "__proto__" would set the prototype instead of making a property.
-            let keys = fields.map(\.key)
-            literals = keys.count <= 64 && !keys.contains("__proto__") ? Self.literals(keys) : nil
-            maker = literals.flatMap { literals in
-                let parameters = keys.indices.map { "a\($0)" }
-                return StructRegistry.compile("(function (\(parameters.joined(separator: ", "))) { return \(Self.object(literals, parameters)); })", ctx)
+            let allKeys = fields.flatMap { $0.path + ($0.alternate ?? []) }
+            literalParts = fields.count <= 64 && !allKeys.contains("__proto__") ? Self.parts(fields.map { ($0.path, $0.alternate) }) : nil
+            let parameters = fields.indices.map { "a\($0)" }
+            maker = literalParts.flatMap { parts in
+                StructRegistry.compile("(function (\(parameters.joined(separator: ", "))) { return \(Self.literal(parts, parameters)); })", ctx)
             }
+        }
+
+        /// The object literal of this struct with `values[i]` (expressions) for leaf i, or nil
+        /// when it cannot be written as one.
+        func literal(_ values: [String]) -> String? {
+            literalParts.map { Self.literal($0, values) }
+        }
+
+        /// An object literal's entries: a key and a leaf's index, or a key and nested entries.
+        private indirect enum LiteralPart { case leaf(String, Int), group(String, [LiteralPart]) }
+
+        private static func parts(_ fields: [(path: [String], alternate: [String]?)]) -> [LiteralPart]? {
+            func group(_ items: [(path: ArraySlice<String>, index: Int)]) -> [LiteralPart]? {
+                var parts: [LiteralPart] = []
+                var i = 0
+                while i < items.count {
+                    let head = items[i].path.first!
+                    guard let key = jsonLiteral(head) else { return nil }
+                    if items[i].path.count == 1 { parts.append(.leaf(key, items[i].index)); i += 1; continue }
+                    var members: [(path: ArraySlice<String>, index: Int)] = []
+                    while i < items.count, items[i].path.first == head, items[i].path.count > 1 {
+                        members.append((items[i].path.dropFirst(), items[i].index)); i += 1
+                    }
+                    guard let nested = group(members) else { return nil }
+                    parts.append(.group(key, nested))
+                }
+                return parts
+            }
+            var items = fields.enumerated().map { (path: $1.path[...], index: $0) }
+            // A nested struct's flat aliases are written too.
+            for (index, field) in fields.enumerated() where field.alternate?.count == 1 {
+                items.append((path: field.alternate![...], index: index))
+            }
+            return group(items)
+        }
+
+        private static func literal(_ parts: [LiteralPart], _ values: [String]) -> String {
+            "{" + parts.map { part -> String in
+                switch part {
+                case let .leaf(key, index): return "\(key): \(values[index])"
+                case let .group(key, nested): return "\(key): \(literal(nested, values))"
+                }
+            }.joined(separator: ", ") + "}"
         }
 
         /// Keys come from scripts (defineStruct): each is written as a JSON string literal.
-        private static func literals(_ keys: [String]) -> [String]? {
-            try? keys.map { key in
-                String(decoding: try JSONSerialization.data(withJSONObject: [key]), as: UTF8.self).dropFirst().dropLast().description
+        private static func jsonLiteral(_ key: String) -> String? {
+            (try? JSONSerialization.data(withJSONObject: [key])).map {
+                String(decoding: $0, as: UTF8.self).dropFirst().dropLast().description
             }
-        }
-
-        /// An object literal of `literals` (keys) and `values` (expressions).
-        static func object(_ literals: [String], _ values: [String]) -> String {
-            "{" + zip(literals, values).map { "\($0): \($1)" }.joined(separator: ", ") + "}"
         }
     }
 
@@ -106,13 +168,13 @@ final class StructRegistry: @unchecked Sendable {
                 continue
             }
             let layout = try fields(for: type, ctx)
-            guard let literals = layout.literals else {
+            let fieldParameters = layout.fields.indices.map { "p\(parameters.count + $0)" }
+            guard let literal = layout.literal(fieldParameters) else {
                 layouts.withLock { _ = $0.signaturesWithoutAdapter.insert(signature.raw) }
                 return nil
             }
-            let fieldParameters = layout.fields.indices.map { "p\(parameters.count + $0)" }
             parameters += fieldParameters
-            values.append(StructFields.object(literals, fieldParameters))
+            values.append(literal)
             structArguments.append(layout)
         }
         let source = "(function (m, r\(parameters.map { ", " + $0 }.joined())) { return m(r\(values.map { ", " + $0 }.joined())); })"
@@ -132,21 +194,41 @@ final class StructRegistry: @unchecked Sendable {
         "_NSRange": ["location", "length"],
         "CGAffineTransform": ["a", "b", "c", "d", "tx", "ty"],
         "UIEdgeInsets": ["top", "left", "bottom", "right"],
+        "CGVector": ["dx", "dy"],
+        "UIOffset": ["horizontal", "vertical"],
+    ], typesByName: [
+        // The layouts of the structs the engine knows, for sizeof/newStruct/pvalStruct and type
+        // lists (method crossings take theirs from the method's encoding). CGFloat is double.
+        "CGRect": "{CGPoint=dd}{CGSize=dd}", "CGPoint": "dd", "CGSize": "dd",
+        "_NSRect": "{_NSPoint=dd}{_NSSize=dd}", "_NSPoint": "dd", "_NSSize": "dd", "_NSRange": "QQ",
+        "CGAffineTransform": "dddddd", "UIEdgeInsets": "dddd", "CGVector": "dd", "UIOffset": "dd",
     ]))
+
+    /// Names scripts use for structs whose tag differs (GNUstep's and Apple's NSRange is _NSRange).
+    private static let tagAliases = ["NSRange": "_NSRange", "NSRect": "_NSRect", "NSPoint": "_NSPoint", "NSSize": "_NSSize"]
+
+    /// The names of a flat struct's top-level struct fields, for reading the nested shape.
+    private static let nestedNames: [String: [String]] = ["CGRect": ["origin", "size"], "_NSRect": ["origin", "size"]]
 
     struct Definition { let keys: [String]?; let types: String? }
 
-    /// Defines (or redefines) a struct; returns what was there before, for rollback.
-    func define(name: String, types: String, keys: [String]) throws -> Definition {
+    /// Defines (or redefines) a struct; returns what was there before, for rollback. `types` are
+    /// Objective-C encodings or JSPatch's letters (`TypeNames.structEncoding`).
+    func define(name: String, types jsTypes: String, keys: [String]) throws -> Definition {
         guard !name.isEmpty else { throw BridgeError("defineStruct: the struct needs a name") }
+        let types = try TypeNames.structEncoding(jsTypes, structs: self)
         let encoding = "{\(name)=\(types)}"
         var error: UnsafePointer<CChar>?
         guard let parsed = PETypeParse(encoding, &error) else {
-            throw BridgeError("defineStruct \(name): invalid types \"\(types)\": \(error.map { String(cString: $0) } ?? "")")
+            throw BridgeError("defineStruct \(name): invalid types \"\(jsTypes)\": \(error.map { String(cString: $0) } ?? "")")
         }
-        let leaves = Self.leaves(ObjCType(raw: parsed))
-        guard leaves.count == keys.count else {
-            throw BridgeError("defineStruct \(name): \(keys.count) keys for \(leaves.count) fields in \"\(types)\"")
+        let type = ObjCType(raw: parsed)
+        let leaves = Self.leaves(type)
+        if leaves.count != keys.count {
+            guard keys.count == type.fieldCount else {
+                throw BridgeError("defineStruct \(name): \(keys.count) keys for \(leaves.count) fields in \"\(jsTypes)\"")
+            }
+            _ = try paths(for: type, keys: keys)   // every nested struct must have keys of its own
         }
         return layouts.withLock { layouts in
             let previous = Definition(keys: layouts.keysByName[name], types: layouts.typesByName[name])
@@ -159,9 +241,39 @@ final class StructRegistry: @unchecked Sendable {
         }
     }
 
-    /// The full encoding of a struct declared with defineStruct ("{PFPadded=cds}"), for sizeof().
+    /// The full encoding of a struct the engine knows or a script declared ("{PFPadded=cds}").
     func encoding(named name: String) -> String? {
-        layouts.withLock { $0.typesByName[name] }.map { "{\(name)=\($0)}" }
+        let tag = Self.tagAliases[name] ?? name
+        return layouts.withLock { $0.typesByName[tag] }.map { "{\(tag)=\($0)}" }
+    }
+
+    /// The parsed type of a struct by name (newStruct, pvalStruct).
+    func type(named name: String) throws -> ObjCType {
+        var error: UnsafePointer<CChar>?
+        guard let encoding = encoding(named: name), let type = PETypeParse(encoding, &error) else {
+            throw BridgeError("unknown struct \(name): describe it with defineStruct({name: '\(name)', types: '...', keys: [...]})")
+        }
+        return ObjCType(raw: type)
+    }
+
+    /// Each leaf field's key path for `keys` of `type`: flat (a key per leaf) or nested (a key per
+    /// top-level field, struct fields continuing with their own struct's keys).
+    private func paths(for type: ObjCType, keys: [String]) throws -> [[String]] {
+        let leaves = Self.leaves(type)
+        if leaves.count == keys.count { return keys.map { [$0] } }
+        guard keys.count == type.fieldCount else {
+            throw BridgeError("struct \(type.name) has \(leaves.count) fields but defineStruct gave \(keys.count) keys")
+        }
+        var result: [[String]] = []
+        for (i, key) in keys.enumerated() {
+            let field = type.field(i)
+            guard field.kind == .structure else { result.append([key]); continue }
+            guard let subKeys = layouts.withLock({ $0.keysByName[field.name] }) else {
+                throw BridgeError("struct \(type.name): field \(key) is a \(field.name) struct, which has no keys (define it with defineStruct)")
+            }
+            result += try paths(for: field, keys: subKeys).map { [key] + $0 }
+        }
+        return result
     }
 
     func restore(name: String, to definition: Definition) {
@@ -194,10 +306,25 @@ final class StructRegistry: @unchecked Sendable {
             throw BridgeError("unknown struct \(name.isEmpty ? type.encoding : name): describe it with defineStruct({name: '\(name)', types: '...', keys: [...]})")
         }
         let leaves = Self.leaves(type)
-        guard leaves.count == keys.count else {
-            throw BridgeError("struct \(name) has \(leaves.count) fields but defineStruct gave \(keys.count) keys")
+        let paths = try paths(for: type, keys: keys)
+        // The other shape: a nested rect's leaves flat (when their names are unique), a flat
+        // rect's leaves under origin/size.
+        var alternates: [[String]?] = Array(repeating: nil, count: paths.count)
+        if paths.contains(where: { $0.count > 1 }) {
+            let names = paths.map { $0.last! }
+            if Set(names).count == names.count, Set(names).isDisjoint(with: paths.map { $0[0] }) {
+                alternates = names.map { [$0] }
+            }
+        } else if let nested = Self.nestedNames[name], nested.count == type.fieldCount {
+            var index = 0
+            for i in 0..<type.fieldCount {
+                for _ in 0..<Self.leaves(type.field(i)).count {
+                    alternates[index] = [nested[i], paths[index][0]]
+                    index += 1
+                }
+            }
         }
-        let fields = StructFields(zip(keys, leaves).map { ($0, $1.offset, $1.type) }, ctx: ctx)
+        let fields = StructFields((0..<leaves.count).map { (paths[$0], alternates[$0], leaves[$0].offset, leaves[$0].type) }, ctx: ctx)
         layouts.withLock { layouts in
             // Only while the keys are still those read above (a definition may have changed meanwhile).
             if layouts.keysByName[name] == keys { layouts.fieldsByType[type.raw] = fields }
@@ -223,7 +350,18 @@ final class StructRegistry: @unchecked Sendable {
             }
             let object = JSObjectMake(ctx, nil, nil)!
             for field in layout.fields {
-                JSObjectSetPropertyForKey(ctx, object, field.keyValue, try engine.toJS(p + field.offset, field.type),
+                var target = object
+                for key in field.pathValues.dropLast() {
+                    let existing = JSObjectGetPropertyForKey(ctx, target, key, nil)
+                    if let existing, JSValueIsObject(ctx, existing), let nested = JSValueToObject(ctx, existing, nil) {
+                        target = nested
+                    } else {
+                        let nested = JSObjectMake(ctx, nil, nil)!
+                        JSObjectSetPropertyForKey(ctx, target, key, nested, JSPropertyAttributes(kJSPropertyAttributeNone), nil)
+                        target = nested
+                    }
+                }
+                JSObjectSetPropertyForKey(ctx, target, field.pathValues.last!, try engine.toJS(p + field.offset, field.type),
                                           JSPropertyAttributes(kJSPropertyAttributeNone), nil)
             }
             return object
@@ -238,8 +376,21 @@ final class StructRegistry: @unchecked Sendable {
         }
         let layout = try fields(for: type, ctx)
         for field in layout.fields {
-            let item = JSObjectGetPropertyForKey(ctx, object, field.keyValue, nil)!
+            var item = Self.value(at: field.pathValues, in: object, ctx)
+            if JSValueIsUndefined(ctx, item), let alternate = field.alternateValues {
+                item = Self.value(at: alternate, in: object, ctx)
+            }
             try engine.fromJS(item, field.type, into: p + field.offset, what: "\(what()).\(field.key)")
         }
+    }
+
+    /// The value at a key path of `object` (undefined where the path ends early).
+    private static func value(at path: [JSValueRef], in object: JSObjectRef, _ ctx: JSContextRef) -> JSValueRef {
+        var current: JSValueRef = object
+        for key in path {
+            guard JSValueIsObject(ctx, current), let o = JSValueToObject(ctx, current, nil) else { return JSValueMakeUndefined(ctx) }
+            current = JSObjectGetPropertyForKey(ctx, o, key, nil) ?? JSValueMakeUndefined(ctx)
+        }
+        return current
     }
 }

@@ -179,6 +179,9 @@ extension Engine {
         case PEObjectKindNumber: return JSValueMakeNumber(ctx, PENumberGetDouble(object))
         case PEObjectKindBoolean: return JSValueMakeBoolean(ctx, PENumberGetDouble(object) != 0)
         case PEObjectKindBlock: return blockToJS(object)
+        case PEObjectKindString, PEObjectKindArray, PEObjectKindDictionary, PEObjectKindNull:
+            // autoConvertOCType(1): these arrive as JS values (jspatch.js).
+            return jspatch.autoConvert ? deepObjectToJS(object) : box(object, retain: retain)
         default: return box(object, retain: retain)
         }
     }

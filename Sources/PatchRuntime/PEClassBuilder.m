@@ -49,12 +49,28 @@ struct GNUProtocol {
 };
 extern void __objc_protocols_add_protocol(const char *name, struct GNUProtocol *object);
 
+/* The types as GCC's runtime can parse them: it rejects a block's "@?" (and its extended
+   "<...>" signature) with an abort, so anything reading the protocol (GNUstep's forwarding does)
+   would end the process. A block is an object to it. */
+static char *runtimeTypes(const char *types) {
+    char *out = malloc(strlen(types) + 1), *o = out;
+    for (const char *p = types; *p; p++) {
+        *o++ = *p;
+        if (*p == '@' && p[1] == '?') {
+            p++;
+            if (p[1] == '<') { int depth = 0; do { p++; if (*p == '<') depth++; else if (*p == '>') depth--; } while (*p && depth > 0); }
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static struct GNUMethodDescriptionList *descriptionList(unsigned count, const char *const *selectors,
                                                          const char *const *types, const bool *instance, bool wanted) {
     struct GNUMethodDescriptionList *list = calloc(1, sizeof *list + sizeof(struct objc_method_description) * (count + 1));
     for (unsigned i = 0; i < count; i++) {
         if (instance[i] != wanted) continue;
-        char *t = strdup(types[i]);
+        char *t = runtimeTypes(types[i]);
         list->list[list->count].name = sel_registerTypedName(selectors[i], t);
         list->list[list->count].types = t;
         list->count++;

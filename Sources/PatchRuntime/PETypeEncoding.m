@@ -373,6 +373,9 @@ static const char *encodingForTypeName(const char *name) {
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(map[i].name, name) == 0) return map[i].enc;
     size_t n = strlen(name);
+    /* A struct encoding ("{CGSize=dd}"): the engine writes these for struct names it resolved
+       itself (TypeNames.swift); the signature parser checks them. */
+    if (n > 2 && name[0] == '{' && name[n - 1] == '}' && strchr(name, '=')) return name;
     if (n > 1 && name[n - 1] == '*') return "@";   /* NSString*, NSArray* ... */
     return NULL;
 }

@@ -3,7 +3,7 @@ import XCTest
 import PatchRuntime
 @testable import PatchEngine
 
-/// runtime.js and direct.js compiled into the library (PERuntimeScript.m) are the files people
+/// runtime.js, direct.js and jspatch.js compiled into the library (PERuntimeScript.m) are the files people
 /// edit, byte for byte.
 final class RuntimeScriptTests: XCTestCase {
     private func resource(_ name: String) -> URL {
@@ -29,5 +29,14 @@ final class RuntimeScriptTests: XCTestCase {
         XCTAssertEqual(String(cString: embedded), file)
         #endif
         XCTAssertEqual(Engine.directCallsSource(), file)
+    }
+
+    func testEmbeddedJSPatchScriptIsTheResourceFile() throws {
+        let file = try String(contentsOf: resource("jspatch.js"), encoding: .utf8)
+        #if os(Linux)
+        let embedded = try XCTUnwrap(PEJSPatchScriptSource(), "jspatch.js is not embedded")
+        XCTAssertEqual(String(cString: embedded), file)
+        #endif
+        XCTAssertEqual(Engine.jspatchSource(), file)
     }
 }

@@ -96,8 +96,10 @@
     return finishDirect(obj, number, error, true, args);
   }
 
-  // Statements that make argument `a<i>` (type `code`) what the round trip would deliver.
+  // Statements that make argument `a<i>` (type `code`) what the round trip would deliver. An
+  // argument beyond the selector's (no code) reaches the JS method as it was passed, as in JSPatch.
   function argumentSource(code, i) {
+    if (code === undefined) return '';
     var a = 'a' + i, convert = a + ' = convertArgument(obj, number, ' + i + ', ' + a + ');';
     function integer(expression) { return 't = ' + expression + '; if (t === ' + a + ') ' + a + ' = t; else ' + convert; }
     switch (code) {

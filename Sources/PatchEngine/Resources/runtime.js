@@ -237,6 +237,13 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     return nativeCall(obj, plainNames[name] = new PlainName(name));
   }
 
+  // JSPatch's `obj.__obj`, the Objective-C object behind a box, which scripts hand to native
+  // code (`global.ocObj = obj.__obj`): here the box is that object wherever it crosses.
+  Object.defineProperty(OCObject, '__obj', {
+    enumerable: false, configurable: true,
+    get: function () { return this; }
+  });
+
   Object.defineProperty(OCObject, 'toString', {
     enumerable: false, configurable: true, writable: true,
     value: function () { return N.describe(this); }
@@ -250,9 +257,10 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     }
   });
 
+  // Inside a method defined with defineClass, super starts above the defining class; elsewhere
+  // (a script's top level, a block), above the receiver's own class, as in JSPatch.
   function makeSuper(obj) {
-    if (!frame.context.definingClass) throw new Error('super() is only available inside a method defined with defineClass');
-    return new SuperProxy(obj, frame.context.definingClass);
+    return new SuperProxy(obj, frame.context.definingClass || N.superStart(obj));
   }
 
   // --- classes ------------------------------------------------------------------------------------
@@ -261,10 +269,19 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     String(names).split(',').forEach(function (raw) {
       var name = raw.trim();
       if (!name) return;
-      last = global[name] = N.getClass(name);
+      // JSPatch's engine object (defineStruct, addExtensions), not an Objective-C class here.
+      last = global[name] = name === 'JPEngine' ? jspatch().JPEngine : N.getClass(name);
     });
     return last;
   };
+
+  // jspatch.js (JPEngine, its extensions, defineJSClass, autoConvertOCType): loaded on first use.
+  var jspatchSurface = null;
+  function jspatch() { return jspatchSurface || (jspatchSurface = N.loadJSPatch()); }
+  global.defineJSClass = function (declaration, instanceMethods, classMethods) {
+    return jspatch().defineJSClass(declaration, instanceMethods, classMethods);
+  };
+  global.autoConvertOCType = function (on) { return jspatch().autoConvertOCType(on); };
 
   // A plain loop: the same marking with forEach and a closure per call made resident memory grow
   // ≈ 1 KB per apply/revert cycle of a patch (patchbench's cycles row; JavaScriptCore keeps
@@ -380,8 +397,11 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   };
 
   // defineCFunction('strlen', 'size_t, const char *'): a global calling the C function.
+  // The global is reverted with the script that defined it.
   global.defineCFunction = function (name, types) {
-    return (global[name] = N.defineCFunction(String(name), String(types)));
+    var fn = N.defineCFunction(String(name), String(types));
+    N.defineGlobal(String(name), fn);
+    return fn;
   };
 
   global.include = function (path) { return N.include(String(path)); };

@@ -9,4 +9,6 @@
 const char *PERuntimeScriptSource(void);
 /* direct.js (calls of JS-defined methods from JS, loaded on first use), the same way. */
 const char *PEDirectCallsScriptSource(void);
+/* jspatch.js (JSPatch's engine object and extensions, loaded on first use), the same way. */
+const char *PEJSPatchScriptSource(void);
 #endif
