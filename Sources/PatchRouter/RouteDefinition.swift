@@ -90,9 +90,15 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     // MARK: Registration
 
     /// Called after the route was added to a router (and can be matched), with the router's scheme
-    /// (nil for a standalone router). `scheme` is already set. Called on the thread that added the
-    /// route, with no router lock held. Does nothing by default.
-    open func didBecomeRegistered(forScheme scheme: String?) {}
+    /// (nil for a standalone router). Called on the thread that added the route, with no router
+    /// lock held. Sets `scheme`, as JLRoutes' does (a router has set it already; called directly,
+    /// it makes the definition one of that scheme for equality and parameters); an override that
+    /// keeps this should call super.
+    open func didBecomeRegistered(forScheme scheme: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        registration.scheme = scheme
+    }
 
     /// Marks the definition as held by a router of `scheme`; false when another router holds it.
     func claim(forScheme scheme: String?) -> Bool {
