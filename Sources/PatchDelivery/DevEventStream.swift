@@ -4,9 +4,10 @@ import FoundationNetworking
 #endif
 
 /// One server-sent-events connection (`text/event-stream`), read with a URLSession data delegate
-/// as bytes arrive. Bounded: a line longer than `maxEventBytes` cuts the connection, and so does
-/// silence longer than `silenceTimeout` (the server sends heartbeats). Calls `onClose` once,
-/// whatever ends it (the server, the network, `cancel()`).
+/// as bytes arrive and parsed in each callback (`EventStreamParser`: linear, bounded). Bounded:
+/// more than `maxEventBytes` or too many lines without a complete event cut the connection, and
+/// so does silence longer than `silenceTimeout` (the server sends heartbeats). Calls `onClose`
+/// once, whatever ends it (the server, the network, `cancel()`).
 final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let url: URL
     private let maxEventBytes: Int
@@ -17,9 +18,7 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var session: URLSession?
     private var task: URLSessionDataTask?
-    private var buffer = Data()
-    private var eventName = ""
-    private var dataLines: [String] = []
+    private var parser: EventStreamParser
     private var lastByte = Date()
     private var closed = false
     private var failure: String?
@@ -29,6 +28,7 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
          onEvent: @escaping (String, String) -> Void, onClose: @escaping (String) -> Void) {
         self.url = url
         self.maxEventBytes = maxEventBytes
+        self.parser = EventStreamParser(maxEventBytes: maxEventBytes)
         self.silenceTimeout = silenceTimeout
         self.onOpen = onOpen
         self.onEvent = onEvent
@@ -99,46 +99,17 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         var events: [(String, String)] = []
-        let overflow: Bool = lock.withLock {
+        let overflow: String? = lock.withLock {
             lastByte = Date()
-            buffer.append(data)
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = buffer[buffer.startIndex..<newline]
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if let event = take(String(decoding: line, as: UTF8.self)) { events.append(event) }
+            do {
+                try data.withUnsafeBytes { bytes in try parser.feed(bytes) { name, data in events.append((name, data)) } }
+                return nil
+            } catch {
+                return "\(error)"
             }
-            buffer = Data(buffer)   // rebase indices after removals
-            return buffer.count > maxEventBytes || dataLines.reduce(0, { $0 + $1.utf8.count }) > maxEventBytes
         }
         for (name, data) in events { onEvent(name, data) }
-        if overflow { close("an event over \(maxEventBytes) bytes") }
-    }
-
-    /// One line of the stream (the text/event-stream format); returns a completed event.
-    private func take(_ line: String) -> (String, String)? {
-        if line.isEmpty {
-            defer { eventName = ""; dataLines = [] }
-            guard !dataLines.isEmpty else { return nil }
-            return (eventName.isEmpty ? "message" : eventName, dataLines.joined(separator: "\n"))
-        }
-        if line.hasPrefix(":") { return nil }   // a comment: the heartbeat
-        let field: Substring, value: Substring
-        if let colon = line.firstIndex(of: ":") {
-            field = line[..<colon]
-            var rest = line[line.index(after: colon)...]
-            if rest.first == " " { rest = rest.dropFirst() }
-            value = rest
-        } else {
-            field = Substring(line)
-            value = ""
-        }
-        switch field {
-        case "event": eventName = String(value)
-        case "data": dataLines.append(String(value))
-        default: break
-        }
-        return nil
+        if let overflow { close(overflow) }
     }
 
     /// The session's idle timeout (set to `silenceTimeout`) usually notices silence before the

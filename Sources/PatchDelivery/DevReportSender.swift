@@ -4,8 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Sends a development session's reports to the server, one small GET each
-/// (`/_dev/report?device=…&r=<base64url JSON>`: the QA server takes no request bodies), in order,
-/// one at a time. The queue is bounded: when full, log lines go first, and the number dropped is
+/// (`/_dev/report?session=…&r=<base64url JSON>`: the QA server takes no request bodies), in order,
+/// one at a time. The session token comes on the event stream (the server credits a report to the
+/// device whose stream handed out the token); until one arrives, reports wait. The queue is bounded: when full, log lines go first, and the number dropped is
 /// reported once there is room. While the stream is down, reports wait (bounded the same way).
 final class DevReportSender: @unchecked Sendable {
     private let baseURL: URL
@@ -18,6 +19,7 @@ final class DevReportSender: @unchecked Sendable {
     private var sending = false
     private var paused = true
     private var stopped = true
+    private var sessionToken: String?
 
     init(baseURL: URL, device: String, maxQueued: Int) {
         self.baseURL = baseURL
@@ -52,11 +54,22 @@ final class DevReportSender: @unchecked Sendable {
         pump()
     }
 
-    func pause() { lock.withLock { paused = true } }
+    /// The stream is down: its token is void; reports wait for the next one.
+    func pause() { lock.withLock { paused = true; sessionToken = nil } }
 
-    func resume() {
-        lock.withLock { paused = false }
+    /// Sends again, with the token of the stream now open.
+    func resume(session token: String) {
+        lock.withLock { paused = false; sessionToken = token }
         pump()
+    }
+
+    /// Answers a ping on the stream at once (not queued behind reports): the server closes a
+    /// stream whose pings go unanswered.
+    func pong(_ nonce: String) {
+        guard let token = lock.withLock({ sessionToken }) else { return }
+        var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.pongPath), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "nonce", value: nonce)]
+        session.dataTask(with: components.url!) { _, _, _ in }.resume()
     }
 
     /// Drops what is queued and takes nothing more until `begin()`.
@@ -70,21 +83,21 @@ final class DevReportSender: @unchecked Sendable {
     }
 
     private func pump() {
-        let next: DevReport? = lock.withLock {
-            guard !sending, !paused, !stopped else { return nil }
+        let next: (DevReport, String)? = lock.withLock {
+            guard !sending, !paused, !stopped, let token = sessionToken else { return nil }
             if dropped > 0 {
                 defer { dropped = 0 }
-                return DevReport(kind: .dropped, version: nil, message: "\(dropped) report\(dropped == 1 ? "" : "s") dropped (queue full)")
+                return (DevReport(kind: .dropped, version: nil, message: "\(dropped) report\(dropped == 1 ? "" : "s") dropped (queue full)"), token)
             }
             guard !queue.isEmpty else { return nil }
-            return queue.removeFirst().report
+            return (queue.removeFirst().report, token)
         }
-        guard let next else { return }
+        guard let (next, token) = next else { return }
         lock.withLock { sending = true }
         var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.reportPath), resolvingAgainstBaseURL: false)!
         let payload = next.encoded().base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        components.queryItems = [URLQueryItem(name: "device", value: device), URLQueryItem(name: "r", value: payload)]
+        components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "r", value: payload)]
         let task = session.dataTask(with: components.url!) { [weak self] _, response, _ in
             guard let self else { return }
             let ok = (response as? HTTPURLResponse)?.statusCode == 204

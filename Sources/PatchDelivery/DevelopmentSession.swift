@@ -103,6 +103,7 @@ public final class DevelopmentSession: @unchecked Sendable {
     /// Paths on the development server (kept in step with `PatchServer.DevChannel`).
     public static let eventsPath = "_dev/events"
     public static let reportPath = "_dev/report"
+    public static let pongPath = "_dev/pong"
 
     public let configuration: Configuration
     private let applier: PatchApplying
@@ -232,7 +233,7 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     private func opened(_ current: Int) {
         lock.withLock { if generation == current { delay = configuration.reconnectDelay.lowerBound } }
-        reporter.resume()
+        // Reports wait for the stream's session event (`received`).
         control.async { self.onEvent?(.connected) }
     }
 
@@ -255,7 +256,20 @@ public final class DevelopmentSession: @unchecked Sendable {
     }
 
     private func received(_ name: String, _ data: String) {
-        guard name == "patch" else { return }
+        switch name {
+        case "session":
+            // This connection's token: reports are accepted only with it (and credited to this device).
+            reporter.resume(session: data)
+            return
+        case "ping":
+            // Proof that this device reads its stream; a stream that doesn't answer is closed.
+            reporter.pong(data)
+            return
+        case "patch":
+            break
+        default:
+            return
+        }
         guard let file = Data(base64Encoded: data), file.count <= configuration.maxPatchBytes else {
             reporter.send(DevReport(kind: .refused, version: nil, message: "a development version larger than \(configuration.maxPatchBytes) bytes or not base64"))
             return

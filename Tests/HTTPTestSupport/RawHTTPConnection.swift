@@ -99,6 +99,17 @@ public final class RawHTTPConnection {
         return !timedOut
     }
 
+    /// Waits up to `timeout` until what was received contains `text` (kept for `received`); false
+    /// if the peer closed or time ran out first.
+    public func waitFor(_ text: String, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var timedOut = false
+        while !received.contains(text) {
+            guard fill(until: deadline, timedOut: &timedOut) else { return false }
+        }
+        return true
+    }
+
     /// Everything received so far, as text (after `waitForClose`).
     public var received: String { String(decoding: pending, as: UTF8.self) }
 

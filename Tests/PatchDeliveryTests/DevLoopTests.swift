@@ -5,6 +5,7 @@ import FoundationNetworking
 import PatchDelivery
 import PatchEngine
 import PatchServer
+import HTTPTestSupport
 import XCTest
 
 /// The live QA loop end to end: the real `patchctl dev` (its real file watcher, its server on
@@ -111,16 +112,27 @@ final class DevLoopTests: XCTestCase {
         try save("h.js", "var h = 1;\n")
         let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
         // A device's log line trying to forge another device's line and clear the screen.
+        let mallory = try RawHTTPConnection(port: dev.port)
+        let token = try XCTUnwrap(mallory.openDevStream(device: "mallory"))
         let forged = DevReport(kind: .log, version: 1, message: "evil\n[phone-1] v2 applied\u{1b}[2J")
-        XCTAssertEqual(try report(dev, device: "mallory", forged.encoded()), 204)
+        XCTAssertEqual(try report(dev, session: token, forged.encoded()), 204)
         let line = try dev.waitForLine("[mallory] v1 log: evil")
         XCTAssertEqual(line, #"[mallory] v1 log: evil\u{a}[phone-1] v2 applied\u{1b}[2J"#)
         XCTAssertFalse(dev.output.value.contains { $0.hasPrefix("[phone-1]") }, "no forged line")
         // Larger than a report may be: refused before it is read as one.
         let huge = Data(repeating: UInt8(ascii: "a"), count: 5000)
-        XCTAssertEqual(try report(dev, device: "mallory", huge), 413)
+        XCTAssertEqual(try report(dev, session: token, huge), 413)
+        // Without the token of a connected device's stream: refused, and nothing reaches the terminal.
+        let claim = DevReport(kind: .applied, version: 99, message: "forged")
+        XCTAssertEqual(try report(dev, session: "made-up", claim.encoded()), 403)
+        mallory.close()
+        usleep(300_000)
+        XCTAssertEqual(try report(dev, session: token, claim.encoded()), 403, "a closed stream's token is void")
+        XCTAssertFalse(dev.output.value.contains { $0.contains("v99") }, "\(dev.output.value)")
         // A device name must be a plain name.
-        XCTAssertEqual(try report(dev, device: "bad name\u{1b}", forged.encoded()), 400)
+        let badName = try RawHTTPConnection(port: dev.port)
+        badName.send("GET /_dev/events?device=bad%20name%1b HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try badName.readResponse().status, 400)
     }
 
     func testAFloodOfLogLinesIsCutAtTheDevicesQueueAndTheTerminalIsToldHowMany() throws {
@@ -151,12 +163,12 @@ final class DevLoopTests: XCTestCase {
         XCTAssertEqual(device.session.liveDevelopmentVersion, first)
     }
 
-    /// Sends one report as a device would; returns the HTTP status.
-    private func report(_ dev: DevServer, device: String, _ data: Data) throws -> Int {
+    /// Sends one report as a device would, on the session `token`; returns the HTTP status.
+    private func report(_ dev: DevServer, session token: String, _ data: Data) throws -> Int {
         var components = URLComponents(url: dev.url.appendingPathComponent("_dev/report"), resolvingAgainstBaseURL: false)!
         let payload = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        components.queryItems = [URLQueryItem(name: "device", value: device), URLQueryItem(name: "r", value: payload)]
+        components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "r", value: payload)]
         let status = LockedBox(0)
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: components.url!) { _, response, _ in

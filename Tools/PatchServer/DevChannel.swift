@@ -2,19 +2,25 @@ import Foundation
 import NIOCore
 
 /// The development server's live channel (`patchctl dev`), on the same server as `serve`:
-/// - `GET /_dev/events?device=NAME`: a server-sent-events stream; the current version is sent at
-///   once, each new one as it is published, and a heartbeat comment every `heartbeat` seconds;
-/// - `GET /_dev/report?device=NAME&r=<base64url>`: one report from a device (204). Reports ride
-///   in the request head because the server takes no request bodies; the head caps bound them.
-/// Bounded: at most `maxDevices` streams (503 beyond), a stream whose client doesn't keep up
-/// (its socket stops taking writes) is closed and left to reconnect, reports over
-/// `maxReportBytes` are refused (413). This type knows nothing of patches: it moves opaque
-/// single-line event data out and report bytes in.
+/// - `GET /_dev/events?device=NAME`: a server-sent-events stream; first a `session` event whose
+///   data is this connection's token, then the current version, each new one as it is published,
+///   and every `heartbeat` seconds a `ping` event whose data is a fresh nonce;
+/// - `GET /_dev/pong?session=TOKEN&nonce=N`: the device answers a ping (204);
+/// - `GET /_dev/report?session=TOKEN&r=<base64url>`: one report from a device (204), credited to
+///   the device that opened the stream the token came on. Reports ride in the request head
+///   because the server takes no request bodies; the head caps bound them.
+/// Bounded: at most `maxDevices` streams (503 beyond). A device slot is held only by a client
+/// that reads: a stream whose client leaves `maxUnansweredPings` pings in a row unanswered (it
+/// never read them, however small), or whose socket stops taking writes, is closed and left to
+/// reconnect. Reports without the token of a connected stream are refused (403), so nobody can
+/// speak for a device; reports over `maxReportBytes` are refused (413). This type knows nothing
+/// of patches: it moves opaque single-line event data out and report bytes in.
 public final class DevChannel: @unchecked Sendable {
     /// Path prefix the channel answers under (the static files keep every other path).
     public static let pathPrefix = "/_dev/"
     static let eventsPath = "/_dev/events"
     static let reportPath = "/_dev/report"
+    static let pongPath = "/_dev/pong"
 
     public struct Limits: Sendable {
         public var maxDevices = 32
@@ -22,8 +28,10 @@ public final class DevChannel: @unchecked Sendable {
         public var maxReportBytes = 4096
         /// Largest event data (one line).
         public var maxEventBytes = 4 << 20
-        /// Seconds between heartbeats on an idle stream (devices treat long silence as a dead server).
+        /// Seconds between heartbeats (pings) on a stream (devices treat long silence as a dead server).
         public var heartbeat: TimeInterval = 5
+        /// Pings in a row a device may leave unanswered before its stream is closed.
+        public var maxUnansweredPings = 3
         public init() {}
     }
 
@@ -34,11 +42,20 @@ public final class DevChannel: @unchecked Sendable {
         let close: () -> Void
     }
 
+    /// A connected stream: its sink, its token, the pings it hasn't answered.
+    private struct Session {
+        var sink: Sink
+        var token: String
+        var nonces: [String] = []
+        var unanswered = 0
+    }
+
     public let limits: Limits
     private let onReport: @Sendable (_ device: String, _ report: Data) -> Void
     private let onDevice: @Sendable (_ device: String, _ connected: Bool) -> Void
     private let lock = NSLock()
-    private var sinks: [ObjectIdentifier: Sink] = [:]
+    private var sinks: [ObjectIdentifier: Session] = [:]
+    private var tokens: [String: ObjectIdentifier] = [:]
     private var latest: String?
 
     /// - Parameters:
@@ -79,40 +96,83 @@ public final class DevChannel: @unchecked Sendable {
         text += "data: \(data)\n\n"
         let targets: [Sink] = lock.withLock {
             latest = text
-            return Array(sinks.values)
+            return sinks.values.map(\.sink)
         }
         for sink in targets { sink.send(text) }
         return targets.count
     }
 
     /// The devices connected now, sorted (a name twice when two devices share it).
-    public var connectedDevices: [String] { lock.withLock { sinks.values.map(\.device).sorted() } }
+    public var connectedDevices: [String] { lock.withLock { sinks.values.map(\.sink.device).sorted() } }
 
     /// Disconnects every device (they reconnect on their own).
     public func disconnectAll() {
-        let all = lock.withLock { Array(sinks.values) }
+        let all = lock.withLock { sinks.values.map(\.sink) }
         for sink in all { sink.close() }
     }
 
     // MARK: - Called by the responder
 
-    /// Registers a stream unless `maxDevices` are connected; returns the current event to send first.
-    func subscribe(_ id: ObjectIdentifier, _ sink: Sink) -> (admitted: Bool, current: String?) {
-        let result: (Bool, String?) = lock.withLock {
-            guard sinks.count < limits.maxDevices else { return (false, nil) }
-            sinks[id] = sink
-            return (true, latest)
+    /// Registers a stream unless `maxDevices` are connected; returns what to send first: the
+    /// session event with the stream's token, then the current version.
+    func subscribe(_ id: ObjectIdentifier, _ sink: Sink) -> (admitted: Bool, opening: String) {
+        let token = Self.randomToken()
+        let result: (Bool, String) = lock.withLock {
+            guard sinks.count < limits.maxDevices else { return (false, "") }
+            sinks[id] = Session(sink: sink, token: token)
+            tokens[token] = id
+            return (true, "event: session\ndata: \(token)\n\n" + (latest ?? ""))
         }
         if result.0 { onDevice(sink.device, true) }
         return result
     }
 
     func unsubscribe(_ id: ObjectIdentifier) {
-        guard let sink = lock.withLock({ sinks.removeValue(forKey: id) }) else { return }
-        onDevice(sink.device, false)
+        guard let session = lock.withLock({ () -> Session? in
+            guard let session = sinks.removeValue(forKey: id) else { return nil }
+            tokens[session.token] = nil
+            return session
+        }) else { return }
+        onDevice(session.sink.device, false)
     }
 
-    func report(device: String, _ data: Data) { onReport(device, data) }
+    /// The next ping for a stream, or nil when it has left `maxUnansweredPings` unanswered: close it.
+    func ping(_ id: ObjectIdentifier) -> String? {
+        let nonce = Self.randomToken()
+        return lock.withLock {
+            guard var session = sinks[id], session.unanswered < limits.maxUnansweredPings else { return nil }
+            session.unanswered += 1
+            session.nonces = Array((session.nonces + [nonce]).suffix(limits.maxUnansweredPings))
+            sinks[id] = session
+            return "event: ping\ndata: \(nonce)\n\n"
+        }
+    }
+
+    /// A device's answer to a ping; false if the token or nonce is not one this server handed out.
+    func pong(token: String, nonce: String) -> Bool {
+        lock.withLock {
+            guard let id = tokens[token], var session = sinks[id], session.nonces.contains(nonce) else { return false }
+            session.unanswered = 0
+            session.nonces = []
+            sinks[id] = session
+            return true
+        }
+    }
+
+    /// A report on the session `token`; false (nothing delivered) unless that stream is connected.
+    func report(token: String, _ data: Data) -> Bool {
+        guard let device = lock.withLock({ tokens[token].flatMap { sinks[$0]?.sink.device } }) else { return false }
+        onReport(device, data)
+        return true
+    }
+
+    /// 128 random bits, base64url.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
 
     /// A device name: 1-64 letters, digits, `.`, `_`, `-`.
     static func isValidDevice(_ name: String) -> Bool {

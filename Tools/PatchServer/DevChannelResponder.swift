@@ -66,12 +66,13 @@ final class DevChannelResponder: ChannelInboundHandler {
             record(.methodNotAllowed)
             return send(context, head, .methodNotAllowed, "only GET\n")
         }
-        guard DevChannel.isValidDevice(device) else {
-            record(.badRequest)
-            return send(context, head, .badRequest, "device must be 1-64 letters, digits, '.', '_' or '-'\n")
-        }
+        let session = query["session"] ?? ""
         switch path {
         case DevChannel.eventsPath:
+            guard DevChannel.isValidDevice(device) else {
+                record(.badRequest)
+                return send(context, head, .badRequest, "device must be 1-64 letters, digits, '.', '_' or '-'\n")
+            }
             openStream(context, head, device: device, record: record)
         case DevChannel.reportPath:
             guard let text = query["r"], text.utf8.count <= (channel.limits.maxReportBytes * 4 / 3 + 4),
@@ -79,7 +80,16 @@ final class DevChannelResponder: ChannelInboundHandler {
                 record(.payloadTooLarge)
                 return send(context, head, .payloadTooLarge, "a report is at most \(channel.limits.maxReportBytes) bytes, base64url\n")
             }
-            channel.report(device: device, data)
+            guard channel.report(token: session, data) else {
+                record(.forbidden)
+                return send(context, head, .forbidden, "reports need the session token of a connected device's stream\n")
+            }
+            send(context, head, .noContent, nil)
+        case DevChannel.pongPath:
+            guard channel.pong(token: session, nonce: query["nonce"] ?? "") else {
+                record(.forbidden)
+                return send(context, head, .forbidden, "no such session or ping\n")
+            }
             send(context, head, .noContent, nil)
         default:
             record(.notFound)
@@ -100,7 +110,7 @@ final class DevChannelResponder: ChannelInboundHandler {
         let sink = DevChannel.Sink(device: device,
                                    send: { text in loop.execute { write(text) } },
                                    close: { loop.execute { context.close(promise: nil) } })
-        let (admitted, current) = channel.subscribe(ObjectIdentifier(self), sink)
+        let (admitted, opening) = channel.subscribe(ObjectIdentifier(self), sink)
         guard admitted else {
             record(.serviceUnavailable)
             return send(context, head, .serviceUnavailable, "\(channel.limits.maxDevices) devices connected\n")
@@ -109,9 +119,14 @@ final class DevChannelResponder: ChannelInboundHandler {
         record(.ok)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
-        write("retry: 1000\n\n" + (current ?? ""))
+        write("retry: 1000\n\n" + opening)
         let interval = TimeAmount.interval(channel.limits.heartbeat)
-        heartbeat = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in write(": ping\n\n") }
+        let id = ObjectIdentifier(self), devChannel = channel
+        heartbeat = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            // A client that doesn't answer pings isn't reading (or isn't a device): its slot goes.
+            guard let ping = devChannel.ping(id) else { return context.close(promise: nil) }
+            write(ping)
+        }
     }
 
     private func send(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ status: HTTPResponseStatus, _ text: String?) {
