@@ -27,7 +27,8 @@ extension PatchEngine {
     /// Makes `name` an extension scripts can add with `require('JPEngine').addExtensions([name])`,
     /// as JSPatch apps add their own `JPExtension` classes. `script` is the body of a function of
     /// `global` (the global object) that defines what the extension offers; it runs each time a
-    /// script adds the extension, as part of that script (its globals are reverted with it).
+    /// script adds the extension, as part of that script: what it assigns to `global` is reverted
+    /// with that script.
     public static func registerExtension(_ name: String, script: String) {
         Engine.shared.jspatch.registeredExtensions.withLock { $0[name] = script }
     }

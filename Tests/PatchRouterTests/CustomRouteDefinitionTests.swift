@@ -63,6 +63,17 @@ final class CustomRouteDefinitionTests: RouterTestCase {
         XCTAssertNil(standalone.scheme)
     }
 
+    /// JLRoutes' base implementation sets the scheme: called directly, it makes the definition one
+    /// of that scheme, no longer equal to the same route without it.
+    func testBaseRegistrationCallbackSetsTheScheme() throws {
+        let registered = try RouteDefinition(pattern: "/a/:id") { _ in true }
+        let plain = try RouteDefinition(pattern: "/a/:id") { _ in true }
+        XCTAssertEqual(registered, plain)
+        registered.didBecomeRegistered(forScheme: "thing")
+        XCTAssertEqual(registered.scheme, "thing")
+        XCTAssertNotEqual(registered, plain)
+    }
+
     func testEqualityIsPatternPriorityAndScheme() throws {
         let a = try RouteDefinition(pattern: "/foo", handler: record)
         let b = try RecordingDefinition(pattern: "/foo", handler: { _ in false })

@@ -200,7 +200,15 @@
           throw new Error('addExtensions: no extension named ' + name + ' (this engine has ' + Object.keys(extensions).join(', ')
                           + '; an app adds its own with PatchEngine.registerExtension)');
         }
-        source(global);
+        // The extension sees the global object through a proxy whose assignments are recorded
+        // in the running script's transaction, like the engine's own extensions' globals.
+        source(new Proxy(global, {
+          set: function (target, key, value) {
+            if (typeof key !== 'string') return Reflect.set(target, key, value);
+            J.defineGlobal(key, value);
+            return true;
+          }
+        }));
       });
     }
   };
