@@ -4,9 +4,10 @@
 SWIFT ?= swift
 # postgresql: PatchServiceTests start a throwaway server (initdb + pg_ctl); chromium: the status
 # page is checked in headless Chromium. Both are needed so CI never skips those tests.
-DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium
+# faketime: the TUF conformance suite runs some clients at a faked date.
+DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium faketime
 
-.PHONY: deps build test jspatch-suite bench demo qa-demo clean
+.PHONY: deps build test jspatch-suite bench demo qa-demo clean tuf-conformance
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -39,6 +40,14 @@ test: deps
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
+	$(MAKE) tuf-conformance
+
+# The TUF conformance suite (../shared/third_party/tuf-conformance, run from there) against
+# patch-tuf-client; fails loudly when the suite's folder is missing (Tools/tuf-conformance/run.sh).
+# TUF_MIN_PASSED: passes required while the client does not pass everything yet (empty: all).
+TUF_MIN_PASSED ?=
+tuf-conformance: deps
+	SWIFT=$(SWIFT) TUF_MIN_PASSED=$(TUF_MIN_PASSED) ./Tools/tuf-conformance/run.sh
 
 # JSPatch's own suite (JSPatchTests.m and its scripts, read from ../shared/third_party/jspatch-tests)
 # on both dispatch routes; each run prints "JSPatch suite (<route> route): N of 146 assertion sites pass".

@@ -55,6 +55,9 @@ let package = Package(
         .library(name: "PatchServer", targets: ["PatchServer"]),
         .library(name: "PatchService", targets: ["PatchService"]),
         .executable(name: "patchserver", targets: ["patchserver"]),
+        .library(name: "PatchFormat", targets: ["PatchFormat"]),
+        .library(name: "PatchUpdater", targets: ["PatchUpdater"]),
+        .executable(name: "patch-tuf-client", targets: ["patch-tuf-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,6 +70,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The updater's transport (PatchUpdater/HTTPTransport.swift says why not URLSession).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // JavaScriptCore's C API.
@@ -99,9 +104,38 @@ let package = Package(
                 "PatchDelivery",
                 "PatchServer",
                 "PatchPublishing",
+                "PatchUpdater",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
+        ),
+        // The Update Framework's metadata: roles, canonical JSON, keys, signatures, thresholds,
+        // hashes (docs/tuf-design.md). No engine, no network: servers and tools build on it.
+        .target(
+            name: "PatchFormat",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The TUF client workflow (spec §5) over PatchFormat: trusted metadata, delegation
+        // search, bounded downloads, atomic persistence.
+        .target(
+            name: "PatchUpdater",
+            dependencies: [
+                "PatchFormat",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The conformance suite's client under test (CLIENT-CLI.md) over PatchUpdater.
+        .executableTarget(
+            name: "patch-tuf-client",
+            dependencies: ["PatchUpdater"],
+            path: "Tools/patch-tuf-client"
+        ),
+        .testTarget(
+            name: "PatchUpdaterTests",
+            dependencies: ["PatchUpdater", "PatchFormat"]
         ),
         // Signed, versioned, revocable patches: format, trust, loader, cache, crash-loop guard.
         // Kept apart from PatchEngine so the engine itself depends on no Swift package.
@@ -109,6 +143,7 @@ let package = Package(
             name: "PatchDelivery",
             dependencies: [
                 "PatchEngine",
+                "PatchUpdater",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -137,7 +172,7 @@ let package = Package(
         // edits (release, promote, rollout, disable) and the static tree a CDN can serve.
         .target(
             name: "PatchPublishing",
-            dependencies: ["PatchDelivery", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PatchDelivery", "PatchUpdater", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tools/PatchPublishing"
         ),
         // The release service: channels and releases over HTTP (Hummingbird 2), publisher
@@ -267,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "PatchDeliveryTests",
             dependencies: [
-                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl", "HTTPTestSupport",
+                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl", "HTTPTestSupport", "PatchUpdater",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

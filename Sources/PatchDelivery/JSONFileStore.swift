@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 
 /// Loads and saves a Codable value as a JSON file, atomically, read back with a size limit.
 struct JSONFileStore<Value: Codable> {

@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 
 /// The last verified copy of each patch file, on disk, so patches
 /// apply at launch before (or without) the network.

@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 
 /// What a `ReleaseLoader` remembers between launches about its channel: the highest document
 /// sequence taken in per signing key (rollback protection), the digest of the document in force

@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 import PatchDelivery
 import XCTest
 

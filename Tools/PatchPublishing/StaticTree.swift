@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 import PatchDelivery
 
 /// The signed files laid out as a device reads them, for any static host or CDN:

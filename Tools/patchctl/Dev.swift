@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import PatchUpdater
 import PatchDelivery
 import PatchEngine
 import PatchServer

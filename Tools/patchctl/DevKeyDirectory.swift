@@ -1,4 +1,5 @@
 import Foundation
+import PatchUpdater
 import PatchDelivery
 
 /// Where `patchctl dev` keeps its development key pair: `~/.patchengine/dev` unless told

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PatchUpdater
 import PatchDelivery
 
 extension PatchCtl {

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The one place the updater's network stack is chosen: AsyncHTTPClient (SwiftNIO) on every
+/// platform. URLSession was measured unfit on Linux: after a task is cancelled its delegate
+/// keeps receiving data, so an endless response grows memory past any cut. AsyncHTTPClient's
+/// streamed body has back-pressure: bytes are read from the socket only as the loop below asks
+/// for them, and leaving the loop closes the connection.
+public struct HTTPTransport: Transport {
+    /// The transport for the whole process: one client, never shut down (AsyncHTTPClient requires
+    /// a client to be shut down before it is released; one per process avoids that).
+    public static let shared = HTTPTransport()
+
+    private let client: HTTPClient
+
+    private init() {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        configuration.decompression = .disabled
+        configuration.timeout = .init(connect: .seconds(15), read: .seconds(30))
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    public func fetch(_ url: URL, maxLength: Int64, deadline: Date) async throws -> Data {
+        let name = url.absoluteString
+        guard url.scheme == "http" || url.scheme == "https" else {
+            throw TransportError.failed(url: name, reason: "only http and https URLs are fetched")
+        }
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { throw TransportError.timedOut(url: name) }
+        var request = HTTPClientRequest(url: name)
+        request.method = .GET
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .milliseconds(Int64(remaining * 1000)))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw TransportError.timedOut(url: name)
+        } catch {
+            throw TransportError.failed(url: name, reason: "\(error)")
+        }
+        guard response.status.code == 200 else { throw TransportError.status(Int(response.status.code), url: name) }
+        if let announced = response.headers.first(name: "content-length").flatMap(Int64.init), announced > maxLength {
+            throw TransportError.tooLarge(url: name, maxLength: maxLength)
+        }
+        var body = Data()
+        do {
+            for try await chunk in response.body {
+                guard Int64(body.count) + Int64(chunk.readableBytes) <= maxLength else {
+                    throw TransportError.tooLarge(url: name, maxLength: maxLength)
+                }
+                body.append(contentsOf: chunk.readableBytesView)
+                if Date() >= deadline { throw TransportError.timedOut(url: name) }
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw TransportError.timedOut(url: name)
+        } catch {
+            throw TransportError.failed(url: name, reason: "\(error)")
+        }
+        return body
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import PatchFormat
+import PatchUpdater
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A loopback HTTP server for one kind of answer: 404 for every request, or 404 for root and an
+/// endless 200 body (no length, 64 KiB writes until the client hangs up) for everything else.
+final class EndlessServer: @unchecked Sendable {
+    let port: UInt16
+    private let fd: Int32
+    private let endless: Bool
+    private let lock = NSLock()
+    private var sentBytes = 0
+    private var stopped = false
+
+    var bytesSent: Int { lock.lock(); defer { lock.unlock() }; return sentBytes }
+
+    init(endless: Bool) throws {
+        self.endless = endless
+        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, length) }
+        }
+        guard bound == 0, listen(sock, 16) == 0 else { close(sock); throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &length) }
+        }
+        fd = sock
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    func stop() {
+        lock.lock(); stopped = true; lock.unlock()
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(fd, nil, nil)
+            if client < 0 { return }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        var request = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !request.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            let n = read(client, &buffer, buffer.count)
+            if n <= 0 { return }
+            request += buffer[0..<n]
+        }
+        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
+        let notFound = !endless || line.contains(".root.json")
+        if notFound {
+            send(client, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            return
+        }
+        guard send(client, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)) else { return }
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 65_536)
+        while send(client, chunk) {
+            lock.lock(); sentBytes += chunk.count; let done = stopped; lock.unlock()
+            if done { return }
+        }
+    }
+
+    @discardableResult
+    private func send(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}
+
+/// Issue 19, attack 13: an endless response must be cut as bytes arrive, so a launch's peak
+/// memory stays within the limit plus 1 MiB of the same launch against a server that has
+/// nothing. Measured on `patch-tuf-client` (the updater's code in a process of its own): the
+/// peak resident set size of the child, from wait4's rusage.
+final class EndlessResponseTests: XCTestCase {
+    func testAnEndlessTimestampIsCutAndPeakMemoryStaysWithinTheLimitPlusOneMiB() throws {
+        let baseline = try (0..<3).map { _ in try peakKiB(endless: false).peak }.min()!
+        var runs: [(peak: Int, exit: Int32, sent: Int)] = []
+        for _ in 0..<3 { runs.append(try peakKiB(endless: true)) }
+        let worst = runs.map(\.peak).max()!
+        let limitKiB = 16_384 / 1024
+        print("endless timestamp: baseline peak \(baseline) KiB, endless peaks \(runs.map(\.peak)) KiB, "
+              + "growth \(worst - baseline) KiB (allowed \(limitKiB + 1024) KiB), server wrote \(runs.map(\.sent)) bytes")
+        for run in runs { XCTAssertEqual(run.exit, 1, "the refresh must fail") }
+        XCTAssertLessThan(worst - baseline, limitKiB + 1024)
+    }
+
+    private func peakKiB(endless: Bool) throws -> (peak: Int, exit: Int32, sent: Int) {
+        let server = try EndlessServer(endless: endless)
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("endless-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let repository = try MemoryRepository()
+        try Updater.bootstrap(rootData: repository.rootVersions[0], metadataDirectory: directory)
+        let (status, usage) = try spawnAndWait([clientPath(), "--metadata-dir", directory.path,
+                                                "--metadata-url", "http://127.0.0.1:\(server.port)/metadata/", "refresh"])
+        return (usage, status, server.bytesSent)
+    }
+
+    private func clientPath() -> String {
+        // The test bundle sits in the build products folder beside the executables.
+        var url = Bundle(for: Self.self).bundleURL
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("patch-tuf-client").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.appendingPathComponent("patch-tuf-client").path
+    }
+
+    /// Runs `arguments` and returns its exit status and peak resident set size in KiB.
+    private func spawnAndWait(_ arguments: [String]) throws -> (Int32, Int) {
+        var pid = pid_t()
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
+        guard posix_spawn(&pid, arguments[0], &fileActions, nil, argv, environ) == 0 else {
+            throw POSIXError(.ENOENT)
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw POSIXError(.ECHILD) }
+        }
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+        return (exitCode, usage.ru_maxrss)
+    }
+}

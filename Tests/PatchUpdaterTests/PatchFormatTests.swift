@@ -1,0 +1,81 @@
+import Foundation
+import PatchFormat
+import XCTest
+
+final class PatchFormatTests: XCTestCase {
+    func testCanonicalJSONSortsMembersAndEscapesOnlyQuoteAndBackslash() throws {
+        let value = try JSONValue.parse(Data(#"{"b": [1, true, null], "a": "x\"y\\z\n\u00e9", "A": {}}"#.utf8))
+        let bytes = try CanonicalJSON.encode(value)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "{\"A\":{},\"a\":\"x\\\"y\\\\z\n\u{e9}\",\"b\":[1,true,null]}")
+    }
+
+    func testCanonicalJSONRefusesFractions() throws {
+        let value = try JSONValue.parse(Data(#"{"a": 1.5}"#.utf8))
+        XCTAssertThrowsError(try CanonicalJSON.encode(value))
+    }
+
+    func testParserRefusesDuplicateMembersDeepNestingAndHugeIntegers() {
+        XCTAssertThrowsError(try JSONValue.parse(Data(#"{"a": 1, "a": 2}"#.utf8))) { error in
+            XCTAssertTrue("\(error)".contains("duplicate member \"a\""), "\(error)")
+        }
+        XCTAssertThrowsError(try JSONValue.parse(Data((String(repeating: "[", count: 100) + String(repeating: "]", count: 100)).utf8)))
+        XCTAssertThrowsError(try JSONValue.parse(Data("123456789012345678901234567890".utf8)))
+        XCTAssertThrowsError(try JSONValue.parse(Data(#""\ud800""#.utf8)))
+        XCTAssertThrowsError(try JSONValue.parse(Data([0x22, 0xFF, 0x22])))
+        XCTAssertThrowsError(try JSONValue.parse(Data("{} x".utf8)))
+    }
+
+    func testEverySchemeSignsAndVerifiesAndRefusesOtherBytes() throws {
+        for scheme in SigningKey.Scheme.allCases {
+            let key = try SigningKey.generate(scheme)
+            let message = Data("signed bytes".utf8)
+            let signature = try key.sign(message)
+            XCTAssertTrue(key.publicKey.verify(signatureHex: signature, message: message), "\(scheme)")
+            XCTAssertFalse(key.publicKey.verify(signatureHex: signature, message: Data("other bytes".utf8)), "\(scheme)")
+            XCTAssertFalse(key.publicKey.verify(signatureHex: "", message: message), "\(scheme)")
+            let reread = try SigningKey(scheme: scheme, privateRepresentation: key.privateRepresentation)
+            XCTAssertEqual(reread.keyID, key.keyID)
+        }
+    }
+
+    func testThresholdCountsEachKeyOnce() throws {
+        let key = try SigningKey.generate(.ed25519)
+        let other = try SigningKey.generate(.ed25519)
+        let bytes = Data("x".utf8)
+        let sig = try key.sign(bytes)
+        let keys = [key.keyID: key.publicKey, other.keyID: other.publicKey]
+        let twice = [Signature(keyid: key.keyID, sig: sig), Signature(keyid: key.keyID, sig: sig)]
+        XCTAssertFalse(ThresholdCheck.isMet(keys: keys, keyids: [key.keyID, other.keyID], threshold: 2, signatures: twice, bytes: bytes))
+        XCTAssertTrue(ThresholdCheck.isMet(keys: keys, keyids: [key.keyID, other.keyID], threshold: 1, signatures: twice, bytes: bytes))
+    }
+
+    func testMetadataRefusesTwoSignaturesByOneKey() throws {
+        let key = try SigningKey.generate(.ed25519)
+        var metadata = try Metadata(signed: Targets(common: CommonFields(expires: Date(timeIntervalSinceNow: 3600))))
+        try metadata.sign(with: key)
+        var document = try JSONValue.parse(try metadata.serialized()).objectValue!
+        guard case .array(let list) = document["signatures"]! else { return XCTFail() }
+        document["signatures"] = .array(list + list)
+        XCTAssertThrowsError(try Metadata<Targets>(data: try CanonicalJSON.encode(.object(document)))) { error in
+            XCTAssertTrue("\(error)".contains("more than one signature"), "\(error)")
+        }
+    }
+
+    func testPathPatternsDoNotCrossSlashesAndAreCaseSensitive() {
+        XCTAssertTrue(PathPattern.matches(pattern: "releases/*/*", path: "releases/x/y"))
+        XCTAssertFalse(PathPattern.matches(pattern: "*.md", path: "releases/README.md"))
+        XCTAssertTrue(PathPattern.matches(pattern: "foo-?.tgz", path: "foo-1.tgz"))
+        XCTAssertFalse(PathPattern.matches(pattern: "foo-?.tgz", path: "foo-alpha.tgz"))
+        XCTAssertFalse(PathPattern.matches(pattern: "*.md", path: "README.MD"))
+        XCTAssertTrue(PathPattern.matches(pattern: "v[0-9].[!a]", path: "v1.b"))
+        XCTAssertFalse(PathPattern.matches(pattern: "v[0-9].[!a]", path: "v1.a"))
+        XCTAssertTrue(PathPattern.matches(pattern: "*", path: "anything"))
+    }
+
+    func testExpiryFormatIsExactlyUTCSeconds() throws {
+        let date = try MetadataDate.parse("2030-01-02T03:04:05Z", context: "t")
+        XCTAssertEqual(MetadataDate.format(date), "2030-01-02T03:04:05Z")
+        XCTAssertThrowsError(try MetadataDate.parse("2030-01-02T03:04:05+00:00", context: "t"))
+        XCTAssertThrowsError(try MetadataDate.parse("2030-02-30T03:04:05Z", context: "t"))
+    }
+}
