@@ -19,6 +19,7 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private var session: URLSession?
     private var task: URLSessionDataTask?
     private var parser: EventStreamParser
+    private var plain: PlainHTTPStreamReader?
     private var lastByte = Date()
     private var closed = false
     private var failure: String?
@@ -36,6 +37,7 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func start() {
+        if url.scheme == "http" { return startPlain() }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -64,6 +66,20 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     func cancel() { close("cancelled") }
 
+    /// http:// (a QA server on the local network): read with back-pressure, one socket read parsed
+    /// before the next (`PlainHTTPStreamReader`). https:// goes through URLSession, which reads
+    /// ahead of the parser without bound; there the parser's speed and limits are the defence.
+    private func startPlain() {
+        let reader = PlainHTTPStreamReader(url: url, accept: "text/event-stream", silenceTimeout: silenceTimeout)
+        lock.withLock { plain = reader }
+        reader.start(onOpen: { [weak self] in self?.onOpen() }, onBody: { [weak self] bytes in
+            guard let self else { throw PlainHTTPStreamReader.Failure(description: "cancelled") }
+            var events: [(String, String)] = []
+            try self.lock.withLock { try self.parser.feed(bytes) { name, data in events.append((name, data)) } }
+            for (name, data) in events { self.onEvent(name, data) }
+        }, onEnd: { [weak self] why in self?.close(why) })
+    }
+
     private func checkSilence() {
         let silent = lock.withLock { Date().timeIntervalSince(lastByte) > silenceTimeout }
         if silent { close("no data for \(silenceTimeout) s") }
@@ -71,11 +87,16 @@ final class EventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     /// Ends the connection once; later calls do nothing.
     private func close(_ why: String) {
-        let (task, session, watchdog): (URLSessionDataTask?, URLSession?, DispatchSourceTimer?) = lock.withLock {
-            guard !closed else { return (nil, nil, nil) }
+        let (task, session, watchdog, plain): (URLSessionDataTask?, URLSession?, DispatchSourceTimer?, PlainHTTPStreamReader?) = lock.withLock {
+            guard !closed else { return (nil, nil, nil, nil) }
             closed = true
-            defer { self.task = nil; self.session = nil; self.watchdog = nil }
-            return (self.task, self.session, self.watchdog)
+            defer { self.task = nil; self.session = nil; self.watchdog = nil; self.plain = nil }
+            return (self.task, self.session, self.watchdog, self.plain)
+        }
+        if let plain {
+            plain.cancel()
+            onClose(why)
+            return
         }
         guard let session else { return }
         watchdog?.cancel()

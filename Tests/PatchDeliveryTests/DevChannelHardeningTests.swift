@@ -3,6 +3,9 @@ import HTTPTestSupport
 @testable import PatchDelivery
 import PatchServer
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension RawHTTPConnection {
     /// Opens `/_dev/events` as `device` and reads the session token the stream starts with.
@@ -141,6 +144,78 @@ final class DevChannelHardeningTests: XCTestCase {
         let many = feed(&parser, "event: ping\ndata: n\n\n", repeat: 10_000)
         XCTAssertNil(many.error)
         XCTAssertEqual(many.events.count, 10_000)
+    }
+
+    /// A server that sends events as fast as the socket takes them, for `seconds`, counting what
+    /// the kernel accepted: with back-pressure, that stays within socket buffers of what the
+    /// device has parsed; without, the device's memory takes the difference.
+    final class FloodServer: @unchecked Sendable {
+        let port: UInt16
+        private let listener: Int32
+        private let lock = NSLock()
+        private var sentBytes = 0
+        var sent: Int { lock.withLock { sentBytes } }
+
+        init(seconds: TimeInterval) throws {
+            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            listener = server
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, length) == 0 && getsockname(server, $0, &length) == 0 }
+            }
+            guard bound, listen(server, 4) == 0 else { throw RawHTTPConnection.Failure(description: "cannot listen") }
+            port = UInt16(bigEndian: address.sin_port)
+            Thread.detachNewThread { [self] in
+                let client = accept(server, nil, nil)
+                guard client >= 0 else { return }
+                defer { close(client) }
+                var head = [UInt8](repeating: 0, count: 16384)
+                _ = recv(client, &head, head.count, 0)
+                let event = Array(("event: flood\ndata: " + String(repeating: "x", count: 1000) + "\n\n").utf8)
+                let response = Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".utf8)
+                _ = response.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                let deadline = Date().addingTimeInterval(seconds)
+                var batch: [UInt8] = []
+                for _ in 0..<64 { batch += event }
+                var offset = 0
+                while Date() < deadline {
+                    var descriptor = pollfd(fd: client, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&descriptor, 1, 50) >= 0 else { return }
+                    guard descriptor.revents & Int16(POLLOUT) != 0 else { continue }
+                    let n = batch[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if n < 0 { if errno == EAGAIN || errno == EINTR { continue } else { return } }
+                    lock.withLock { sentBytes += n }
+                    offset = (offset + n) % batch.count
+                }
+            }
+        }
+
+        deinit { close(listener) }
+    }
+
+    /// http:// streams are read with back-pressure: a server flooding events faster than the
+    /// device handles them gets no further ahead than the sockets' buffers.
+    func testAFloodingServerGetsNoFurtherAheadThanTheDeviceReads() throws {
+        let flood = try FloodServer(seconds: 3)
+        let parsed = LockedBox(0)
+        let closed = DispatchSemaphore(value: 0)
+        let stream = EventStream(url: URL(string: "http://127.0.0.1:\(flood.port)/_dev/events?device=d")!, maxEventBytes: 1 << 20,
+                                 silenceTimeout: 5, onOpen: {}, onEvent: { _, data in
+                                     parsed.value += data.utf8.count + 20
+                                     usleep(200)  // the device is slower than the network
+                                 }, onClose: { _ in closed.signal() })
+        stream.start()
+        usleep(3_000_000)
+        let ahead = flood.sent - parsed.value
+        print("flooding server: \(flood.sent >> 20) MB sent, \(parsed.value >> 20) MB parsed, \(ahead >> 10) kB ahead")
+        XCTAssertGreaterThan(parsed.value, 1 << 20, "the stream was read")
+        XCTAssertLessThan(ahead, 16 << 20, "the server ran \(ahead >> 20) MB ahead of the parser")
+        stream.cancel()
+        XCTAssertEqual(closed.wait(timeout: .now() + 5), .success)
     }
 
     /// Polls `condition` every 10 ms for up to `timeout` seconds.
