@@ -31,14 +31,16 @@ TEST_TIMEOUT ?= 900
 RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
 
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
-# route; the default is the closure route), then the hook tests with a memory fence per hooked
-# call instead of membarrier (what systems without it run).
+# route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the
+# C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then the
+# hook tests with a memory fence per hooked call instead of membarrier (what systems without it run).
 test: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS)
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
+	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 

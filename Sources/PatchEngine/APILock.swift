@@ -6,7 +6,8 @@ import CJavaScriptCore
 /// call on the CI machine kind, and a release can drain JavaScriptCore's queued work. A call from
 /// native code into a patched method makes a box or two and calls the JS function; holding the
 /// lock once around them saves that per call. `JSLock` / `JSUnlock` are looked up at run time
-/// (`shim.h`); where they are missing `withLock` just runs its body and every call locks itself.
+/// (`JSCPrivateFunctions`); where they are missing `withLock` just runs its body and every call
+/// locks itself.
 ///
 /// Never held around native code that can block or run arbitrary work (method implementations,
 /// releases, pool drains): another thread waiting for JS would wait for it. JavaScriptCore itself
@@ -16,8 +17,7 @@ struct APILock {
     private let unlock: PEJSLockFunction?
 
     init() {
-        let lock = PEJSLookUpLock(), unlock = PEJSLookUpUnlock()
-        (self.lock, self.unlock) = lock != nil && unlock != nil ? (lock, unlock) : (nil, nil)
+        (lock, unlock) = (JSCPrivateFunctions.lockFunctions?.lock, JSCPrivateFunctions.lockFunctions?.unlock)
     }
 
     var isAvailable: Bool { lock != nil }

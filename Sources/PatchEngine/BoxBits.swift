@@ -21,8 +21,9 @@ import PatchRuntime
 ///
 /// None of these layouts is API, so the engine finds them at start on objects it makes for the
 /// purpose, reading through a pipe (a wrong guess reads EFAULT instead of crashing), and uses them
-/// only when every probe agrees; otherwise the C API answers, as before. A template box stays
-/// protected for the process, so the box structure is never collected and its id never reused.
+/// only when every probe agrees; otherwise the C API answers, as before (`LayoutShortcuts`
+/// decides). A template box stays protected for the process, so the box structure is never
+/// collected and its id never reused.
 /// What a script may do to a box (add properties, build an object of the same shape around
 /// another value) at most sends that object down the C API path or makes it read as no box: the
 /// handle slot is only trusted once its value is itself checked to be a handle.
@@ -36,15 +37,6 @@ struct BoxBits {
     /// until learnt: on the first call of a JS-defined method from JS (`learnStampedStructure`),
     /// not at engine start. Written once, read by any thread.
     private let stampedBoxStructure: UnsafeMutablePointer<UInt32>
-
-    /// Before the check: the C API answers everything.
-    static let unverified = BoxBits()
-
-    private init() {
-        (dataOffset, boxStructure, handleOffset) = (nil, nil, 0)
-        stampedBoxStructure = .allocate(capacity: 1)
-        stampedBoxStructure.initialize(to: 0)
-    }
 
     init(verifyingIn ctx: JSContextRef, bits: JSValueBits, classes: [JSClassRef], handleClass: JSClassRef,
          makeBox: (JSObjectRef) -> JSObjectRef) {

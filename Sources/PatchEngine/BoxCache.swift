@@ -12,7 +12,7 @@ import CJavaScriptCore
 /// new object while an entry still answers for it. Scripts see one more guarantee than before:
 /// the same object is `===` itself while both are in reach.
 ///
-/// Where JavaScriptCore lacks the map functions (`shim.h`) the cache is off and every crossing
+/// Where JavaScriptCore lacks the map functions (`JSCPrivateFunctions`) the cache is off and every crossing
 /// makes a box, as it always did.
 final class BoxCache {
     private let map: PEJSWeakObjectMapRef?
@@ -20,13 +20,9 @@ final class BoxCache {
     private let setFunction: PEJSWeakObjectMapSetFunction?
 
     init(ctx: JSContextRef) {
-        getFunction = PEJSLookUpWeakObjectMapGet()
-        setFunction = PEJSLookUpWeakObjectMapSet()
-        if getFunction != nil, setFunction != nil, let create = PEJSLookUpWeakObjectMapCreate() {
-            map = create(ctx, nil, nil)
-        } else {
-            map = nil
-        }
+        let functions = JSCPrivateFunctions.weakObjectMap
+        (getFunction, setFunction) = (functions?.get, functions?.set)
+        map = functions?.create(ctx, nil, nil)
     }
 
     var isAvailable: Bool { map != nil }

@@ -92,14 +92,14 @@ extension Engine {
     /// Before the first box is stamped (runtime.js's DirectStamp keeps a DirectState on it), so
     /// that `BoxBits` reads stamped boxes without the C API too: a template box, stamped.
     private func learnStampedBoxStructure() {
-        guard !boxBits.knowsStampedStructure, let stamp = directStamp,
+        guard let boxes = shortcuts.boxes, !boxes.knowsStampedStructure, let stamp = directStamp,
               let set = JSValueToObject(ctx, JSC.get(ctx, stamp, "set"), nil) else { return }
         apiLock.withLock(ctx) {
             let handle = JSObjectMake(ctx, objectClass, nil)!
             let box = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
             var args: [JSValueRef?] = [box, JSValueMakeNull(ctx)]
             _ = JSObjectCallAsFunction(ctx, set, stamp, 2, &args, nil)
-            boxBits.learnStampedStructure(of: box, handle: handle, ctx)
+            boxes.learnStampedStructure(of: box, handle: handle, ctx)
         }
     }
 

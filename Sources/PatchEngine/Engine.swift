@@ -34,13 +34,11 @@ final class Engine: @unchecked Sendable {
     /// 64-bit it is one constant; where values are wrapped, a comparison only misses). Protected,
     /// so a wrapper's address is never reused for another value.
     let undefinedValue: JSValueRef
-    /// Reads int32s and objects out of JSValueRefs without a (lock-taking) C API call, when the
-    /// encoding checked at start allows it.
-    let valueBits: JSValueBits
-    /// Recognises boxes without a (lock-taking) C API call, when the layouts checked at start
-    /// allow it. Set once in `start()`, after runtime.js (whose DirectStamp it checks too) and
-    /// before the engine is published; read without a lock afterwards.
-    @exclusivity(unchecked) private(set) var boxBits = BoxBits.unverified
+    /// Reads values, boxes and objects of the engine's classes without a (lock-taking) C API
+    /// call, where the layouts checked at start allow it and the environment doesn't turn that off
+    /// (`LayoutShortcuts`). The value encoding is checked in `init`, the object layouts in
+    /// `start()`, after runtime.js and before the engine is published; read without a lock afterwards.
+    @exclusivity(unchecked) private(set) var shortcuts: LayoutShortcuts
     /// The live box of each object that has one (see `BoxCache`).
     let boxCache: BoxCache
     /// JavaScriptCore's API lock held across several calls, where JavaScriptCore offers it.
@@ -90,7 +88,7 @@ final class Engine: @unchecked Sendable {
         timeLimit = ExecutionTimeLimit(group: contextGroup)
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
-        valueBits = JSValueBits(verifyingIn: ctx)
+        shortcuts = LayoutShortcuts(verifyingValuesIn: ctx)
         let classes = Self.makeJSClasses()
         objectClass = classes.object
         weakObjectClass = classes.weakObject
@@ -126,9 +124,8 @@ final class Engine: @unchecked Sendable {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
         let (context, prototype) = (ctx, objectPrototype)
-        boxBits = BoxBits(verifyingIn: ctx, bits: valueBits,
-                          classes: [objectClass, pointerClass], handleClass: objectClass,
-                          makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
+        shortcuts.verifyObjects(in: ctx, classes: [objectClass, pointerClass], handleClass: objectClass,
+                                makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
         if !timeLimit.isAvailable {
             log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
@@ -299,34 +296,21 @@ final class Engine: @unchecked Sendable {
     }
 
     /// A full, synchronous collection. JSGarbageCollect only hints one in current JavaScriptCore;
-    /// JSSynchronousGarbageCollectForDebugging (exported by WebKitGTK's and Apple's
-    /// JavaScriptCore, declared in its private header) collects now. Looked up at run time so a
-    /// build without it still links, falling back to the hint.
+    /// JSSynchronousGarbageCollectForDebugging (`JSCPrivateFunctions`) collects now. Without it,
+    /// the hint.
     func collectGarbageNow() {
-        typealias Collect = @convention(c) (JSContextRef?) -> Void
-        let process = dlopen(nil, RTLD_NOW)   // the process's global symbol scope, on both platforms
-        if let symbol = dlsym(process, "JSSynchronousGarbageCollectForDebugging") {
-            unsafeBitCast(symbol, to: Collect.self)(ctx)
-        } else {
-            JSGarbageCollect(ctx)
-        }
+        if let collect = JSCPrivateFunctions.synchronousGarbageCollect { collect(ctx) } else { JSGarbageCollect(ctx) }
     }
 
     /// Gives the memory JavaScriptCore's allocator keeps after a collection back to the system now.
     /// Its scavenger does so on its own only a second or so later: right after collecting 1M boxes,
     /// resident memory was still 17 % above where it started, 1 % after this call. WebKit's
-    /// `WTF::releaseFastMallocFreeMemory()` (what WebKit calls under memory pressure) is exported by
-    /// WebKitGTK's JavaScriptCore but declared in no public header, so it is looked up at run
-    /// time; where it is absent (Apple's framework keeps WTF private) the scavenger's timing stands.
+    /// `WTF::releaseFastMallocFreeMemory()` (what WebKit calls under memory pressure) is one of
+    /// `JSCPrivateFunctions`; where it is absent (Apple's framework keeps WTF private) the
+    /// scavenger's timing stands.
     func releaseFreeMemory() {
-        Self.releaseFastMallocFreeMemory?()
+        JSCPrivateFunctions.releaseFastMallocFreeMemory?()
     }
-
-    private static let releaseFastMallocFreeMemory: (@convention(c) () -> Void)? = {
-        let process = dlopen(nil, RTLD_NOW)   // the process's global symbol scope, on both platforms
-        guard let symbol = dlsym(process, "_ZN3WTF27releaseFastMallocFreeMemoryEv") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
-    }()
 
     // MARK: Logging and errors
 

@@ -34,8 +34,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     init(group: JSContextGroupRef) {
         self.group = group
-        setFunction = PEJSLookUpSetExecutionTimeLimit()
-        clearFunction = PEJSLookUpClearExecutionTimeLimit()
+        setFunction = JSCPrivateFunctions.setExecutionTimeLimit
+        clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
     }
 
     var isAvailable: Bool { setFunction != nil && clearFunction != nil }

@@ -11,7 +11,7 @@ import CJavaScriptCore
 /// an int32 carries the number tag in its top bits; a double is its bits plus 2⁴⁹; `false`,
 /// `true`, `null` and `undefined` are fixed immediates. That layout is not API, so the engine
 /// checks it against JavaScriptCore's own answers at start (`init(verifyingIn:)`) and uses the C
-/// API for everything when it differs.
+/// API for everything when it differs (`LayoutShortcuts` decides).
 struct JSValueBits {
     private static let numberTag: UInt = 0xfffe_0000_0000_0000
     private static let otherTag: UInt = 0x2

@@ -78,15 +78,12 @@ extension Engine {
             guard argc >= 2, let argv, let receiverValue = argv[0], let numberValue = argv[1] else {
                 throw BridgeError("send: a receiver and a selector number are required")
             }
-            let number = valueBits.isUsable ? valueBits.int32(numberValue).map(Int.init) ?? -1
-                                            : Int(JSValueToNumber(ctx, numberValue, nil))
+            let number = shortcuts.int32(numberValue, ctx).map(Int.init) ?? -1
             guard sendSelectors.selector(number) != nil else { throw BridgeError("send: no selector \(number)") }
             let args = UnsafeBufferPointer(start: argv + 2, count: argc - 2)
             guard let receiver = unbox(receiverValue) else {
-                let isNil = valueBits.isUsable ? valueBits.boolean(receiverValue) == false
-                                               : JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)
-                if isNil || isZeroedWeakBox(receiverValue) {
-                    return valueBits.isUsable ? valueBits.makeBoolean(false) : JSValueMakeBoolean(ctx, false)   // a message to nil
+                if shortcuts.isFalse(receiverValue, ctx) || isZeroedWeakBox(receiverValue) {
+                    return shortcuts.makeBoolean(false, ctx)   // a message to nil
                 }
                 throw BridgeError("cannot send \(sendSelectors.name(number)) to \(jsTypeName(receiverValue)): not an Objective-C object")
             }

@@ -12,16 +12,16 @@ extension Engine {
     @inline(__always)
     func registerValue(of value: JSValueRef, _ type: ObjCType, what: @autoclosure () -> String) throws -> UInt {
         let kind = type.kind
-        if valueBits.isUsable {
+        if let values = shortcuts.values {
             switch kind {
             case .object:
-                if valueBits.cell(value) != nil, let object = unbox(value) { return UInt(bitPattern: object) }
-                if valueBits.isUndefinedOrNull(value) || valueBits.boolean(value) == false { return 0 }
+                if values.cell(value) != nil, let object = unbox(value) { return UInt(bitPattern: object) }
+                if values.isUndefinedOrNull(value) || values.boolean(value) == false { return 0 }
             case .char, .uchar, .short, .ushort, .int, .uint, .long, .ulong, .longLong, .ulongLong:
-                if let d = valueBits.number(value) { return registerNumber(d, type) }
+                if let d = values.number(value) { return registerNumber(d, type) }
             case .bool:
-                if let b = valueBits.boolean(value) { return b ? 1 : 0 }
-                if let i = valueBits.int32(value) { return i != 0 ? 1 : 0 }
+                if let b = values.boolean(value) { return b ? 1 : 0 }
+                if let i = values.int32(value) { return i != 0 ? 1 : 0 }
             default:
                 break
             }
@@ -56,15 +56,15 @@ extension Engine {
     @inline(__always)
     func jsValue(ofRegister register: UInt, _ type: ObjCType) throws -> JSValueRef {
         let kind = type.kind
-        if valueBits.isUsable {
+        if let values = shortcuts.values {
             let word = Self.widen(register, kind)
             switch kind {
             case .char, .short, .int, .long, .longLong:
-                return valueBits.makeNumber(Double(Int(bitPattern: word)))
+                return values.makeNumber(Double(Int(bitPattern: word)))
             case .uchar, .ushort, .uint, .ulong, .ulongLong:
-                return valueBits.makeNumber(Double(word))
+                return values.makeNumber(Double(word))
             case .bool:
-                return valueBits.makeBoolean(word != 0)
+                return values.makeBoolean(word != 0)
             default:
                 break
             }

@@ -19,7 +19,7 @@ extension Engine {
     /// object whose read-only `__handle` is an `OCObject`-class object that holds the reference
     /// (see `BoxBits` for why the box itself is no object of a class).
     func box(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
-        guard let object else { return valueBits.isUsable ? valueBits.makeBoolean(false) : JSValueMakeBoolean(ctx, false) }
+        guard let object else { return shortcuts.makeBoolean(false, ctx) }
         if retain {
             if let live = boxCache.box(of: object, ctx) { return live }
             return apiLock.withLock(ctx) {
@@ -47,12 +47,12 @@ extension Engine {
 
     /// The object behind a box (a weak box's, a block's), or nil when `value` is no box.
     @inline(__always) func unbox(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
-        if valueBits.isUsable, boxBits.isUsable {
+        if let values = shortcuts.values, let objects = shortcuts.objects {
             // No lock at all (see BoxBits): only objects of the engine's classes have private data.
-            guard let cell = valueBits.cell(value) else { return nil }
-            if boxBits.readsBoxes, let handle = boxBits.handleSlot(of: cell) { return handleObject(handle) }
+            guard let cell = values.cell(value) else { return nil }
+            if objects.readsBoxes, let handle = objects.handleSlot(of: cell) { return handleObject(handle) }
             guard let object = JSObjectGetPrivate(cell) else { return unboxThroughAPI(value) }
-            let jsClass = boxBits.jsClass(ofPrivateHolder: cell)
+            let jsClass = objects.jsClass(ofPrivateHolder: cell)
             return jsClass == objectClass || jsClass == weakObjectClass || jsClass == blockFunctionClass ? object : nil
         }
         return unboxThroughAPI(value)
@@ -60,9 +60,9 @@ extension Engine {
 
     /// The object behind a strong box (not a weak box, not a block), or nil.
     @inline(__always) func strongBoxObject(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
-        if valueBits.isUsable, boxBits.readsBoxes {
-            guard let cell = valueBits.cell(value) else { return nil }
-            if let handle = boxBits.handleSlot(of: cell) { return handleObject(handle) }
+        if let values = shortcuts.values, let boxes = shortcuts.boxes {
+            guard let cell = values.cell(value) else { return nil }
+            if let handle = boxes.handleSlot(of: cell) { return handleObject(handle) }
         }
         return handleObject(boxHandleThroughAPI(value))
     }
@@ -70,9 +70,9 @@ extension Engine {
     /// The object a handle holds, when `value` is a handle.
     @inline(__always) private func handleObject(_ value: JSValueRef?) -> UnsafeMutableRawPointer? {
         guard let value else { return nil }
-        if valueBits.isUsable, boxBits.isUsable {
-            guard let cell = valueBits.cell(value), let object = JSObjectGetPrivate(cell),
-                  boxBits.jsClass(ofPrivateHolder: cell) == objectClass else { return nil }
+        if let values = shortcuts.values, let objects = shortcuts.objects {
+            guard let cell = values.cell(value), let object = JSObjectGetPrivate(cell),
+                  objects.jsClass(ofPrivateHolder: cell) == objectClass else { return nil }
             return object
         }
         guard JSValueIsObjectOfClass(ctx, value, objectClass) else { return nil }
@@ -90,8 +90,7 @@ extension Engine {
 
     /// The value as a number when it is one.
     @inline(__always) func numberValue(_ value: JSValueRef) -> Double? {
-        if valueBits.isUsable { return valueBits.number(value) }
-        return JSValueIsNumber(ctx, value) ? JSValueToNumber(ctx, value, nil) : nil
+        shortcuts.number(value, ctx)
     }
 
     private func unboxThroughAPI(_ value: JSValueRef) -> UnsafeMutableRawPointer? {

@@ -18,21 +18,16 @@ final class EngineFirstUseTests: XCTestCase {
         if let stagger = ProcessInfo.processInfo.environment[Self.childVariable] {
             return runChildPart(stagger: useconds_t(stagger) ?? 0)
         }
-        #if os(Linux)
-        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
         let expected = Array(repeating: "function", count: Self.threads).joined(separator: " ")
         for run in 1...Self.runs {
-            let child = try runChild(runner, test: "PatchEngineTests.EngineFirstUseTests/testConcurrentFirstCallsAllSeeTheStartedEngine",
-                                     stagger: run * Self.staggerStepMicroseconds)
-            let line = child.output.split(separator: "\n").first { $0.hasPrefix("first-use: ") }
-            XCTAssertEqual(line.map { String($0.dropFirst("first-use: ".count)) }, expected,
-                           "run \(run): what `typeof defineClass` gave each thread (exit status \(child.status))")
+            let child = try ChildTestProcess.run("PatchEngineTests.EngineFirstUseTests/testConcurrentFirstCallsAllSeeTheStartedEngine",
+                                                 environment: [Self.childVariable: "\(run * Self.staggerStepMicroseconds)"])
+            let line = child.line("first-use: ")
+            XCTAssertEqual(line, expected, "run \(run): what `typeof defineClass` gave each thread (exit status \(child.status))")
             XCTAssertEqual(child.status, 0, "run \(run): \(child.output.suffix(2000))")
-            if line.map({ String($0.dropFirst("first-use: ".count)) }) != expected || child.status != 0 { break }
+            if line != expected || child.status != 0 { break }
         }
-        #else
-        throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only")
-        #endif
     }
 
     /// In the child: 8 threads, released together and then arriving `stagger` µs apart, make the
@@ -62,28 +57,6 @@ final class EngineFirstUseTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "first calls returned")
         print("first-use: " + results.joined())
         fflush(stdout)
-    }
-
-    private struct ChildRun { var status: Int32; var output: String }
-
-    /// Runs one test of this binary in a child process, ended after 120 s at most.
-    private func runChild(_ executable: String, test: String, stagger: Int) throws -> ChildRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [test]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childVariable] = "\(stagger)"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        return ChildRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 }
 

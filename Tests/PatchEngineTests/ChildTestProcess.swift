@@ -1,0 +1,45 @@
+import Foundation
+import XCTest
+
+/// One test of this test binary run again in a child process: for what only a fresh process can
+/// show (the engine's first use, settings read once at start). The child's part is selected by an
+/// environment variable the test checks.
+struct ChildTestProcess {
+    var status: Int32
+    var output: String
+
+    /// Whether this platform's test runner can be re-run this way (Linux's XCTest runner takes a
+    /// test name as its argument).
+    static var isSupported: Bool {
+        #if os(Linux)
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// Runs `test` ("Module.Class/testName") with `environment` added to this process's, ended
+    /// after `timeout` seconds at most.
+    static func run(_ test: String, environment extra: [String: String], timeout: TimeInterval = 120) throws -> ChildTestProcess {
+        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: runner)
+        process.arguments = [test]
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        killer.cancel()
+        return ChildTestProcess(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The rest of the first output line starting with `prefix`.
+    func line(_ prefix: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+}
