@@ -149,6 +149,12 @@ extension Engine {
         for name in context.declaration.protocols {
             if let t = protocols.types(protocol: name, selector: selector, instance: instance) { return t }
         }
+        // GCC's runtime records no @optional protocol methods (docs/platform-notes.md): for a class
+        // adopting a runtime protocol, the types compiled code calls the selector with, when that
+        // runtime knows one typing. An id-typed method would crash a native caller passing a scalar.
+        if !context.runtimeProtocols.isEmpty, let t = PECompiledSelectorTypes(selector) {
+            return String(cString: t)
+        }
         return nil
     }
 

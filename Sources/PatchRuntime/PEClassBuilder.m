@@ -31,6 +31,16 @@ const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool ins
     return NULL;
 }
 
+const char *PECompiledSelectorTypes(const char *selector) {
+#if PE_GNU_RUNTIME
+    SEL typed = sel_getTypedSelector(selector);
+    return typed ? sel_getTypeEncoding(typed) : NULL;
+#else
+    (void)selector;
+    return NULL;   /* Apple's selectors carry no types. */
+#endif
+}
+
 bool PEClassEnablePropertyCleanup(void *cls, char **error) {
     return PESlotEnableObjectStateCleanup((Class)cls, error);
 }

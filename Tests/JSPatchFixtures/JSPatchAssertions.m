@@ -42,6 +42,20 @@ static BOOL JPRuntimeKeepsOptionalProtocolTypes(void)
     return d.types != NULL;
 }
 
+/* Whether -[JPTestProtocolObject protocolWithInt:] takes and returns what -testProtocolMethods
+   passes: its types, offsets left out, are q@:q (NSInteger is long, encoded q). */
+static BOOL JPProtocolWithIntIsSafeToCall(void)
+{
+    if (JPRuntimeKeepsOptionalProtocolTypes()) return YES;
+    Method method = class_getInstanceMethod([JPTestProtocolObject class], @selector(protocolWithInt:));
+    const char *types = method ? method_getTypeEncoding(method) : NULL;
+    if (!types) return NO;
+    char stripped[64]; size_t n = 0;
+    for (const char *p = types; *p && n < sizeof stripped - 1; p++) if (*p < '0' || *p > '9') stripped[n++] = *p;
+    stripped[n] = 0;
+    return strcmp(stripped, "q@:q") == 0;
+}
+
 #define JP_POOL_BEGIN NSAutoreleasePool *jpPool = [NSAutoreleasePool new]; @try {
 #define JP_POOL_END } @finally { [jpPool release]; }
 
@@ -162,13 +176,14 @@ void jpf_engine_checks(void *ocObj, void *subObject, JPFCheck check, void *conte
     JP_SITE(r, obj.variableParameterMethodPassed, "variableParameterMethodPassed");
 
     /* -testProtocolMethods calls -protocolWithInt:, an @optional method of JPTestProtocol2 that
-       protocolTest.js adds. Where the runtime keeps no types for optional protocol methods (GCC's),
-       the engine can only add it id-typed, and a native call passing an NSInteger would crash. */
-    if (JPRuntimeKeepsOptionalProtocolTypes()) {
+       protocolTest.js adds. GCC's runtime keeps no types for optional protocol methods: called
+       only when the method the script added takes and returns an NSInteger, as the caller passes
+       and expects (an id-typed one would crash on the integer). */
+    if (JPProtocolWithIntIsSafeToCall()) {
         JP_SITE(r, [[[[JPTestProtocolObject alloc] init] autorelease] testProtocolMethods], "testProtocolMethodsPassed");
     } else {
         JPReport(r, ++r->index, "testProtocolMethodsPassed", JPFSkipped,
-                 @"this Objective-C runtime records no types for @optional protocol methods (-protocolWithInt: of JPTestProtocol2)");
+                 @"this Objective-C runtime records no types for @optional protocol methods, and -protocolWithInt: of JPTestProtocol2 was not added with the caller's types");
     }
     JP_POOL_END
 }

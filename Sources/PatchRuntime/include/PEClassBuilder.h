@@ -11,6 +11,10 @@ bool PEClassAddProtocol(void *cls, void *protocol);
 bool PEClassConformsTo(void *cls, void *protocol);
 /* The protocol's encoding for the selector (required or optional, instance or class), or NULL. */
 const char *PEProtocolMethodTypes(void *protocol, const char *selector, bool instanceMethod);
+/* The types compiled code sends `selector` with, where the runtime records them and they are the
+   same everywhere (GCC's typed selectors; one typing only); NULL otherwise, and always on Apple's
+   runtime, whose selectors are untyped. */
+const char *PECompiledSelectorTypes(const char *selector);
 /* Creates and registers a protocol with the given methods (selector names, encodings, and whether
    each is an instance method). NULL with *error (malloc'd) when a protocol of that name exists or
    the runtime refuses. The strings are copied. */
