@@ -41,6 +41,21 @@ final class ProtocolTests: PatchTestCase {
         XCTAssertEqual(raised, 0)
     }
 
+    /// GCC's runtime records no @optional protocol methods; such a method gets the types compiled
+    /// code sends its selector with, so a native caller passing a float reaches it intact.
+    func testOptionalProtocolMethodTakesTheCompiledTypes() throws {
+        let name = uniqueClassName("PFJSWeighted")
+        try apply("""
+        defineClass('\(name) : NSObject <PFShapeSource>', {
+          weightFor: function(f) { return f * 3 }
+        })
+        """)
+        XCTAssertEqual(take(pf_method_types(name, "weightFor:", 0)), take(pf_method_types("PFShapeReference", "weightFor:", 0)))
+        var raised: Int32 = 0
+        XCTAssertEqual(pf_shape_weight(name, 1.5, &raised), 4.5)
+        XCTAssertEqual(raised, 0)
+    }
+
     func testPatchingAClassThatAlreadyAdoptsTheProtocol() throws {
         try apply("""
         defineClass('PFShapeReference', {
