@@ -50,6 +50,9 @@ public final class TelemetryReporter: @unchecked Sendable {
         public var sent = 0
         public var dropped = 0
         public var failedAttempts = 0
+        /// Events in batches the collector refused for good (a 4xx other than 408 and 429: an
+        /// unknown release, another app): dropped, not retried, and counted as dropped in the next batch.
+        public var refused = 0
     }
 
     public let configuration: Configuration
@@ -177,9 +180,21 @@ public final class TelemetryReporter: @unchecked Sendable {
                                    dropped: droppedSinceSent, events: slice.map(\.event)), slice.count, slice.last!.seq)
         }
         guard let taken, let body = try? JSONEncoder().encode(taken.batch) else { return false }
-        let ok = transport.send(body, to: configuration.collectorURL)
+        let delivery = transport.deliver(body, to: configuration.collectorURL)
         return lock.withLock {
-            if ok {
+            if delivery == .refused {
+                // Retrying can't help, and would hold every later event behind this batch.
+                while let first = pending.first, first.seq <= taken.lastSeq {
+                    pendingBytes -= pending.removeFirst().bytes
+                }
+                stats.refused += taken.count
+                droppedSinceSent += taken.count
+                consecutiveFailures = 0
+                backoffUntil = nil
+                dirty = true
+                return !pending.isEmpty
+            }
+            if delivery == .accepted {
                 // Events dropped meanwhile came off the front; remove only what is still there of this batch.
                 while let first = pending.first, first.seq <= taken.lastSeq {
                     pendingBytes -= pending.removeFirst().bytes
@@ -222,6 +237,23 @@ public final class TelemetryReporter: @unchecked Sendable {
 public protocol TelemetryTransport: Sendable {
     /// Sends one batch; true when the collector accepted it (2xx). Must end within its own timeout.
     func send(_ body: Data, to url: URL) -> Bool
+    /// Sends one batch and says whether it was accepted, refused for good or may be retried.
+    func deliver(_ body: Data, to url: URL) -> TelemetryDelivery
+}
+
+/// What became of one batch.
+public enum TelemetryDelivery: Sendable, Equatable {
+    case accepted
+    /// The collector won't take it, now or later (a 4xx other than 408 and 429).
+    case refused
+    /// Not delivered (no answer, 5xx, 408, 429): tried again after a back-off.
+    case failed
+}
+
+extension TelemetryTransport {
+    public func deliver(_ body: Data, to url: URL) -> TelemetryDelivery {
+        send(body, to: url) ? .accepted : .failed
+    }
 }
 
 /// POSTs a batch with URLSession: the request ends after `timeout`, the response body is never
@@ -241,6 +273,10 @@ public final class HTTPTelemetryTransport: NSObject, TelemetryTransport, URLSess
     public init(timeout: TimeInterval) { self.timeout = timeout }
 
     public func send(_ body: Data, to url: URL) -> Bool {
+        deliver(body, to: url) == .accepted
+    }
+
+    public func deliver(_ body: Data, to url: URL) -> TelemetryDelivery {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -251,9 +287,15 @@ public final class HTTPTelemetryTransport: NSObject, TelemetryTransport, URLSess
         lock.withLock { waiters[id] = done }
         task.resume()
         if done.wait(timeout: .now() + timeout + 1) == .timedOut { task.cancel() }
-        return lock.withLock {
+        let status = lock.withLock { () -> Int? in
             waiters[id] = nil
-            return statuses.removeValue(forKey: id).map { (200..<300).contains($0) } ?? false
+            return statuses.removeValue(forKey: id)
+        }
+        switch status {
+        case (200..<300)?: return .accepted
+        case 408?, 429?: return .failed
+        case (400..<500)?: return .refused
+        default: return .failed
         }
     }
 

@@ -117,6 +117,32 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         }
     }
 
+    /// A device whose batch the service refuses for good (it names a release that isn't in the
+    /// channel) drops it and goes on: its later events arrive, the refused ones count as dropped.
+    func testADeviceDropsABatchTheServiceRefusesAndItsNextEventsArrive() async throws {
+        let (service, publisher) = try await startService()
+        let url = service.baseURL
+        let (delivered, stats) = try await blocking { () -> (Bool, TelemetryReporter.Stats) in
+            var configuration = TelemetryReporter.Configuration(collectorURL: url.appendingPathComponent("telemetry"), appID: publisher.appID,
+                                                                appVersion: "1.4.0", channel: "production", directory: nil)
+            configuration.allowsInsecureHTTP = true
+            configuration.batchSize = 2
+            let reporter = try TelemetryReporter(configuration: configuration)
+            reporter.record(TelemetryEvent(kind: .applied, releaseID: "withdrawn", patchID: "shop-fixes", version: 9, bucket: 1, time: Date()))
+            reporter.record(TelemetryEvent(kind: .applied, releaseID: "withdrawn", patchID: "shop-fixes", version: 9, bucket: 2, time: Date()))
+            _ = reporter.flush(timeout: 10)
+            reporter.record(TelemetryEvent(kind: .applied, releaseID: "fix-1", patchID: "shop-fixes", version: 1, bucket: 3, time: Date()))
+            let delivered = reporter.flush(timeout: 10)
+            return (delivered, reporter.currentStats)
+        }
+        XCTAssertTrue(delivered)
+        XCTAssertEqual(stats.refused, 2)
+        XCTAssertEqual(stats.sent, 1)
+        XCTAssertEqual(stats.queued, 0)
+        let status = try await blocking { try publisher.client(url).status() }
+        XCTAssertEqual(status.first?.releases.first { $0.releaseID == "fix-1" }?.applied, 1)
+    }
+
     // MARK: - Request heads
 
     func testOversizedAndSlowRequestHeadsAreRefused() async throws {

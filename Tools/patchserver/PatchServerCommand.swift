@@ -36,6 +36,9 @@ struct PatchServerCommand: AsyncParsableCommand {
     @Option(help: "Write the port here once listening.")
     var portFile: String?
 
+    @Option(help: "Most connections open at once (lowered to fit the open-file limit); at the cap the longest-idle one makes room.")
+    var maxConnections = 4096
+
     func run() async throws {
         let store: ReleaseStore
         if let postgres {
@@ -50,10 +53,11 @@ struct PatchServerCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             store = try await SQLiteReleaseStore.open(path: (directory as NSString).appendingPathComponent("releases.sqlite"))
         }
-        let configuration = ReleaseService.Configuration(
+        var configuration = ReleaseService.Configuration(
             appID: appID,
             releaseKeys: try TrustStore(publicKeyFiles: releaseKey.map { URL(fileURLWithPath: $0) }),
             publisherKeys: try TrustStore(publicKeyFiles: publisherKey.map { URL(fileURLWithPath: $0) }))
+        configuration.limits.maxConnections = maxConnections
         let portFile = self.portFile
         let app = ReleaseService(store: store, configuration: configuration).application(host: host, port: port) { port in
             print("patchserver listening on http://\(self.host):\(port)/ (status page: /status)")
