@@ -7,7 +7,7 @@ SWIFT ?= swift
 # faketime: the TUF conformance suite runs some clients at a faked date.
 DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium faketime
 
-.PHONY: deps build test jspatch-suite bench demo qa-demo clean tuf-conformance
+.PHONY: deps build test jspatch-suite bench demo qa-demo clean tuf-conformance tuf-interop
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -43,6 +43,7 @@ test: deps
 	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
+	$(MAKE) tuf-interop
 
 # The TUF conformance suite (../shared/third_party/tuf-conformance, run from there) against
 # patch-tuf-client; fails loudly when the suite's folder is missing (Tools/tuf-conformance/run.sh).
@@ -50,6 +51,11 @@ test: deps
 TUF_MIN_PASSED ?=
 tuf-conformance: deps
 	SWIFT=$(SWIFT) TUF_MIN_PASSED=$(TUF_MIN_PASSED) ./Tools/tuf-conformance/run.sh
+
+# python-tuf 7.0.0 both ways: PatchUpdater reads a repository python-tuf's metadata API wrote, and
+# python-tuf's ngclient reads one `patchctl repo` published (Tools/tuf-interop/run.sh).
+tuf-interop: deps
+	SWIFT=$(SWIFT) ./Tools/tuf-interop/run.sh
 
 # JSPatch's own suite (JSPatchTests.m and its scripts, read from ../shared/third_party/jspatch-tests)
 # on both dispatch routes; each run prints "JSPatch suite (<route> route): N of 146 assertion sites pass".

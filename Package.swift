@@ -57,6 +57,7 @@ let package = Package(
         .executable(name: "patchserver", targets: ["patchserver"]),
         .library(name: "PatchFormat", targets: ["PatchFormat"]),
         .library(name: "PatchUpdater", targets: ["PatchUpdater"]),
+        .library(name: "PatchRepository", targets: ["PatchRepository"]),
         .executable(name: "patch-tuf-client", targets: ["patch-tuf-client"]),
     ],
     dependencies: [
@@ -105,6 +106,8 @@ let package = Package(
                 "PatchServer",
                 "PatchPublishing",
                 "PatchUpdater",
+                "PatchFormat",
+                "PatchRepository",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
@@ -135,7 +138,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchUpdaterTests",
-            dependencies: ["PatchUpdater", "PatchFormat"]
+            dependencies: ["PatchUpdater", "PatchFormat", "PatchRepository"]
+        ),
+        // The publisher's side of TUF: the repository record, channel roles, releases, key
+        // rotation, signatures from several key holders, the static tree (`patchctl repo`).
+        .target(
+            name: "PatchRepository",
+            dependencies: ["PatchFormat", "PatchUpdater"]
         ),
         // Signed, versioned, revocable patches: format, trust, loader, cache, crash-loop guard.
         // Kept apart from PatchEngine so the engine itself depends on no Swift package.

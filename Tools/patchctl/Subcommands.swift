@@ -13,5 +13,7 @@ extension PatchCtl {
         Revoke.self,
         // Staged releases through the release service (docs/releases.md).
         Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Revocations.self, Publish.self,
+        // The TUF repository (docs/tuf-design.md).
+        Repo.self,
     ]
 }

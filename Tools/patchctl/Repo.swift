@@ -1,0 +1,318 @@
+import ArgumentParser
+import Foundation
+import PatchFormat
+import PatchRepository
+
+extension PatchCtl {
+    /// `patchctl repo`: the TUF repository of a patch delivery (docs/tuf-design.md).
+    struct Repo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep a TUF repository of patches: roles, keys, channels, releases, publishing.",
+            discussion: """
+                Every edit starts from this repository's own record (DIR/record), verified on every \
+                command, and is signed with the keys found in --keys folders (default DIR/keys). An edit \
+                short of a threshold of signatures is staged until other key holders sign it (repo sign, \
+                repo merge).
+                """,
+            subcommands: [RepoInit.self, RepoKeygen.self, RepoRelease.self, RepoPromote.self, RepoRollout.self, RepoDisable.self,
+                          RepoEnable.self, RepoRevoke.self, RepoTimestamp.self, RepoRotate.self, RepoSign.self,
+                          RepoMerge.self, RepoPublish.self, RepoStatus.self])
+    }
+}
+
+/// Options every repository command shares.
+struct RepoOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("Repository folder.", valueName: "DIR"))
+    var directory: String
+
+    @Option(name: .long, help: ArgumentHelp("Folder of key files to sign with (repeatable; default DIR/keys).", valueName: "KEYS"))
+    var keys: [String] = []
+
+    var url: URL { URL(fileURLWithPath: directory, isDirectory: true) }
+
+    func open() throws -> Repository {
+        do { return try Repository(directory: url) } catch { throw CommandFailure("\(error)") }
+    }
+
+    func signingKeys() throws -> [SigningKey] {
+        let folders = keys.isEmpty ? [url.appendingPathComponent("keys")] : keys.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        do { return try folders.flatMap { try KeyFile.readAll(in: $0) } } catch { throw CommandFailure("\(error)") }
+    }
+}
+
+func repoRun(_ body: () throws -> Void) throws {
+    do { try body() } catch let failure as CommandFailure { throw failure } catch { throw CommandFailure("\(error)") }
+}
+
+/// Parses a percentage with up to two decimals into hundredths of a percent.
+func parseRollout(_ text: String) throws -> Int {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), let whole = Int(parts[0]), parts.count == 1 || (1...2).contains(parts[1].count),
+          let fraction = parts.count == 2 ? Int(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0)) : 0,
+          (0...100).contains(whole), whole * 100 + fraction <= PatchRelease.maxRollout else {
+        throw CommandFailure("rollout '\(text)' must be a percentage from 0 to 100 with at most two decimals")
+    }
+    return whole * 100 + fraction
+}
+
+struct RepoInit: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a repository: keys, root, targets, channels, snapshot, timestamp.")
+
+    @Argument(help: ArgumentHelp("Repository folder (created).", valueName: "DIR")) var directory: String
+    @Option(name: .long, help: "Channel roles, delegated in this order (repeatable).") var channel: [String] = ["staging", "production"]
+    @Option(name: .long, help: "Number of root keys.") var rootKeys = 3
+    @Option(name: .long, help: "Root signature threshold.") var rootThreshold: Int64 = 2
+    @Option(name: .long, help: "Key type: ed25519, ecdsa-sha2-nistp256 or rsassa-pss-sha256.") var keyType = "ed25519"
+    @Option(name: .long, help: "Folder the new private keys are written to (default DIR/keys).") var keys: String?
+    @Option(name: .long, help: "Timestamp validity in seconds (how soon devices must see a revocation).") var timestampExpiry: Int = 86_400
+
+    func run() throws {
+        try repoRun {
+            guard let scheme = SigningKey.Scheme(rawValue: keyType) else { throw CommandFailure("unknown key type \(keyType)") }
+            let dir = URL(fileURLWithPath: directory, isDirectory: true)
+            let keyDir = keys.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? dir.appendingPathComponent("keys")
+            func make(_ name: String) throws -> SigningKey {
+                let key = try SigningKey.generate(scheme)
+                try KeyFile.write(key, to: keyDir.appendingPathComponent("\(name).key"))
+                return key
+            }
+            let root = try (1...max(rootKeys, 1)).map { try make("root-\($0)") }
+            let initial = InitialKeys(root: root, rootThreshold: rootThreshold, targets: [try make("targets")],
+                                      snapshot: try make("snapshot"), timestamp: try make("timestamp"),
+                                      channels: Dictionary(uniqueKeysWithValues: try channel.map { ($0, try make("channel-\($0)")) }))
+            let settings = RepositorySettings(channels: channel, timestampExpiry: TimeInterval(timestampExpiry))
+            let repository = try Repository.create(directory: dir, settings: settings, keys: initial)
+            print("created \(dir.path): root 1 (\(rootThreshold) of \(root.count) keys), channels \(channel.joined(separator: ", ")); keys in \(keyDir.path)")
+            print("ship \(dir.path)/record/root/1.root.json with the app as its trusted root (\(repository.root.signed.common.version).root.json)")
+        }
+    }
+}
+
+struct RepoKeygen: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keygen", abstract: "Write a new private key file (to add with repo rotate).")
+    @Argument(help: "Key file to write.") var file: String
+    @Option(name: .long, help: "Key type: ed25519, ecdsa-sha2-nistp256 or rsassa-pss-sha256.") var keyType = "ed25519"
+
+    func run() throws {
+        try repoRun {
+            guard let scheme = SigningKey.Scheme(rawValue: keyType) else { throw CommandFailure("unknown key type \(keyType)") }
+            let key = try SigningKey.generate(scheme)
+            try KeyFile.write(key, to: URL(fileURLWithPath: file))
+            print("key \(key.keyID) written to \(file)")
+        }
+    }
+}
+
+struct RepoRelease: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "release", abstract: "Add a patch to a channel as a target.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: ArgumentHelp("Patch script.", valueName: "FILE")) var file: String
+    @Option(name: .long, help: "Channel.") var channel: String
+    @Option(name: .long, help: "App identifier the patch is for.") var app: String
+    @Option(name: .long, help: "Patch id.") var patchID: String
+    @Option(name: .long, help: "Release name (default: the file's name).") var name: String?
+    @Option(name: .long, help: "App version range.") var appVersions: String?
+    @Option(name: .long, help: "Share of devices, percent (two decimals).") var rollout = "100"
+    @Option(name: .long, help: "OS version range.") var osVersions: String?
+    @Option(name: .long, help: "Device model (repeatable).") var model: [String] = []
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            let data = try CommandSupport.read(file, what: "patch")
+            let release = PatchRelease(app: app, patchID: patchID, appVersions: appVersions, rollout: try parseRollout(rollout),
+                                       osVersions: osVersions, models: model.isEmpty ? nil : model)
+            let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
+            print(try repository.release(name, content: data, release: release, channel: channel, keys: try repo.signingKeys()))
+        }
+    }
+}
+
+struct RepoPromote: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "promote", abstract: "Copy a release to another channel (verified from this repository's record).")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Release name.") var name: String
+    @Option(name: .long, help: "Source channel.") var from: String
+    @Option(name: .long, help: "Destination channel.") var to: String
+    @Option(name: .long, help: "Rollout in the destination, percent (default: as in the source).") var rollout: String?
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.promote(name, from: from, to: to, rollout: try rollout.map(parseRollout), keys: try repo.signingKeys()))
+        }
+    }
+}
+
+struct RepoRollout: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rollout", abstract: "Set a release's share of devices.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Release name.") var name: String
+    @Argument(help: "Percent (two decimals).") var percent: String
+    @Option(name: .long, help: "Channel.") var channel: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            let value = try parseRollout(percent)
+            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.rollout = value })
+        }
+    }
+}
+
+struct RepoDisable: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable a release (devices revert it).")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Release name.") var name: String
+    @Option(name: .long, help: "Channel.") var channel: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.enabled = false })
+        }
+    }
+}
+
+struct RepoEnable: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a disabled release again.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Release name.") var name: String
+    @Option(name: .long, help: "Channel.") var channel: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.enabled = true })
+        }
+    }
+}
+
+struct RepoRevoke: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Remove a release from a channel.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Release name.") var name: String
+    @Option(name: .long, help: "Channel.") var channel: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.revoke(name, channel: channel, keys: try repo.signingKeys()))
+        }
+    }
+}
+
+struct RepoTimestamp: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "timestamp", abstract: "Re-sign the timestamp (before it expires).")
+    @OptionGroup var repo: RepoOptions
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            try repository.refreshTimestamp(keys: try repo.signingKeys())
+            print("timestamp version \(repository.timestamp.signed.common.version), expires \(MetadataDate.format(repository.timestamp.signed.common.expires))")
+        }
+    }
+}
+
+struct RepoRotate: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rotate", abstract: "New root version: replace a role's keys (root, targets, snapshot, timestamp) or a channel's key.")
+    @OptionGroup var repo: RepoOptions
+    @Option(name: .long, help: "Role whose key changes.") var role: String
+    @Option(name: .long, help: "Key id, or key file, to remove (repeatable).") var remove: [String] = []
+    @Option(name: .long, help: "Key file whose public key is added (repeatable).") var add: [String] = []
+    @Option(name: .long, help: "New threshold.") var threshold: Int64?
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            let added = try add.map { try KeyFile.read(URL(fileURLWithPath: $0)) }
+            let remove = try self.remove.map { item in
+                FileManager.default.fileExists(atPath: item) ? try KeyFile.read(URL(fileURLWithPath: item)).keyID : item
+            }
+            var keys = try repo.signingKeys()
+            keys += added
+            if Root.topLevelRoles.contains(role) {
+                print(try repository.editRoot(keys: keys) { root in
+                    for keyid in remove { root.revoke(keyid: keyid, from: role) }
+                    for key in added { root.add(key: key.publicKey, to: role) }
+                    if let threshold { root.roles[role]!.threshold = threshold }
+                })
+            } else {
+                print(try repository.edit("targets", keys: keys) { targets in
+                    guard var delegations = targets.delegations, let index = delegations.roles?.firstIndex(where: { $0.name == role }) else {
+                        throw CommandFailure("targets delegates no role \(role)")
+                    }
+                    delegations.roles![index].keyids.removeAll { remove.contains($0) }
+                    for key in added {
+                        delegations.keys[key.keyID] = key.publicKey
+                        delegations.roles![index].keyids.append(key.keyID)
+                    }
+                    if let threshold { delegations.roles![index].threshold = threshold }
+                    targets.delegations = delegations
+                })
+            }
+        }
+    }
+}
+
+struct RepoSign: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sign", abstract: "Sign a staged edit with the keys in --keys (recorded once a threshold signed it).")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Role of the staged edit.") var role: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.signStaged(role, keys: try repo.signingKeys()))
+        }
+    }
+}
+
+struct RepoMerge: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "merge", abstract: "Add the signatures of a staged file signed elsewhere.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Role of the staged edit.") var role: String
+    @Argument(help: "The staged file as another key holder signed it.") var file: String
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.merge(role, signedFile: try CommandSupport.read(file, what: "signed file"), keys: try repo.signingKeys()))
+        }
+    }
+}
+
+struct RepoPublish: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "publish", abstract: "Write the static tree a CDN serves (metadata/ and targets/).")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Output folder.") var out: String
+
+    func run() throws {
+        try repoRun {
+            let repository = try repo.open()
+            try repository.publish(to: URL(fileURLWithPath: out, isDirectory: true))
+            print("published to \(out): root \(repository.root.signed.common.version), timestamp \(repository.timestamp.signed.common.version)")
+        }
+    }
+}
+
+struct RepoStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "List roles and releases.")
+    @OptionGroup var repo: RepoOptions
+
+    func run() throws {
+        try repoRun {
+            let repository = try repo.open()
+            print("root \(repository.root.signed.common.version), targets \(repository.targets.signed.common.version), "
+                  + "snapshot \(repository.snapshot.signed.common.version), timestamp \(repository.timestamp.signed.common.version) "
+                  + "(expires \(MetadataDate.format(repository.timestamp.signed.common.expires)))")
+            for channel in repository.settings.channels {
+                for (name, file, release) in try repository.releases(in: channel) {
+                    let state = release.map { "\($0.enabled ? "enabled" : "disabled") rollout \(Double($0.rollout) / 100)% app \($0.app) patch \($0.patchID)" } ?? "no release metadata"
+                    print("\(channel)/\(name): \(file.length) bytes, \(state)")
+                }
+            }
+        }
+    }
+}
