@@ -32,8 +32,12 @@ final class RecordingTransport: TelemetryTransport, @unchecked Sendable {
 }
 
 final class TelemetryTests: XCTestCase {
+    /// One time for every event: an event made again to compare with must equal the recorded one,
+    /// even when a second ticked in between.
+    private static let time = Date()
+
     private func event(_ n: Int, detail: String? = nil) -> TelemetryEvent {
-        TelemetryEvent(kind: .applied, releaseID: "fix-\(n % 3)", patchID: "shop-fixes", version: 2, bucket: n % 10_000, detail: detail, time: Date())
+        TelemetryEvent(kind: .applied, releaseID: "fix-\(n % 3)", patchID: "shop-fixes", version: 2, bucket: n % 10_000, detail: detail, time: Self.time)
     }
 
     private func configuration(_ url: String = "http://127.0.0.1:9/telemetry", directory: URL?) -> TelemetryReporter.Configuration {
