@@ -32,8 +32,10 @@ RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
 
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the
-# C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then the
-# hook tests with a memory fence per hooked call instead of membarrier (what systems without it run).
+# C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then
+# without libffi as on iOS (register entries, forwarding for the other methods, NSInvocation
+# calls: docs/platform-notes.md, "Apple platforms"), then the hook tests with a memory fence
+# per hooked call instead of membarrier (what systems without it run).
 test: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS)
@@ -41,6 +43,7 @@ test: deps
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
 	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests
+	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop
@@ -68,6 +71,20 @@ jspatch-suite: deps
 	$(RUN_TESTS) --filter JSPatchSuiteTests
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
+
+# Apple platforms: every Sources/PatchRuntime/*.m compile-checked (clang -fsyntax-only) for
+# arm64-apple-ios15.0, arm64-apple-macos13.0 and x86_64-apple-macos13.0 against Apple's runtime
+# headers (../shared/tools/apple-compile-check; nothing is linked or run). Fails unless every
+# file compiles. .ci/run runs it after the tests.
+APPLE_CHECK ?= ../shared/tools/apple-compile-check/run.sh
+.PHONY: apple-check
+apple-check:
+	@out="$$($(APPLE_CHECK) .)" || { echo "$$out"; echo "apple-check: the compile check did not run" >&2; exit 1; }; \
+	echo "$$out"; \
+	counts="$$(echo "$$out" | sed -n 's/^apple-compile: \([0-9]*\)\/\([0-9]*\) files compile$$/\1 \2/p' | tail -1)"; \
+	set -- $$counts; \
+	if [ -z "$${2:-}" ] || [ "$$2" -eq 0 ] || [ "$$1" -ne "$$2" ]; then \
+	  echo "apple-check: not every PatchRuntime file compiles for Apple ($${1:-?}/$${2:-?})" >&2; exit 1; fi
 
 # Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
 # save → applied latency (qaloopbench; see Benchmarks/README.md).

@@ -30,14 +30,21 @@ let gnustepObjCFlags: [String] = [
     "-I\(toolchainLib)/Block",
     "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
 ]
+/// Apple platforms: the Objective-C targets are written for manual reference counting, as GCC's
+/// runtime requires (no ARC there), so ARC is turned off where SwiftPM would turn it on (Darwin);
+/// `PEPlatform.h` stops the build if it is ever on. libffi is found as each platform has it:
+/// `<ffi.h>` on Linux, `<ffi/ffi.h>` in the macOS SDK, none public on iOS (`PEPlatform.h`).
+let appleObjCFlags: [String] = ["-fno-objc-arc"]
 let objcCSettings: [CSetting] = [
     .headerSearchPath("shim", .when(platforms: [.linux])),
     .unsafeFlags(gnustepObjCFlags, .when(platforms: [.linux])),
+    .unsafeFlags(appleObjCFlags, .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
 ]
 let objcLinkerSettings: [LinkerSetting] = [
     .linkedLibrary("gnustep-base", .when(platforms: [.linux])),
     .linkedLibrary("objc", .when(platforms: [.linux])),
-    .linkedLibrary("ffi"),
+    // iOS has no public libffi: the runtime core does without it there (PEPlatform.h, PE_HAS_LIBFFI).
+    .linkedLibrary("ffi", .when(platforms: [.linux, .macOS])),
     .linkedLibrary("BlocksRuntime", .when(platforms: [.linux])),
     .unsafeFlags(["-L\(toolchainLib)/linux"], .when(platforms: [.linux])),
 ]

@@ -18,8 +18,9 @@ struct ObjCType {
         case UInt8(ascii: "S"): return .ushort
         case UInt8(ascii: "i"): return .int
         case UInt8(ascii: "I"): return .uint
-        case UInt8(ascii: "l"): return .long
-        case UInt8(ascii: "L"): return .ulong
+        // `l` / `L` are 32 bits on Apple's runtime, C's long on GCC's (PEPlatform.h sizes them).
+        case UInt8(ascii: "l"): return size == 4 ? .int : .long
+        case UInt8(ascii: "L"): return size == 4 ? .uint : .ulong
         case UInt8(ascii: "q"): return .longLong
         case UInt8(ascii: "Q"): return .ulongLong
         case UInt8(ascii: "f"): return .float

@@ -1,4 +1,6 @@
-/* Blocks laid out by the Clang block ABI, with a libffi closure as the invoke function. */
+/* Blocks laid out by the Clang block ABI. The invoke function is one plain function for blocks
+   whose arguments fit in integer registers (the block itself is its first argument, so it needs no
+   binding), and a libffi closure for the others where libffi exists (not on iOS). */
 #include "PEInternal.h"
 #include "PEBlocks.h"
 #include <Block.h>
@@ -27,7 +29,7 @@ struct BlockLayout {
     struct BlockDescriptor *descriptor;
     /* captured by our blocks: */
     uintptr_t token;
-    ffi_closure *closure;
+    void *closure;              /* the ffi_closure behind invoke, or NULL */
     const PESignature *signature;
 };
 
@@ -52,31 +54,64 @@ static void engineBlockCopy(void *dst, const void *src) { (void)dst; (void)src; 
 static void engineBlockDispose(const void *blockPtr) {
     const struct BlockLayout *block = blockPtr;
     if (disposeHandler) disposeHandler(block->token);
-    ffi_closure_free(block->closure);
+#if PE_HAS_LIBFFI
+    if (block->closure) ffi_closure_free(block->closure);
+#endif
 }
 /* One descriptor marks every block the engine made, so it can recognise them coming back. */
 static struct BlockDescriptor engineDescriptor = {
     0, sizeof(struct BlockLayout), engineBlockCopy, engineBlockDispose, NULL
 };
 
-static void blockEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
-    (void)cif;
-    struct BlockLayout *block = userData;
+static void runBlock(struct BlockLayout *block, void **args, void *ret) {
     PEFrame frame = { block->signature, args, ret };
     if (invokeHandler) invokeHandler(block->token, &frame);
     if (ret) PEWidenReturn(PESignatureGetReturnType(block->signature), ret);
 }
 
+#if PE_HAS_LIBFFI
+static void blockEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
+    (void)cif;
+    runBlock(userData, args, ret);
+}
+#endif
+
+/* The invoke function of register-only blocks: values[0] is the block. */
+static uintptr_t registerBlockEntry(uintptr_t a0, uintptr_t a1, uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5) {
+    uintptr_t values[6] = { a0, a1, a2, a3, a4, a5 };
+    struct BlockLayout *block = (struct BlockLayout *)a0;
+    void *args[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
+    uintptr_t ret[2] = { 0, 0 };
+    bool returns = PETypeGetKind(PESignatureGetReturnType(block->signature)) != PETypeKindVoid;
+    runBlock(block, args, returns ? ret : NULL);
+    return ret[0];
+}
+
 void *PEBlockCreate(const PESignature *signature, uintptr_t token, char **error) {
-    ffi_cif *cif = PESignatureGetCIF(signature);
-    if (!cif) { if (error) *error = strdup("block signature cannot be called through libffi"); return NULL; }
+    if (!PESignatureIsCallable(signature)) { if (error) *error = strdup("block signature cannot be called (unions, bit-fields or arrays)"); return NULL; }
     struct BlockLayout *block = calloc(1, sizeof *block);
     void *code = NULL;
-    block->closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
-    if (!block->closure || ffi_prep_closure_loc(block->closure, cif, blockEntry, block, code) != FFI_OK) {
-        free(block);
-        if (error) *error = strdup("could not allocate a libffi closure for a block");
-        return NULL;
+    if (signature->registerOnly && !PEUsesLibFFI()) {
+        code = (void *)registerBlockEntry;
+    } else {
+#if PE_HAS_LIBFFI
+        if (PEUsesLibFFI()) {
+            ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+            if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(signature), blockEntry, block, code) != FFI_OK) {
+                if (closure) ffi_closure_free(closure);
+                free(block);
+                if (error) *error = strdup("could not allocate a libffi closure for a block");
+                return NULL;
+            }
+            block->closure = closure;
+        }
+#endif
+        if (!code) {
+            free(block);
+            if (error) *error = strdup("a block whose arguments don't all fit in integer registers (a double, a struct, "
+                                       "more than 6) needs libffi, which this platform doesn't have (iOS)");
+            return NULL;
+        }
     }
     block->isa = _NSConcreteMallocBlock;
     /* Reference count 1 (counted in steps of 2 in the low bits, as the runtime does). */
@@ -108,12 +143,17 @@ const PESignature *PEBlockGetSignature(const void *ptr) {
 void *PEBlockCopy(void *block) { return (void *)_Block_copy(block); }
 void PEBlockRelease(void *block) { _Block_release(block); }
 
+void PECallBlock(void *block, const PESignature *sig, void **arguments, void *returnValue) {
+    if (!PESignatureIsCallable(sig))
+        [NSException raise:NSInvalidArgumentException format:@"block signature %s cannot be called (unions, bit-fields or arrays)",
+            PESignatureGetEncoding(sig)];
+    if (!PECallFunction(PEBlockGetInvokeFunction(block), sig, arguments, returnValue))
+        PEInvocationCallBlock(block, sig, arguments, returnValue);
+}
+
 bool PEBlockInvoke(void *ptr, PEFrame *frame, char **error) {
-    struct BlockLayout *block = ptr;
-    ffi_cif *cif = PESignatureGetCIF(frame->signature);
-    if (!cif) { if (error) *error = strdup("block signature cannot be called through libffi"); return false; }
     bool ok = false;
-    PE_TRY(error, { PECallFunction((void *)block->invoke, frame->signature, frame->arguments, frame->returnValue); ok = true; });
+    PE_TRY(error, { PECallBlock(ptr, frame->signature, frame->arguments, frame->returnValue); ok = true; });
     return ok;
 }
 

@@ -123,7 +123,7 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     /* The class's own method, found once: the slot keeps it for every later IMP change. */
     slot->ownMethod = existing ? PEClassOwnMethod(cls, sel) : NULL;
     slot->ownIMP = slot->ownMethod ? method_getImplementation(slot->ownMethod) : NULL;
-    slot->route = PESlotChooseRoute(cls, selector, defaultRoute);
+    slot->route = PESlotChooseRoute(cls, selector, sig, defaultRoute);
     if (slot->route == PERouteForwarding) __atomic_add_fetch(&PEForwardingSlotCount, 1, __ATOMIC_RELAXED);
     IMP entry = PESlotMakeEntry(slot, error);
     if (!entry) {
@@ -257,18 +257,21 @@ Class PENativeCallerClass(id receiver, const char *selector) {
 void PEZeroReturn(PEFrame *frame) {
     const PEType *rt = PESignatureGetReturnType(frame->signature);
     if (frame->returnValue && PETypeGetKind(rt) != PETypeKindVoid)
-        memset(frame->returnValue, 0, PETypeGetSize(rt) < sizeof(ffi_arg) ? sizeof(ffi_arg) : PETypeGetSize(rt));
+        memset(frame->returnValue, 0, PETypeGetSize(rt) < sizeof(uintptr_t) ? sizeof(uintptr_t) : PETypeGetSize(rt));
+}
+
+static void raiseNotCallable(const PESignature *sig) {
+    [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called (unions, bit-fields or arrays)",
+        PESignatureGetEncoding(sig)];
 }
 
 static void callNative(IMP imp, Class owner, PEFrame *frame) {
-    ffi_cif *cif = PESignatureGetCIF(frame->signature);
-    if (!cif) {
-        [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called through libffi",
-            PESignatureGetEncoding(frame->signature)];
-    }
+    if (!PESignatureIsCallable(frame->signature)) raiseNotCallable(frame->signature);
     bool tracked = PENativeCallBegin(*(id *)frame->arguments[0], *(SEL *)frame->arguments[1], owner);
     @try {
-        PECallFunction((void *)imp, frame->signature, frame->arguments, frame->returnValue);
+        /* Registers or libffi; without libffi, NSInvocation (PEInvocationCall.m). */
+        if (!PECallFunction((void *)imp, frame->signature, frame->arguments, frame->returnValue))
+            PEInvocationCallIMP(imp, owner, frame);
     } @finally {
         PENativeCallEnd(tracked);
     }
@@ -371,12 +374,20 @@ bool PEMessageSend(PEFrame *frame, char **error) {
     SEL sel = *(SEL *)frame->arguments[1];
     bool ok = false;
     PE_TRY(error, {
-        IMP imp = PELookupIMP(receiver, sel);
-        ffi_cif *cif = PESignatureGetCIF(frame->signature);
-        if (!cif) [NSException raise:NSInvalidArgumentException format:@"signature %s cannot be called through libffi",
-                   PESignatureGetEncoding(frame->signature)];
-        ffi_call(cif, (void (*)(void))imp, frame->returnValue, frame->arguments);
-        ok = true;
+        if (!PESignatureIsCallable(frame->signature)) raiseNotCallable(frame->signature);
+#if PE_HAS_LIBFFI
+        if (PEUsesLibFFI()) {
+            IMP imp = PELookupIMP(receiver, sel);
+            ffi_call(PESignatureGetCIF(frame->signature), (void (*)(void))imp, frame->returnValue, frame->arguments);
+            ok = true;
+        }
+#endif
+        /* Without libffi: registers when they carry the whole call, else an NSInvocation. */
+        if (!ok) {
+            if (!PECallFunction((void *)PELookupIMP(receiver, sel), frame->signature, frame->arguments, frame->returnValue))
+                PEInvocationSend(frame);
+            ok = true;
+        }
     });
     return ok;
 }
@@ -401,10 +412,18 @@ void *PESymbolLookup(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 bool PEInvokeFunction(void *function, PEFrame *frame, char **error) {
     PEEnsureThreadRegistered();
-    ffi_cif *cif = PESignatureGetCIF(frame->signature);
-    if (!cif) { if (error) *error = strdup("this signature cannot be called through libffi"); return false; }
-    bool ok = false;
-    PE_TRY(error, { ffi_call(cif, (void (*)(void))function, frame->returnValue, frame->arguments); ok = true; });
+    if (!PESignatureIsCallable(frame->signature)) {
+        if (error) *error = strdup("this signature cannot be called (unions, bit-fields or arrays)");
+        return false;
+    }
+    bool ok = false, called = false;
+    PE_TRY(error, { called = PECallFunction(function, frame->signature, frame->arguments, frame->returnValue); ok = true; });
+    if (ok && !called) {
+        /* NSInvocation calls methods only: a C function needs libffi unless registers carry it. */
+        if (error) *error = strdup("calling a C function whose arguments don't all fit in integer registers "
+                                   "needs libffi, which this platform doesn't have (iOS)");
+        return false;
+    }
     return ok;
 }
 
@@ -413,11 +432,21 @@ bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **e
     id receiver = *(id *)frame->arguments[0];
     if (!receiver) { PEZeroReturn(frame); return true; }
     const PESignature *sig = frame->signature;
+#if PE_HAS_LIBFFI
+    if (!PEUsesLibFFI())
+#endif
+    {
+        /* NSInvocation has no variadic calls: without libffi there is no way to make one. */
+        (void)sig; (void)fixedArgumentCount;
+        if (error) *error = strdup("calling a variadic method needs libffi, which this platform doesn't have (iOS)");
+        return false;
+    }
+#if PE_HAS_LIBFFI
     unsigned total = PESignatureGetArgumentCount(sig);
     ffi_type **types = alloca(sizeof(ffi_type *) * total);
     for (unsigned i = 0; i < total; i++) types[i] = PESignatureGetArgument(sig, i)->ffi;
     ffi_cif cif;
-    if (!PESignatureIsFFICompatible(sig) ||
+    if (!PESignatureIsCallable(sig) ||
         ffi_prep_cif_var(&cif, FFI_DEFAULT_ABI, fixedArgumentCount, total, PESignatureGetReturnType(sig)->ffi, types) != FFI_OK) {
         if (error) *error = strdup("cannot prepare a variadic call");
         return false;
@@ -429,6 +458,7 @@ bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **e
         ok = true;
     });
     return ok;
+#endif
 }
 
 bool PESuperSend(void *startClass, PEFrame *frame, char **error) {

@@ -11,18 +11,20 @@ static uint64_t forwardedCalls;
 uint64_t PEDispatchForwardedCallCount(void) { return __atomic_load_n(&forwardedCalls, __ATOMIC_RELAXED); }
 
 void PEWidenReturn(const PEType *type, void *ret) {
-    ffi_arg wide;
+    uintptr_t wide;
     switch (PETypeGetKind(type)) {
-        case PETypeKindChar: wide = (ffi_sarg)*(signed char *)ret; break;
+        case PETypeKindChar: wide = (uintptr_t)(intptr_t)*(signed char *)ret; break;
         case PETypeKindUChar: wide = *(unsigned char *)ret; break;
         case PETypeKindBool: wide = *(unsigned char *)ret; break;
-        case PETypeKindShort: wide = (ffi_sarg)*(short *)ret; break;
+        case PETypeKindShort: wide = (uintptr_t)(intptr_t)*(short *)ret; break;
         case PETypeKindUShort: wide = *(unsigned short *)ret; break;
-        case PETypeKindInt: wide = (ffi_sarg)*(int *)ret; break;
+        case PETypeKindInt: wide = (uintptr_t)(intptr_t)*(int *)ret; break;
         case PETypeKindUInt: wide = *(unsigned int *)ret; break;
+        case PETypeKindLong: wide = (uintptr_t)(intptr_t)*(PE_ENCODED_LONG *)ret; break;
+        case PETypeKindULong: wide = (uintptr_t)*(PE_ENCODED_ULONG *)ret; break;
         default: return;
     }
-    *(ffi_arg *)ret = wide;
+    *(uintptr_t *)ret = wide;
 }
 
 #if PE_GNU_RUNTIME
@@ -171,11 +173,15 @@ static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*
 
 
 
-PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred) {
+PERoute PESlotChooseRoute(Class cls, const char *selector, const PESignature *signature, PERoute preferred) {
     /* Forwarding builds an NSInvocation per call: memory management methods and anything on a
-       root class (NSInvocation's own ancestors) would forward the forwarding machinery itself. */
+       root class (NSInvocation's own ancestors) would forward the forwarding machinery itself.
+       Those are register-only, so they have a closure entry with or without libffi. */
     static const char *const closureOnly[] = { "dealloc", "retain", "release", "autorelease", "retainCount",
                                                "methodSignatureForSelector:", "forwardInvocation:", "respondsToSelector:" };
+    /* Without libffi (iOS) the closure route has entries for register-only methods only: JSPatch's
+       forwarding route takes every other one. */
+    if (preferred == PERouteClosure && !PEClosureEntryAvailable(signature)) preferred = PERouteForwarding;
     if (preferred == PERouteForwarding) {
         Class base = class_isMetaClass(cls) ? objc_lookUpClass(class_getName(cls)) : cls;
         if (base && !class_getSuperclass(base)) return PERouteClosure;
@@ -186,12 +192,27 @@ PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred) {
 }
 
 IMP PESlotMakeEntry(PESlot *slot, char **error) {
-    if (!PESignatureIsFFICompatible(slot->signature)) {
-        if (error) *error = strdup([[NSString stringWithFormat:@"cannot patch %s %s: its type encoding %s has types libffi cannot pass (unions, bit-fields, arrays)",
+    if (!PESignatureIsCallable(slot->signature)) {
+        if (error) *error = strdup([[NSString stringWithFormat:@"cannot patch %s %s: its type encoding %s has types a call cannot pass (unions, bit-fields, arrays)",
             class_getName(slot->cls), slot->selectorName, PESignatureGetEncoding(slot->signature)] UTF8String]);
         return NULL;
     }
-    if (slot->route == PERouteClosure) return PEClosureEntryMake(slot, error);
+    if (slot->route == PERouteClosure) {
+        /* Without libffi, register entries can run out: a method the forwarding route can take
+           leaves the pool's last entries to those it can't (and to swizzle continuations). */
+        bool canForward = !PEUsesLibFFI()
+            && PESlotChooseRoute(slot->cls, slot->selectorName, slot->signature, PERouteForwarding) == PERouteForwarding;
+        char *closureError = NULL;
+        IMP imp = PEClosureEntryMake(slot, canForward ? 512 : 0, &closureError);
+        if (!imp && canForward) {
+            free(closureError);
+            slot->route = PERouteForwarding;
+            __atomic_add_fetch(&PEForwardingSlotCount, 1, __ATOMIC_RELAXED);
+        } else {
+            if (error) *error = closureError; else free(closureError);
+            return imp;
+        }
+    }
     ensureForwardInvocation(slot->cls);
     IMP imp = PEForwardingIMP(PESignatureGetRuntimeEncoding(slot->signature));
     if (!imp && error) *error = strdup("the runtime gave no forwarding IMP");

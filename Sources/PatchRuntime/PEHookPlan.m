@@ -23,7 +23,7 @@ bool PEHookPlanRunFromArguments(PESlot *slot, void *ret, void **args) {
     for (unsigned i = 0; i < count && i < 6; i++) memcpy(&values[i], args[i], PETypeGetSize(PESignatureGetArgument(sig, i)));
     PERegisterValuesExtend(sig, values);
     if (!PEHookPlanRun(slot, values, result)) return false;
-    if (ret && PETypeGetKind(PESignatureGetReturnType(sig)) != PETypeKindVoid) memcpy(ret, result, sizeof(ffi_arg));
+    if (ret && PETypeGetKind(PESignatureGetReturnType(sig)) != PETypeKindVoid) memcpy(ret, result, sizeof(uintptr_t));
     return true;
 }
 

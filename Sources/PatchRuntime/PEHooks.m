@@ -53,7 +53,7 @@ static void invokeHook(const LocalHook *hook, PEAspectInfo *info, PEFrame *frame
         ret = (hook->position == PEHookPositionInstead && frame->returnValue) ? frame->returnValue
             : (PETypeGetSize(rt) <= sizeof scratch ? scratch : alloca(PETypeGetSize(rt)));
     }
-    PECallFunction(PEBlockGetInvokeFunction(block), sig, args, ret);
+    PECallBlock(block, sig, args, ret);
 }
 
 static void runPosition(LocalHook *hooks, unsigned n, int position, bool instanceLevel,
@@ -181,7 +181,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     }
     const PESignature *methodSig = slot->signature;
     unsigned blockArgs = PESignatureGetArgumentCount(blockSig), methodArgs = PESignatureGetArgumentCount(methodSig);
-    bool compatible = blockArgs <= methodArgs && PESignatureIsFFICompatible(blockSig);
+    bool compatible = blockArgs <= methodArgs && PESignatureIsCallable(blockSig);
     if (compatible && blockArgs > 1) compatible = PETypeGetKind(PESignatureGetArgument(blockSig, 1)) == PETypeKindObject;
     for (unsigned i = 2; compatible && i < blockArgs; i++)
         compatible = typesCompatible(PESignatureGetArgument(blockSig, i), PESignatureGetArgument(methodSig, i));

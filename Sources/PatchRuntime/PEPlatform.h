@@ -15,6 +15,30 @@
 #define PE_GNU_RUNTIME 0
 #endif
 
+/* Manual reference counting everywhere: GCC's runtime has no ARC, so the code is written for
+   retain/release, and SwiftPM turns ARC on for Darwin unless Package.swift says -fno-objc-arc. */
+#if __has_feature(objc_arc)
+#error "PatchRuntime is manual reference counting: compile it with -fno-objc-arc (Package.swift, appleObjCFlags)"
+#endif
+
+/* libffi, where the platform has it: Debian's <ffi.h>; the macOS SDK's <ffi/ffi.h>; iOS has no
+   public libffi (no header, no library to link), so the runtime core does without it there:
+   register-only closure entries, the forwarding route for every other patched method, and
+   NSInvocation for calls into Objective-C (PEInvocationCall.m). On Linux PEUsesLibFFI() can be
+   made false at run time (PATCHENGINE_WITHOUT_LIBFFI=1), so the iOS paths run in the tests here. */
+#if defined(__APPLE__)
+#include <TargetConditionals.h>
+#endif
+#if defined(__linux__)
+#include <ffi.h>
+#define PE_HAS_LIBFFI 1
+#elif defined(__APPLE__) && TARGET_OS_OSX && __has_include(<ffi/ffi.h>)
+#include <ffi/ffi.h>
+#define PE_HAS_LIBFFI 1
+#else
+#define PE_HAS_LIBFFI 0
+#endif
+
 /* Whether runtime.js is compiled into the library (PERuntimeScript.m) with C23's #embed:
    clang 19 and later (the Swift toolchain's clang on Linux). A compiler without it (an older
    Xcode) leaves it out, and the engine reads runtime.js from the package's resource bundle. */
@@ -26,6 +50,34 @@
 #ifndef PE_EMBEDS_RUNTIME_SCRIPT
 #define PE_EMBEDS_RUNTIME_SCRIPT 0
 #endif
+
+/* Type encodings. `l` / `L` in an encoding: GCC's runtime reads them as C's long (8 bytes here,
+   though clang encodes a long as `q`); Apple's runtime reads them as 32 bits on every platform
+   (its 64-bit `@encode(long)` is `q`, and `l` is what a 32-bit long encodes to). */
+#if PE_GNU_RUNTIME
+#define PE_ENCODED_LONG long
+#define PE_ENCODED_ULONG unsigned long
+#define PE_ENCODING_C_LONG "l"
+#define PE_ENCODING_C_ULONG "L"
+#else
+#define PE_ENCODED_LONG int32_t
+#define PE_ENCODED_ULONG uint32_t
+#define PE_ENCODING_C_LONG "q"      /* C's long, as @encode writes it (LP64) */
+#define PE_ENCODING_C_ULONG "Q"
+#endif
+/* The geometry structs' encodings as the platform's @encode writes them: GNUstep's CGRect is its
+   NSRect (`_NSRect`, `_NSPoint`, `_NSSize`); Apple's are tagged CGRect, CGPoint, CGSize (and
+   CGFloat is a double on both 64-bit platforms). NSRange is `_NSRange` on both. */
+#if PE_GNU_RUNTIME
+#define PE_ENCODING_CGPOINT "{_NSPoint=dd}"
+#define PE_ENCODING_CGSIZE "{_NSSize=dd}"
+#define PE_ENCODING_CGRECT "{_NSRect={_NSPoint=dd}{_NSSize=dd}}"
+#else
+#define PE_ENCODING_CGPOINT "{CGPoint=dd}"
+#define PE_ENCODING_CGSIZE "{CGSize=dd}"
+#define PE_ENCODING_CGRECT "{CGRect={CGPoint=dd}{CGSize=dd}}"
+#endif
+#define PE_ENCODING_NSRANGE "{_NSRange=QQ}"
 
 /* The IMP that a message send for `sel` to `receiver` would call. GCC's runtime has no
    objc_msgSend; objc_msg_lookup returns the IMP. Apple: class_getMethodImplementation. */

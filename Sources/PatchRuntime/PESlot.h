@@ -18,7 +18,7 @@ struct PESlot {
     PERoute route;
     uintptr_t patchToken;           /* read and written with __atomic builtins; read and used inside an
                                        epoch, retired (PEPatchTokenRetire) when replaced */
-    void *closure;                  /* ffi_closure for PERouteClosure */
+    void *closure;                  /* ffi_closure for PERouteClosure, when libffi made the entry */
     bool installed;
     bool clearsObjectState;         /* -dealloc of a class whose objects carry JS properties or hooks */
     /* Layers added by the toolkit: changed under PELayerLock, read with no lock inside an epoch;
@@ -53,11 +53,15 @@ PESlot *PESlotEnumerate(PESlot *after);
 void PEHooksClearObject(void *object);
 
 bool PESlotHasLayers(const PESlot *slot);
-/* The route a slot takes, given the preferred one (some methods always take the closure route). */
-PERoute PESlotChooseRoute(Class cls, const char *selector, PERoute preferred);
+/* The route a slot takes, given the preferred one (some methods always take the closure route;
+   without libffi, methods whose arguments don't fit in registers always take the forwarding one). */
+PERoute PESlotChooseRoute(Class cls, const char *selector, const PESignature *signature, PERoute preferred);
+/* Whether a closure-route entry can be made for the signature (PEClosureEntry.m). */
+bool PEClosureEntryAvailable(const PESignature *signature);
 /* Builds the IMP the class's method is pointed at (PEForwarding.m / PEClosureEntry.m). */
 IMP PESlotMakeEntry(PESlot *slot, char **error);
-IMP PEClosureEntryMake(PESlot *slot, char **error);
+/* A closure-route entry, leaving `reserve` register entries in the pool (PEInternal.h). */
+IMP PEClosureEntryMake(PESlot *slot, unsigned reserve, char **error);
 /* What a call of `selector` resolved from class `start` (inclusive) runs: an installed slot (returned),
    or, when NULL is returned, the native implementation in *imp and the class that defines it in
    *owner (*imp NULL when nothing answers). PEInvokeFromClass runs what this finds. */

@@ -14,8 +14,9 @@ struct PESwizzleLayer {
     PESlot *slot;
     void *block;
     const PESignature *blockSignature;
-    IMP original;               /* continuation closure: runs what is below this layer */
-    ffi_closure *closure;       /* the closure behind `original` */
+    IMP original;               /* continuation: runs what is below this layer */
+    void *closure;              /* the ffi_closure behind `original`, or NULL for a register entry */
+    unsigned registerEntry;     /* the register entry behind `original` when not a closure */
     struct PESwizzleLayer *next;
 };
 
@@ -29,7 +30,7 @@ static void runLayer(struct PESwizzleLayer *layer, void *block, const PESignatur
     args[1] = &info;
     args[2] = frame->arguments[0];                          /* self; the block has no _cmd */
     for (unsigned i = 3; i < count; i++) args[i] = frame->arguments[i - 1];
-    PECallFunction(PEBlockGetInvokeFunction(block), blockSig, args, frame->returnValue);
+    PECallBlock(block, blockSig, args, frame->returnValue);
 }
 
 /* Runs the layer below `below` (the outermost when NULL). No lock: the list is read inside an
@@ -51,23 +52,68 @@ void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below) {
     }
 }
 
-/* After every reader that could see the layer has left: its block, info and closure go. */
+static void freeContinuation(struct PESwizzleLayer *layer);
+
+/* After every reader that could see the layer has left: its block, info and continuation go. */
 static void destroyLayer(void *item) {
     struct PESwizzleLayer *layer = item;
     layer->info->_layer = NULL;
     [layer->info release];
     PEBlockRelease(layer->block);
-    ffi_closure_free(layer->closure);
+    freeContinuation(layer);
     free(layer);
     PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
 }
 
-static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
-    (void)cif;
-    struct PESwizzleLayer *layer = userData;
+static void runBelow(struct PESwizzleLayer *layer, void **args, void *ret) {
     PEFrame frame = { layer->slot->signature, args, ret };
     PESwizzlesRun(layer->slot, &frame, layer);
     if (ret) PEWidenReturn(PESignatureGetReturnType(layer->slot->signature), ret);
+}
+
+static uintptr_t registerContinuation(void *context, uintptr_t values[6]) {
+    struct PESwizzleLayer *layer = context;
+    void *args[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
+    uintptr_t ret[2] = { 0, 0 };
+    bool returns = PETypeGetKind(PESignatureGetReturnType(layer->slot->signature)) != PETypeKindVoid;
+    runBelow(layer, args, returns ? ret : NULL);
+    return ret[0];
+}
+
+#if PE_HAS_LIBFFI
+static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
+    (void)cif;
+    runBelow(userData, args, ret);
+}
+#endif
+
+/* The layer's `original`: a libffi closure where libffi is used; without it (iOS) a register
+   entry, which exists only for methods whose arguments fit in integer registers. */
+static bool makeContinuation(struct PESwizzleLayer *layer) {
+    const PESignature *sig = layer->slot->signature;
+#if PE_HAS_LIBFFI
+    if (PEUsesLibFFI()) {
+        void *code = NULL;
+        ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+        if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(sig), continuation, layer, code) != FFI_OK) {
+            if (closure) ffi_closure_free(closure);
+            return false;
+        }
+        layer->closure = closure;
+        layer->original = (IMP)code;
+        return true;
+    }
+#endif
+    if (sig->registerOnly)
+        layer->original = (IMP)PERegisterEntryMake(registerContinuation, layer, 0, &layer->registerEntry);
+    return layer->original != NULL;
+}
+
+static void freeContinuation(struct PESwizzleLayer *layer) {
+#if PE_HAS_LIBFFI
+    if (layer->closure) { ffi_closure_free(layer->closure); return; }
+#endif
+    if (layer->original) PERegisterEntryRelease(layer->registerEntry);
 }
 
 @implementation PESwizzleInfo
@@ -179,27 +225,27 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
     struct PESwizzleLayer *layer = calloc(1, sizeof *layer);
     PELiveRecordAdjust(PELiveRecordSwizzleLayer, 1);
     layer->slot = slot;
-    void *code = NULL;
-    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
-    if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(slot->signature), continuation, layer, code) != FFI_OK) {
-        if (closure) ffi_closure_free(closure);
+    if (!makeContinuation(layer)) {
         free(layer);
         PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
-        if (error) *error = swizzleError(@"could not allocate a libffi closure");
+        PESlotUninstallIfUnused(slot);
+        if (error) *error = swizzleError(slot->signature->registerOnly || PEUsesLibFFI()
+            ? @"could not make the continuation to the original implementation"
+            : [NSString stringWithFormat:@"-[%s %s] takes arguments that don't all fit in integer registers: handing its "
+               "original implementation to a swizzle block needs libffi, which this platform doesn't have (iOS)",
+               class_getName(cls), name]);
         return nil;
     }
-    layer->original = (IMP)code;
-    layer->closure = closure;
     const PESignature *blockSig = PEIsBlock(block) ? PEBlockGetSignature(block) : NULL;
     const PESignature *methodSig = slot->signature;
     /* block: (block, info, self, args...) against method: (self, _cmd, args...) */
-    bool ok = blockSig && PESignatureIsFFICompatible(blockSig)
+    bool ok = blockSig && PESignatureIsCallable(blockSig)
         && PESignatureGetArgumentCount(blockSig) == PESignatureGetArgumentCount(methodSig) + 1
         && kindsCompatible(PESignatureGetReturnType(blockSig), PESignatureGetReturnType(methodSig));
     for (unsigned i = 3; ok && i < PESignatureGetArgumentCount(blockSig); i++)
         ok = kindsCompatible(PESignatureGetArgument(blockSig, i), PESignatureGetArgument(methodSig, i - 1));
     if (!ok) {
-        ffi_closure_free(closure);
+        freeContinuation(layer);
         free(layer);
         PELiveRecordAdjust(PELiveRecordSwizzleLayer, -1);
         PESlotUninstallIfUnused(slot);

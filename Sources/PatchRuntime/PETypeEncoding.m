@@ -1,5 +1,6 @@
 /* Parser for Objective-C type encodings, with layouts computed by the C ABI rules and
-   matching libffi types, interned so that every caller shares one parse per encoding. */
+   matching libffi types (where libffi exists), interned so that every caller shares one parse
+   per encoding. */
 #include "PEInternal.h"
 #include <pthread.h>
 #include <string.h>
@@ -61,9 +62,32 @@ static bool tooLong(const char *encoding) {
     return strnlen(encoding, PE_TYPE_MAX_ENCODING_LENGTH + 1) > PE_TYPE_MAX_ENCODING_LENGTH;
 }
 
-static PEType *newType(PETypeKind kind, size_t size, ffi_type *ffi) {
+#if PE_HAS_LIBFFI
+bool PEUsesLibFFI(void) {
+    static int state;       /* 0 unknown, 1 used, 2 turned off */
+    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    if (!s) {
+        const char *off = getenv("PATCHENGINE_WITHOUT_LIBFFI");
+        s = off && *off && strcmp(off, "0") != 0 ? 2 : 1;
+        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
+    }
+    return s == 1;
+}
+#define PE_FFI(t) (&(t))
+#else
+#define PE_FFI(t) NULL
+#endif
+
+/* `callable`: whether the type can be passed in a call, by libffi's rules (where libffi is not
+   there, NSInvocation and register calls take the same set). */
+static PEType *newType(PETypeKind kind, size_t size, bool callable, void *ffi) {
     PEType *t = calloc(1, sizeof *t);
-    t->kind = kind; t->size = size; t->alignment = size ? size : 1; t->ffi = ffi; t->elements = 1;
+    t->kind = kind; t->size = size; t->alignment = size ? size : 1; t->callable = callable; t->elements = 1;
+#if PE_HAS_LIBFFI
+    t->ffi = ffi;
+#else
+    (void)ffi;
+#endif
     return t;
 }
 
@@ -79,7 +103,7 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
         p++;
     }
     if (!*p) { *error = "unterminated struct or union encoding"; return NULL; }
-    PEType *t = newType(open == '{' ? PETypeKindStruct : PETypeKindUnion, 0, NULL);
+    PEType *t = newType(open == '{' ? PETypeKindStruct : PETypeKindUnion, 0, false, NULL);
     t->name = strndup(nameStart, (size_t)(p - nameStart));
     if (strcmp(t->name, "?") == 0) { free(t->name); t->name = strdup(""); }
     const PEType *fields[256]; unsigned count = 0;
@@ -111,7 +135,7 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
     t->fields = malloc(sizeof(PEType *) * (count ? count : 1));
     t->offsets = malloc(sizeof(size_t) * (count ? count : 1));
     size_t size = 0, align = 1;
-    bool ffiOK = count > 0 && t->kind == PETypeKindStruct;
+    bool callable = count > 0 && t->kind == PETypeKindStruct;
     for (unsigned i = 0; i < count; i++) {
         t->fields[i] = fields[i];
         size_t a = fields[i]->alignment;
@@ -124,12 +148,14 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
             t->offsets[i] = 0;
             if (fields[i]->size > size) size = fields[i]->size;
         }
-        if (!fields[i]->ffi) ffiOK = false;
+        if (!fields[i]->callable) callable = false;
     }
     t->alignment = align;
     t->size = alignUp(size, align);
     if (!withinLimits(t->size, t->elements)) { *error = sizeError; return NULL; }
-    if (ffiOK) {
+    t->callable = callable;
+#if PE_HAS_LIBFFI
+    if (callable) {
         /* Arrays inside structs are flattened into repeated elements, as libffi expects. */
         unsigned n = 0;
         for (unsigned i = 0; i < count; i++)
@@ -146,6 +172,7 @@ static PEType *parseAggregate(const char **cursor, const char **error, char open
         }
         t->ffi = ft;
     }
+#endif
     *cursor = p;
     return t;
 }
@@ -159,15 +186,22 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
         return NULL;
     }
     switch (*p) {
-#define SCALAR(ch, ctype, fft) case ch: t = newType((PETypeKind)ch, sizeof(ctype), &fft); p++; break;
+#define SCALAR(ch, ctype, fft) case ch: t = newType((PETypeKind)ch, sizeof(ctype), true, PE_FFI(fft)); p++; break;
         SCALAR('c', char, ffi_type_schar)
         SCALAR('C', unsigned char, ffi_type_uchar)
         SCALAR('s', short, ffi_type_sshort)
         SCALAR('S', unsigned short, ffi_type_ushort)
         SCALAR('i', int, ffi_type_sint)
         SCALAR('I', unsigned int, ffi_type_uint)
-        SCALAR('l', long, ffi_type_slong)
-        SCALAR('L', unsigned long, ffi_type_ulong)
+        /* `l` / `L`: the runtime's width (PEPlatform.h). */
+        case 'l':
+            t = newType(PETypeKindLong, sizeof(PE_ENCODED_LONG), true,
+                        sizeof(PE_ENCODED_LONG) == 8 ? PE_FFI(ffi_type_sint64) : PE_FFI(ffi_type_sint32));
+            p++; break;
+        case 'L':
+            t = newType(PETypeKindULong, sizeof(PE_ENCODED_ULONG), true,
+                        sizeof(PE_ENCODED_ULONG) == 8 ? PE_FFI(ffi_type_uint64) : PE_FFI(ffi_type_uint32));
+            p++; break;
         SCALAR('q', long long, ffi_type_sint64)
         SCALAR('Q', unsigned long long, ffi_type_uint64)
         SCALAR('f', float, ffi_type_float)
@@ -178,18 +212,18 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
         SCALAR('*', char *, ffi_type_pointer)
 #undef SCALAR
         case 'v':
-            t = newType(PETypeKindVoid, 0, &ffi_type_void); t->alignment = 1; p++; break;
+            t = newType(PETypeKindVoid, 0, true, PE_FFI(ffi_type_void)); t->alignment = 1; p++; break;
         case '@':
             p++;
             if (*p == '?') {
-                t = newType(PETypeKindBlock, sizeof(void *), &ffi_type_pointer);
+                t = newType(PETypeKindBlock, sizeof(void *), true, PE_FFI(ffi_type_pointer));
                 p++;
                 if (*p == '<') {            /* extended block signature @?<v@?i> */
                     int depth = 0;
                     do { if (*p == '<') depth++; else if (*p == '>') depth--; p++; } while (*p && depth > 0);
                 }
             } else {
-                t = newType(PETypeKindObject, sizeof(void *), &ffi_type_pointer);
+                t = newType(PETypeKindObject, sizeof(void *), true, PE_FFI(ffi_type_pointer));
                 if (*p == '"') {
                     const char *end = strchr(p + 1, '"');
                     if (end) {
@@ -201,7 +235,7 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
             break;
         case '^': {
             p++;
-            t = newType(PETypeKindPointer, sizeof(void *), &ffi_type_pointer);
+            t = newType(PETypeKindPointer, sizeof(void *), true, PE_FFI(ffi_type_pointer));
             if (*p == 'v') { p++; }
             else if (*p == '?') { p++; }
             else {
@@ -221,7 +255,7 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
             break;
         }
         case '?':                       /* function pointer or unknown: only valid behind '^' */
-            t = newType(PETypeKindPointer, sizeof(void *), &ffi_type_pointer); p++; break;
+            t = newType(PETypeKindPointer, sizeof(void *), true, PE_FFI(ffi_type_pointer)); p++; break;
         case '{':
             t = parseAggregate(&p, error, '{', '}', depth);
             if (!t) return NULL;
@@ -244,14 +278,16 @@ static PEType *parseType(const char **cursor, const char **error, bool inAggrega
             p++;
             size_t elements = element->elements * (n ? n : 1);
             if (!withinLimits(element->size * n, elements)) { *error = sizeError; return NULL; }
-            t = newType(PETypeKindArray, element->size * n, NULL);
+            t = newType(PETypeKindArray, element->size * n, element->callable, NULL);
             t->elements = elements;
             t->alignment = element->alignment;
             t->fieldCount = (unsigned)n;
             t->fields = malloc(sizeof(PEType *)); t->fields[0] = element;
             t->offsets = malloc(sizeof(size_t)); t->offsets[0] = 0;
             /* Arrays are only passed inside structs, where libffi wants the element type repeated. */
+#if PE_HAS_LIBFFI
             t->ffi = element->ffi;
+#endif
             break;
         }
         case 'b': *error = "bit-field types are not supported"; return NULL;
@@ -304,7 +340,7 @@ static const PESignature *buildSignature(const char *types, const char **error) 
     for (unsigned i = 0; i < count; i++) enc += strlen(parts[i]->encoding);
     sig->encoding = calloc(enc + 1, 1);
     sig->runtimeEncoding = calloc(enc * 2 + 1, 1);
-    bool ffiOK = parts[0]->ffi != NULL;
+    bool callable = parts[0]->callable;
     for (unsigned i = 0; i < count; i++) {
         strcat(sig->encoding, parts[i]->encoding);
         /* NSInvocation would retain an "@" value, but blocks are not objects on GCC's runtime. */
@@ -315,10 +351,10 @@ static const PESignature *buildSignature(const char *types, const char **error) 
             frame = alignUp(frame, parts[i]->alignment < 8 ? 8 : parts[i]->alignment);
             sig->argumentOffsets[i - 1] = frame;
             frame += parts[i]->size;
-            if (!parts[i]->ffi || parts[i]->kind == PETypeKindArray) ffiOK = false;
+            if (!parts[i]->callable || parts[i]->kind == PETypeKindArray) callable = false;
         }
     }
-    if (parts[0]->kind == PETypeKindArray) ffiOK = false;
+    if (parts[0]->kind == PETypeKindArray) callable = false;
     sig->registerOnly = count - 1 <= 6;
     for (unsigned i = 0; i < count && sig->registerOnly; i++) {
         switch (parts[i]->kind) {
@@ -329,13 +365,15 @@ static const PESignature *buildSignature(const char *types, const char **error) 
         }
     }
     sig->frameSize = alignUp(frame, 16);
-    sig->ffiCompatible = ffiOK;
-    if (ffiOK) {
+    sig->callable = callable;
+#if PE_HAS_LIBFFI
+    if (callable) {
         sig->ffiArgs = malloc(sizeof(ffi_type *) * (sig->argumentCount ? sig->argumentCount : 1));
         for (unsigned i = 0; i < sig->argumentCount; i++) sig->ffiArgs[i] = sig->arguments[i]->ffi;
-        if (ffi_prep_cif(&sig->cif, FFI_DEFAULT_ABI, sig->argumentCount, sig->returnType->ffi, sig->ffiArgs) != FFI_OK)
-            sig->ffiCompatible = false;
+        sig->ffiPrepared = ffi_prep_cif(&sig->cif, FFI_DEFAULT_ABI, sig->argumentCount, sig->returnType->ffi, sig->ffiArgs) == FFI_OK;
+        if (!sig->ffiPrepared) sig->callable = false;
     }
+#endif
     return sig;
 }
 
@@ -359,16 +397,16 @@ static const char *encodingForTypeName(const char *name) {
     static const struct { const char *name, *enc; } map[] = {
         {"void", "v"}, {"id", "@"}, {"NSObject*", "@"}, {"BOOL", "B"}, {"bool", "B"},
         {"char", "c"}, {"unsigned char", "C"}, {"short", "s"}, {"unsigned short", "S"},
-        {"int", "i"}, {"unsigned int", "I"}, {"unsigned", "I"}, {"long", "l"}, {"unsigned long", "L"},
+        {"int", "i"}, {"unsigned int", "I"}, {"unsigned", "I"}, {"long", PE_ENCODING_C_LONG}, {"unsigned long", PE_ENCODING_C_ULONG},
         {"long long", "q"}, {"unsigned long long", "Q"}, {"float", "f"}, {"double", "d"},
         {"CGFloat", "d"}, {"NSInteger", "q"}, {"NSUInteger", "Q"}, {"int64_t", "q"}, {"uint64_t", "Q"},
         {"int32_t", "i"}, {"uint32_t", "I"}, {"size_t", "Q"},
         {"SEL", ":"}, {"Class", "#"}, {"char*", "*"}, {"const char*", "*"}, {"void*", "^v"},
         {"block", "@?"}, {"id<block>", "@?"}, {"NSBlock*", "@?"},
-        {"CGRect", "{_NSRect={_NSPoint=dd}{_NSSize=dd}}"}, {"NSRect", "{_NSRect={_NSPoint=dd}{_NSSize=dd}}"},
-        {"CGPoint", "{_NSPoint=dd}"}, {"NSPoint", "{_NSPoint=dd}"},
-        {"CGSize", "{_NSSize=dd}"}, {"NSSize", "{_NSSize=dd}"},
-        {"NSRange", "{_NSRange=QQ}"},
+        {"CGRect", PE_ENCODING_CGRECT}, {"NSRect", PE_ENCODING_CGRECT},
+        {"CGPoint", PE_ENCODING_CGPOINT}, {"NSPoint", PE_ENCODING_CGPOINT},
+        {"CGSize", PE_ENCODING_CGSIZE}, {"NSSize", PE_ENCODING_CGSIZE},
+        {"NSRange", PE_ENCODING_NSRANGE},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(map[i].name, name) == 0) return map[i].enc;
@@ -457,8 +495,10 @@ const char *PESignatureGetEncoding(const PESignature *s) { return s->encoding; }
 const char *PESignatureGetRuntimeEncoding(const PESignature *s) { return s->runtimeEncoding; }
 size_t PESignatureGetFrameSize(const PESignature *s) { return s->frameSize; }
 size_t PESignatureGetArgumentOffset(const PESignature *s, unsigned i) { return s->argumentOffsets[i]; }
-bool PESignatureIsFFICompatible(const PESignature *s) { return s->ffiCompatible; }
-ffi_cif *PESignatureGetCIF(const PESignature *s) { return s->ffiCompatible ? (ffi_cif *)&s->cif : NULL; }
+bool PESignatureIsCallable(const PESignature *s) { return s->callable; }
+#if PE_HAS_LIBFFI
+ffi_cif *PESignatureGetCIF(const PESignature *s) { return s->callable && s->ffiPrepared ? (ffi_cif *)&s->cif : NULL; }
+#endif
 
 /* A narrow argument widened the way the callee may expect (sign or zero extension). */
 static inline uintptr_t registerValue(const PEType *t, const void *p) {
@@ -469,6 +509,8 @@ static inline uintptr_t registerValue(const PEType *t, const void *p) {
         case PETypeKindUShort: return *(const unsigned short *)p;
         case PETypeKindInt: return (uintptr_t)(intptr_t)*(const int *)p;
         case PETypeKindUInt: return *(const unsigned int *)p;
+        case PETypeKindLong: return (uintptr_t)(intptr_t)*(const PE_ENCODED_LONG *)p;
+        case PETypeKindULong: return (uintptr_t)*(const PE_ENCODED_ULONG *)p;
         default: return *(const uintptr_t *)p;
     }
 }
@@ -477,14 +519,20 @@ void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values) {
     for (unsigned i = 0; i < sig->argumentCount && i < 6; i++) values[i] = registerValue(sig->arguments[i], &values[i]);
 }
 
-void PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue) {
+bool PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue) {
     if (!sig->registerOnly) {
-        ffi_call((ffi_cif *)&sig->cif, (void (*)(void))fn, returnValue, arguments);
-        return;
+#if PE_HAS_LIBFFI
+        if (PEUsesLibFFI() && sig->callable) {
+            ffi_call((ffi_cif *)&sig->cif, (void (*)(void))fn, returnValue, arguments);
+            return true;
+        }
+#endif
+        return false;
     }
     /* Extra register arguments are ignored by the callee in both calling conventions. */
     uintptr_t a[6] = { 0, 0, 0, 0, 0, 0 };
     for (unsigned i = 0; i < sig->argumentCount; i++) a[i] = registerValue(sig->arguments[i], arguments[i]);
     uintptr_t r = ((PERegisterFunction)fn)(a[0], a[1], a[2], a[3], a[4], a[5]);
     if (returnValue && sig->returnType->kind != PETypeKindVoid) *(uintptr_t *)returnValue = r;
+    return true;
 }

@@ -109,6 +109,15 @@ final class LogCollector: @unchecked Sendable {
 }
 
 /// Takes ownership of a malloc'd C string from a fixture and frees it.
+/// True when the engine runs without libffi, as on iOS (`PATCHENGINE_WITHOUT_LIBFFI=1`): calls that
+/// only libffi can make (non-register blocks from JS, C functions with such arguments, variadic
+/// methods, swizzles of such methods) are then clear errors, which the tests assert instead.
+let runsWithoutLibFFI: Bool = {
+    guard let value = ProcessInfo.processInfo.environment["PATCHENGINE_WITHOUT_LIBFFI"] else { return false }
+    return !value.isEmpty && value != "0"
+}()
+let needsLibFFIMessage = "needs libffi, which this platform doesn't have (iOS)"
+
 func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
     guard let pointer else { return nil }
     defer { free(pointer) }

@@ -72,7 +72,8 @@ const char *PESignatureGetRuntimeEncoding(const PESignature *sig);
 /* Total size of the argument storage (each argument aligned), for frame allocation. */
 size_t PESignatureGetFrameSize(const PESignature *sig);
 size_t PESignatureGetArgumentOffset(const PESignature *sig, unsigned index);
-/* Whether libffi can call or be called with this signature (no unions, bitfields...). */
-bool PESignatureIsFFICompatible(const PESignature *sig);
+/* Whether a call can pass every part of this signature (libffi's rules, kept where libffi is
+   absent: no unions, bit-fields or bare arrays). */
+bool PESignatureIsCallable(const PESignature *sig);
 
 #endif
