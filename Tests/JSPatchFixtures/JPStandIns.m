@@ -1,5 +1,7 @@
 #import "JPStandIns.h"
 
+#ifndef JP_HAS_UIKIT
+
 @implementation UIView
 - (instancetype)initWithFrame:(CGRect)frame
 {
@@ -13,3 +15,4 @@
 
 @implementation UIViewController
 @end
+#endif
