@@ -163,6 +163,34 @@ public actor Updater {
         return nil
     }
 
+    /// Every target the delegated role `role` (a channel) lists for which a search by path
+    /// (`targetInfo(for:)`) resolves to that role: what a device may take from the channel. A
+    /// path the role lists but is not trusted for (outside its delegated patterns, or shadowed by
+    /// an earlier or terminating delegation) is left out. Nil when no delegation reaches `role`.
+    public func targets(ofRole role: String) async throws -> [ResolvedTarget]? {
+        try await refresh()
+        var toVisit: [(role: String, parent: (name: String, metadata: Metadata<Targets>)?)] = [("targets", nil)]
+        var visited = Set<String>()
+        var found: Metadata<Targets>?
+        while !toVisit.isEmpty, visited.count <= configuration.maxDelegations {
+            let (name, parent) = toVisit.removeLast()
+            if visited.contains(name) { continue }
+            let metadata = try await loadTargets(name, parent: parent)
+            if name == role { found = metadata; break }
+            visited.insert(name)
+            let children = (metadata.signed.delegations?.roles ?? []).map { (role: $0.name, parent: Optional((name, metadata))) }
+            toVisit.append(contentsOf: children.reversed())
+        }
+        guard let found else { return nil }
+        var result: [ResolvedTarget] = []
+        for path in found.signed.targets.keys.sorted() {
+            if let resolved = try await targetInfo(for: path), resolved.role == role, resolved.file == found.signed.targets[path] {
+                result.append(resolved)
+            }
+        }
+        return result
+    }
+
     /// The file name a target is stored under in a target folder: its path percent-encoded into
     /// one name (so a path never leaves the folder).
     public nonisolated static func localName(for path: String) -> String { RoleName.encoded(path) }

@@ -69,6 +69,22 @@ final class RepositoryTests: XCTestCase {
         XCTAssertEqual(try PatchRelease(custom: staged?.file.custom)?.rollout, 1000)
     }
 
+    /// A device lists its channel's releases; a path the channel role lists outside its
+    /// delegated pattern (`staging/*` for staging) is not offered.
+    func testAChannelListsOnlyTheTargetsItIsTrustedFor() async throws {
+        try repository.release("a.js", content: Data("a()".utf8), release: PatchRelease(app: "a", patchID: "a"),
+                               channel: "staging", keys: [keys["staging"]!] + online)
+        let sneaky = Data("sneaky()".utf8)
+        try sneaky.write(to: directory.appendingPathComponent("repo/targets/\(HashCheck.digest("sha256", of: sneaky)!)"))
+        try repository.edit("staging", keys: [keys["staging"]!] + online) { targets in
+            targets.targets["production/sneaky.js"] = TargetFile(data: sneaky)
+        }
+        let listed = try await device().targets(ofRole: "staging")
+        XCTAssertEqual(listed?.map(\.path), ["staging/a.js"])
+        let missing = try await device().targets(ofRole: "nightly")
+        XCTAssertNil(missing)
+    }
+
     func testARevokedReleaseIsGoneAfterTheNextRefresh() async throws {
         try repository.release("bad.js", content: Data("x".utf8), release: PatchRelease(app: "a", patchID: "bad"),
                                channel: "production", keys: [keys["production"]!] + online)

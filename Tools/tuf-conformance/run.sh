@@ -19,15 +19,7 @@ fi
 suite="$(cd "$suite" && pwd)"
 command -v faketime >/dev/null || { echo "ERROR: faketime is not installed (make deps installs it)" >&2; exit 1; }
 
-venv="${TUFC_VENV:-.build/tufc}"
-requirements=Tools/tuf-conformance/requirements.txt
-if [ ! -x "$venv/bin/pytest" ] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -r "$requirements"
-    cp "$requirements" "$venv/requirements.txt"
-fi
-venv="$(cd "$venv" && pwd)"
+. Tools/tuf-conformance/venv.sh
 
 "${SWIFT:-swift}" build --product patch-tuf-client
 client="$("${SWIFT:-swift}" build --show-bin-path)/patch-tuf-client"

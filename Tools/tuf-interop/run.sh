@@ -8,15 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=Tools/tuf-interop
-venv="${TUFC_VENV:-.build/tufc}"
-requirements=Tools/tuf-conformance/requirements.txt
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q -r "$requirements"
-    cp "$requirements" "$venv/requirements.txt"
-fi
-python="$venv/bin/python"
+. Tools/tuf-conformance/venv.sh
 
 "${SWIFT:-swift}" build --product patch-tuf-client
 "${SWIFT:-swift}" build --product patchctl
