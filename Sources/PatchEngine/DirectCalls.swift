@@ -19,10 +19,14 @@ import PatchRuntime
 /// native code, so that a runaway method is ended and reverted as its own script's.
 ///
 /// What keeps the answer true:
-/// - Every change of a slot's layers bumps the dispatch generation, a counter in an ArrayBuffer
-///   the runtime JS reads (`PESetDispatchGenerationCounter`); an answer from an older generation
-///   is asked again. A hook added on another thread is seen by the next call from JS that starts
-///   after it.
+/// - Every change of a slot's layers bumps the dispatch generation of the slot's class and its
+///   subclasses (`PEDispatchGenerationBumpClass`: counters in static memory runtime.js reads
+///   through a typed array); an answer from an older generation of the receiver's class is asked
+///   again. A hook added on another thread is seen by the next call from JS that starts after it;
+///   a change to another class leaves the answer (and JavaScriptCore's inlined call) alone.
+/// - The method's IMP: a method replaced by other code (`method_setImplementation`,
+///   `method_exchangeImplementations`: no slot changes) is seen by the next call, which compares
+///   the word the runtime keeps the IMP in (`PEMethodIMPAddress`) with the slot's entry.
 /// - The object's class: runtime.js reads the object's class word through an 8-byte view of the
 ///   object (`PEObjectClassWord`: the bits that say the class), kept out of scripts' reach, so an
 ///   object whose class changes (KVO subclassing it when an observer is added) is asked again.
@@ -69,12 +73,15 @@ extension Engine {
         var script = ""
         var className = ""
         var signature: OpaquePointer?
+        /// Where the method's IMP is kept, and the slot's entry it must be for the call to be direct.
+        var impAddress: UnsafeRawPointer?
+        var imp: UnsafeRawPointer?
     }
 
     private func directPatch(_ cls: UnsafeMutableRawPointer, _ selector: String) -> DirectPatch? {
         var found = DirectPatch()
         let direct = withUnsafeMutablePointer(to: &found) { pointer in
-            PEDirectPatchRun(cls, selector, { token, signature, context in
+            PEDirectPatchRun(cls, selector, { token, signature, impAddress, imp, context in
                 let found = context!.assumingMemoryBound(to: DirectPatch.self)
                 Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
                     found.pointee.function = method.function
@@ -84,6 +91,8 @@ extension Engine {
                     found.pointee.className = method.className
                 }
                 found.pointee.signature = signature
+                found.pointee.impAddress = impAddress
+                found.pointee.imp = imp
             }, pointer)
         }
         return direct ? found : nil
@@ -119,20 +128,26 @@ extension Engine {
             return nil
         }
 
-        // N.loadDirectCalls(): direct.js's module function, evaluated on runtime.js's first need.
-        addFunction(n, "loadDirectCalls") { [unowned self] _, _, _ in
-            try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName)
-        }
-        // N.setDispatchGeneration(buffer): the ArrayBuffer whose first word the runtime core bumps.
-        addFunction(n, "setDispatchGeneration") { [unowned self] _, _, a in
-            guard let buffer = JSValueToObject(ctx, arg(a, 0), nil),
-                  JSValueGetTypedArrayType(ctx, buffer, nil) == kJSTypedArrayTypeArrayBuffer,
-                  let bytes = JSObjectGetArrayBufferBytesPtr(ctx, buffer, nil) else {   // pins the buffer: it can't move or be detached
-                throw BridgeError("setDispatchGeneration expects an ArrayBuffer")
+        // N.loadDirectCalls(shared): direct.js loaded once for every thread, in this one native call
+        // (JavaScriptCore runs other threads' JS while a native call is out, so a load made of several
+        // steps in JS could be seen half done, or done twice): its module function applied to N and
+        // `shared`, with `generation`, the dispatch generations (PEDispatchGenerations), added. The
+        // first caller loads; the others wait here and get the same object.
+        addFunction(n, "loadDirectCalls") { [unowned self] _, _, a in
+            try directCallsModule.withLock { loaded in
+                if let loaded { return loaded }
+                guard let module = JSValueToObject(ctx, try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName), nil),
+                      let made = JSValueToObject(ctx, try call(module, [n, arg(a, 0)]), nil) else {
+                    throw BridgeError("direct.js did not load")
+                }
+                let counters = JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeUint32Array, PEDispatchGenerations(),
+                                                                     Int(PE_DISPATCH_GENERATION_CAPACITY) * MemoryLayout<UInt32>.size,
+                                                                     nil, nil, nil)
+                JSC.set(ctx, made, "generation", counters)
+                JSValueProtect(ctx, made)
+                loaded = made
+                return made
             }
-            JSValueProtect(ctx, buffer)
-            PESetDispatchGenerationCounter(bytes.assumingMemoryBound(to: UInt32.self))
-            return nil
         }
         // N.resolveDirect(box, name, argc, needView) → null, or what runtime.js keeps for the object.
         addFunction(n, "resolveDirect") { [unowned self] _, _, a in
@@ -151,7 +166,8 @@ extension Engine {
     }
 
     /// What runtime.js needs to call `name` with `argumentCount` arguments on the object in `boxValue`
-    /// directly: `{generation, mask0, mask1, word0, word1, view?, number, method?, codes, result}`,
+    /// directly: `{index, generation, mask0, mask1, word0, word1, view?, number, method?, codes,
+    /// result, impView, imp0, imp1, impKey}`,
     /// `method` missing when the call must go through Objective-C; null for anything but a box of
     /// an object with a class word.
     private func resolveDirect(_ boxValue: JSValueRef, name: String, argumentCount: Int, needsView: Bool) throws -> JSValueRef? {
@@ -159,16 +175,18 @@ extension Engine {
         learnStampedBoxStructure()
         var mask: UInt = 0
         guard PEObjectClassWord(object, &mask) else { return JSValueMakeNull(ctx) }
-        // Read before what it guards: a change made meanwhile leaves this answer already stale.
-        let generation = PEDispatchGenerationRead()
         let word = object.load(as: UInt.self) & mask
         guard let cls = PEObjectGetClass(object) else { return JSValueMakeNull(ctx) }
+        // Read before what it guards: a change made meanwhile leaves this answer already stale.
+        let generationIndex = PEDispatchGenerationIndex(cls)
+        let generation = PEDispatchGenerationRead(generationIndex)
         let selector = SelectorName.selector(jsName: name, argumentCount: argumentCount)
         let number = try sendSelectors.number(for: selector)
 
         let result = JSObjectMake(ctx, nil, nil)!
         func set(_ key: String, _ value: JSValueRef?) { JSC.set(ctx, result, key, value) }
         func int32(_ bits: UInt) -> JSValueRef { JSValueMakeNumber(ctx, Double(Int32(truncatingIfNeeded: bits))) }
+        set("index", JSValueMakeNumber(ctx, Double(generationIndex)))
         set("generation", JSValueMakeNumber(ctx, Double(generation)))
         // Where every bit of the word says the class, runtime.js compares it as one double: a class
         // pointer (user space, far below 2^52) has a zero exponent, so its bits are a number no
@@ -189,13 +207,21 @@ extension Engine {
         // so that a runaway method is ended, reported and reverted as its own script's (a
         // termination can't be caught in JS: a direct call would end its caller's script instead).
         if timeLimit.seconds == nil, let patch = directPatch(cls, selector), let function = patch.function,
-           let raw = patch.signature, patch.family == .none, !patch.isDealloc {
+           let raw = patch.signature, patch.family == .none, !patch.isDealloc, let impAddress = patch.impAddress {
             let signature = ObjCSignature(raw: raw)
             let codes = (2..<signature.argumentCount).map { DirectValueCode(signature.argument($0)) }
             if let resultCode = DirectValueCode(signature.returnType), !codes.contains(nil) {
                 set("method", function)
                 set("codes", JSC.array(ctx, codes.map { JSValueMakeNumber(ctx, Double($0!.rawValue)) }))
                 set("result", JSValueMakeNumber(ctx, Double(resultCode.rawValue)))
+                // The caller compares the method's IMP with the slot's entry on every call (two
+                // int32s through a view of the word the runtime keeps it in): a replacement by other
+                // code is seen by the next call, with no dispatch generation passing.
+                let imp = UInt(bitPattern: patch.imp)
+                set("impView", JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeInt32Array, UnsafeMutableRawPointer(mutating: impAddress),
+                                                                    MemoryLayout<UInt>.size, nil, nil, nil))
+                set("imp0", int32(imp)); set("imp1", int32(imp >> 32))
+                set("impKey", JSC.makeString(ctx, "\(UInt(bitPattern: impAddress)):\(imp)"))
             }
         }
         return result

@@ -53,6 +53,9 @@ final class Engine: @unchecked Sendable {
     let objectPrototype: JSObjectRef
     /// runtime.js's DirectStamp (DirectCalls.swift), which stamps a box with a private field.
     var directStamp: JSObjectRef?
+    /// What direct.js's module gave runtime.js, once loaded (DirectCalls.swift): the lock makes
+    /// every other first caller wait for the one loading it.
+    let directCallsModule = LockedValue<JSObjectRef?>(nil)
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!

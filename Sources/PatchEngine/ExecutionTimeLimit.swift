@@ -56,7 +56,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         lock.lock(); limit = value; lock.unlock()
         // Calls of JS-defined methods from JS are kept native entries while a limit is set
         // (DirectCalls.swift): answers found before the change are asked again.
-        PEDispatchGenerationBump()
+        PEDispatchGenerationBumpAll()
         if let value {
             setFunction(group, value, Self.callback, Unmanaged.passUnretained(self).toOpaque())
         } else {

@@ -145,21 +145,6 @@ static PESlot *installLocked(Class cls, const char *selector, const char *types,
     return slot;
 }
 
-/* The dispatch generation (PEDispatch.h): a counter in memory the engine's JS reads. */
-static uint32_t *generationCounter;
-
-void PESetDispatchGenerationCounter(uint32_t *counter) { __atomic_store_n(&generationCounter, counter, __ATOMIC_RELEASE); }
-
-uint32_t PEDispatchGenerationRead(void) {
-    uint32_t *counter = __atomic_load_n(&generationCounter, __ATOMIC_ACQUIRE);
-    return counter ? __atomic_load_n(counter, __ATOMIC_ACQUIRE) : 0;
-}
-
-void PEDispatchGenerationBump(void) {
-    uint32_t *counter = __atomic_load_n(&generationCounter, __ATOMIC_ACQUIRE);
-    if (counter) __atomic_add_fetch(counter, 1, __ATOMIC_RELEASE);
-}
-
 bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, void *context) {
     SEL sel = sel_registerName(selector);
     IMP imp;
@@ -169,7 +154,11 @@ bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, v
     uintptr_t token = slot && slot->installed ? __atomic_load_n(&slot->patchToken, __ATOMIC_ACQUIRE) : 0;
     bool direct = token && !slot->clearsObjectState && !__atomic_load_n(&slot->hookCount, __ATOMIC_ACQUIRE)
         && !__atomic_load_n(&slot->swizzleCount, __ATOMIC_ACQUIRE);
-    if (direct) body(token, slot->signature, context);
+    /* The method a send finds must still run the slot's entry: other code may have replaced it. */
+    Method method = direct ? class_getInstanceMethod((Class)cls, sel) : NULL;
+    const void *impAddress = method && method_getImplementation(method) == slot->entryIMP ? PEMethodIMPAddress(method) : NULL;
+    direct = impAddress != NULL;
+    if (direct) body(token, slot->signature, impAddress, (const void *)slot->entryIMP, context);
     PEEpochExit();
     return direct;
 }
@@ -180,7 +169,7 @@ void PESlotEnsureInstalled(PESlot *slot) {
     if (!slot->installed) {
         __atomic_store_n(&slot->installed, true, __ATOMIC_RELEASE);    /* before the IMP, as above */
         PEReplaceMethod(slot->cls, slot->sel, slot->entryIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
-        PEDispatchGenerationBump();
+        PEDispatchGenerationBumpClass(slot->cls);
     }
     pthread_rwlock_unlock(&slotLock);
 }
@@ -224,7 +213,7 @@ void PESlotUninstallIfUnused(PESlot *slot) {
     if (slot->installed && !PESlotHasLayers(slot)) {
         PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
         slot->installed = false;
-        PEDispatchGenerationBump();
+        PEDispatchGenerationBumpClass(slot->cls);
     }
     pthread_rwlock_unlock(&slotLock);
 }

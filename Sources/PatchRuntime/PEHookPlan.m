@@ -81,7 +81,7 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
 void PESlotRebuildPlanLocked(PESlot *slot, struct PEHookPlan **retired) {
     struct PEHookPlan *old = __atomic_exchange_n(&slot->plan, buildPlan(slot), __ATOMIC_ACQ_REL);
     if (old) { old->retiredNext = *retired; *retired = old; }
-    PEDispatchGenerationBump();   /* every layer change rebuilds the plan */
+    PEDispatchGenerationBumpClass(slot->cls);   /* every layer change rebuilds the plan */
 }
 
 static void destroyPlan(void *plan) {

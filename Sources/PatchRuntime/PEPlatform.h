@@ -294,6 +294,19 @@ static inline bool PEObjectHasIsaWord(const void *obj) {
 }
 #endif
 
+/* The address of the word a method's IMP is kept in, so that a reader can see a replacement
+   (method_setImplementation, method_exchangeImplementations, class_replaceMethod) without a call.
+   GCC's runtime: `struct objc_method {SEL; const char *types; IMP}`, the IMP written in place.
+   Apple: a "big" method_t has the same three words; a "small" one (relative method lists, bit 0 of
+   the Method set) keeps replaced IMPs in a side table, so there is no word to read: NULL, and the
+   caller must ask the runtime instead. Checked on the method itself: NULL unless the word holds
+   what method_getImplementation answers. */
+static inline const void *PEMethodIMPAddress(Method method) {
+    if (!method || ((uintptr_t)method & (sizeof(void *) - 1)) != 0) return NULL;
+    IMP const *word = (IMP const *)((const char *)method + 2 * sizeof(void *));
+    return *word == method_getImplementation(method) ? (const void *)word : NULL;
+}
+
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
    GNUstep before they use Foundation. Apple needs nothing. */
 #if PE_GNU_RUNTIME

@@ -310,4 +310,64 @@ final class DirectCallTests: PatchTestCase {
         XCTAssertGreaterThan(tally["right"], 0)
         XCTAssertGreaterThan(try eval("\(global)hooks") as? Double ?? 0, 0, "no hook ran while calls were made")
     }
+
+    /// Other code replacing a JS-patched method (method_setImplementation, an exchange: analytics
+    /// SDKs do this) changes no slot: JS callers must see it at their next call, as native callers do.
+    func testAMethodReplacedByOtherCodeIsWhatTheNextCallFromJSRuns() throws {
+        let cls = uniqueClassName("DCTReplaced"), global = "__dct\(Self.nextNumber())"
+        try apply("""
+        defineProtocol('\(cls)Types', { value: { returnType: 'int' }, other: { returnType: 'int' } });
+        defineClass('\(cls) : NSObject <\(cls)Types>', {
+          value: function () { return 41; },
+          other: function () { return 5; },
+          plusOne: function () { return self.value() + 1; }
+        });
+        globalThis.\(global) = require('\(cls)').alloc().init();
+        """)
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 42)
+        XCTAssertEqual(try nativeEntries { _ = try eval("\(global).plusOne()") }, 0)
+        let patched = pf_direct_replace_value(cls, 7)
+        XCTAssertEqual(take(pf_new_send(cls, "plusOne")), "8", "a native caller")
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 8, "a JS caller kept running the replaced patch")
+        XCTAssertEqual(try eval("require('\(cls)').alloc().init().plusOne()") as? Double, 8, "on a fresh object")
+        pf_direct_set_imp(cls, "value", patched)
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 42)
+        XCTAssertEqual(try nativeEntries { _ = try eval("\(global).plusOne()") }, 0, "direct again once the patch is back")
+        // An exchange of two patched methods: JS callers get what native callers get.
+        pf_direct_exchange(cls, "value", "other")
+        let native = take(pf_new_send(cls, "plusOne"))
+        XCTAssertEqual((try eval("\(global).plusOne()") as? Double).map { String(Int($0)) }, native)
+        pf_direct_exchange(cls, "value", "other")
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 42)
+    }
+
+
+    /// Dispatch generations are per class: a change to another class leaves a caller's state (and
+    /// the call site JavaScriptCore compiled around it) alone; a change to a superclass does not.
+    func testAChangeOfAnotherClassLeavesTheStateAndASuperclassChangeDoesNot() throws {
+        let base = uniqueClassName("DCTGenBase"), sub = uniqueClassName("DCTGenSub"), other = uniqueClassName("DCTGenOther")
+        let global = "__dct\(Self.nextNumber())"
+        try apply("""
+        defineClass('\(base) : NSObject', { tag: function () { return 'base'; } });
+        defineClass('\(sub) : \(base)', { value: function () { return 41; } });
+        defineClass('\(other) : NSObject', { x: function () { return 1; } });
+        globalThis.\(global) = require('\(sub)').alloc().init();
+        """)
+        XCTAssertEqual(try eval("\(global).value(); globalThis.\(global)f = \(global).__c('value'); \(global).__c('value') === \(global)f") as? Bool, true)
+        for position in ["before", "after", "instead"] {
+            let hook = uniqueScriptName()
+            try apply("hook(require('\(other)'), 'x', '\(position)', function () {});", name: hook)
+            try PatchEngine.revert(hook)
+        }
+        try apply("defineClass('\(other)', { y: function () { return 2; } });")
+        XCTAssertEqual(try eval("\(global).__c('value') === \(global)f") as? Bool, true,
+                       "a change to another class sent the call back through resolution")
+        let hook = uniqueScriptName()
+        try apply("hook(require('\(base)'), 'tag', 'before', function () {});", name: hook)
+        XCTAssertEqual(try eval("\(global).__c('value') === \(global)f") as? Bool, false, "a change to the superclass must be asked again")
+        XCTAssertEqual(try eval("\(global).value()") as? Double, 41)
+        try PatchEngine.revert(hook)
+        XCTAssertEqual(try eval("\(global).value()") as? Double, 41)
+    }
+
 }

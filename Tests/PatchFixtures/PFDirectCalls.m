@@ -128,3 +128,28 @@ int pf_direct_swizzle_value(int offset, char **error)
         return 0;
     PFTK_END
 }
+
+/* Other code replacing methods, no engine involved. */
+static int replacementValue;
+static int replacedValue(id self, SEL _cmd) { return replacementValue; }
+
+void *pf_direct_replace_value(const char *className, int value)
+{
+    replacementValue = value;
+    Method method = class_getInstanceMethod(objc_getClass(className), sel_registerName("value"));
+    return method ? (void *)method_setImplementation(method, (IMP)replacedValue) : NULL;
+}
+
+void pf_direct_set_imp(const char *className, const char *selector, void *imp)
+{
+    Method method = class_getInstanceMethod(objc_getClass(className), sel_registerName(selector));
+    if (method && imp) method_setImplementation(method, (IMP)imp);
+}
+
+void pf_direct_exchange(const char *className, const char *first, const char *second)
+{
+    Class cls = objc_getClass(className);
+    Method a = class_getInstanceMethod(cls, sel_registerName(first));
+    Method b = class_getInstanceMethod(cls, sel_registerName(second));
+    if (a && b) method_exchangeImplementations(a, b);
+}

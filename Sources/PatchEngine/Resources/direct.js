@@ -32,6 +32,7 @@
     this.word = info.word;
     this.mask0 = info.mask0; this.mask1 = info.mask1;
     this.word0 = info.word0; this.word1 = info.word1;
+    this.index = info.index;             // the receiver's class's dispatch generation counter
     this.generation = info.generation;
     this.callers = [];
     this.made = [];   // per name: the last caller made and what it was made for (see resolveDirect)
@@ -47,7 +48,8 @@
     if (st === undefined) {
       st = new DirectState(info);
       directStates.set(obj, st);
-    } else if (st.generation !== info.generation || st.word0 !== info.word0 || st.word1 !== info.word1) {
+    } else if (st.generation !== info.generation || st.index !== info.index || st.word0 !== info.word0 || st.word1 !== info.word1) {
+      st.index = info.index;
       st.generation = info.generation;
       st.word = info.word;
       st.word0 = info.word0;
@@ -59,12 +61,12 @@
       // A dispatch generation passes whenever any class's dispatch changes; a caller made for the
       // same method, arguments and types is kept, so that a call site keeps seeing the function
       // it was compiled for instead of a new one after every patch, hook or revert anywhere.
-      var key = info.number + ':' + info.codes.join(',') + ':' + info.result;
+      var key = info.number + ':' + info.codes.join(',') + ':' + info.result + ':' + info.impKey;
       var made = st.made[rec.id];
       if (made !== undefined && made.method === info.method && made.argc === argc && made.key === key) {
         caller = made.caller;
       } else {
-        caller = directCaller(obj, rec, argc, info.method, info.codes, info.result, info.number);
+        caller = directCaller(obj, rec, argc, info);
         st.made[rec.id] = { method: info.method, argc: argc, key: key, caller: caller };
       }
     }
@@ -101,7 +103,11 @@
   function argumentSource(code, i) {
     if (code === undefined) return '';
     var a = 'a' + i, convert = a + ' = convertArgument(obj, number, ' + i + ', ' + a + ');';
-    function integer(expression) { return 't = ' + expression + '; if (t === ' + a + ') ' + a + ' = t; else ' + convert; }
+    // Only numbers are checked in JS: a BigInt, a Symbol or an object can't be mixed into
+    // arithmetic without a throw (or a call of its valueOf) the round trip would not make.
+    function integer(expression) {
+      return "if (typeof " + a + " === 'number' && (t = " + expression + ') === ' + a + ') ' + a + ' = t; else ' + convert;
+    }
     switch (code) {
       case 0: return 'if (!(typeof ' + a + " === 'number' || typeof " + a + " === 'boolean' || (typeof " + a +
                      " === 'object' && " + a + ' !== null && isPlainBox(' + a + ')))) ' + a + ' = ' + a + ' === undefined || ' +
@@ -120,7 +126,7 @@
 
   // Statements that return result `r` (type `code`) when it is what the round trip would give back.
   function resultSource(code) {
-    function integer(expression) { return 't = ' + expression + '; if (t === r) return t;'; }
+    function integer(expression) { return "if (typeof r === 'number' && (t = " + expression + ') === r) return t;'; }
     switch (code) {
       case 12: return "if (typeof r !== 'object' || r === null) return undefined;";
       case 0: return "if (typeof r === 'number' || typeof r === 'boolean') return r; if (r === undefined || r === null) return false;" +
@@ -156,7 +162,7 @@
     // size decides whether JavaScriptCore inlines it into the call site.
     function body(sameSelf) {
       return 'function (' + list + ') {\n' +
-        '    if (arguments.length !== ' + k + ') return nativeCall(obj, rec).apply(null, arguments);\n' +
+        '    if (arguments.length !== ' + k + ' || imp[0] !== imp0 || imp[1] !== imp1) return nativeCall(obj, rec).apply(null, arguments);\n' +
         (sameSelf
           ? '    if (self !== obj) return caller.apply(null, arguments);\n' +
             '    var t, r, saved = frame.context;\n'
@@ -172,7 +178,7 @@
         '    return finishDirect(obj, number, r, false, [' + list + ']);\n' +
         '  }';
     }
-    return '"use strict"; return function (obj, rec, method, number) {\n' +
+    return '"use strict"; return function (obj, rec, method, number, imp, imp0, imp1) {\n' +
       '  var fn = method.fn;\n' +
       '  var caller = ' + body(false) + ';\n' +
       "  Object.defineProperty(caller, 'sameSelf', { value: " + body(true) + ' });\n' +
@@ -189,7 +195,8 @@
   // JavaScriptCore profiles every copy apart, so the calls in it see one method each and are
   // inlined, however many other methods are called from JS; with one shared caller, a call from a
   // loop inside another JS method cost ≈ 15 ns instead of ≈ 2, and any mix of methods ≈ 14 ns.
-  function directCaller(obj, rec, k, method, codes, result, number) {
+  function directCaller(obj, rec, k, info) {
+    var method = info.method, codes = info.codes, result = info.result;
     var factories = method.directCallers;
     if (factories === undefined) {
       factories = [];
@@ -201,7 +208,7 @@
                                             callerSource(k, codes, result))(nativeCall, convertArgument, finishDirect, failed,
                                                                             isPlainBox, frame, selfKeeper);
     }
-    return factory(obj, rec, method, number);
+    return factory(obj, rec, method, info.number, info.impView, info.imp0, info.imp1);
   }
 
   return { states: directStates, resolve: resolveDirect };

@@ -125,8 +125,9 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
 
   // --- methods defined in JS, called from JS without crossing into Objective-C ----------------------
   // The machinery is direct.js, loaded on the first call of a name some class defines in JS (not
-  // at engine start: parsing it cost ≈ 0.2 ms). `__c` reads the two values below on every such call.
-  // Where direct.js keeps each box's DirectState (`get(box)`); nothing before it is loaded.
+  // at engine start: parsing it cost ≈ 0.2 ms). `__c` reads the two values below on every such call:
+  // where direct.js keeps each box's DirectState (`get(box)`; nothing before it is loaded), and the
+  // dispatch generation of every class (indexed by a state's `index`).
   var direct = null, generation = null, directStates = { get: function () { return undefined; } };
   // What `__c` returns for a name not resolved for the object yet. Small: `__c` is compiled into
   // every call site, and JavaScriptCore's inlining budget is better spent on the direct call.
@@ -135,11 +136,12 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   }
   function resolveAndCall(obj, rec, args) {
     if (direct === null) {
-      var buffer = new ArrayBuffer(8);
-      generation = new Uint32Array(buffer);
-      N.setDispatchGeneration(buffer);
-      direct = N.loadDirectCalls()(N, { nativeCall: nativeCall, frame: frame, OCObject: OCObject });
-      directStates = direct.states;
+      // One native call loads it for every thread: other threads' JS runs while a native call is
+      // out, so steps taken here could be seen half done. Each thread assigns the same values.
+      var loaded = N.loadDirectCalls({ nativeCall: nativeCall, frame: frame, OCObject: OCObject });
+      generation = loaded.generation;
+      directStates = loaded.states;
+      direct = loaded;
     }
     return direct.resolve(obj, rec, args.length).apply(null, args);
   }
@@ -190,7 +192,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
         // Some class defines `name` in JS: this object's caller, while its class and the
         // dispatch generation are those it was found for.
         var st = directStates.get(obj);
-        if (st !== undefined && st.generation === generation[0]
+        if (st !== undefined && st.generation === generation[st.index]
             && (st.masked ? maskedClassWordIsKept(st) : st.view[0] === st.word)) {
           var caller = st.callers[rec.id];
           if (caller !== undefined) return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;

@@ -95,21 +95,34 @@ void *PESymbolLookup(const char *name);
 /* Calls a C function with the frame (a signature without implicit arguments). */
 bool PEInvokeFunction(void *function, PEFrame *frame, char **error);
 
-/* The dispatch generation: a counter that goes up whenever any slot's layers change (a patch set
-   or cleared, a hook or swizzle added or removed, a slot installed or released). The engine keeps
-   answers derived from the dispatcher's state (which JS function a call from JS may run directly)
-   only while the generation is the one they were computed in. The counter lives in memory the
-   engine provides (an ArrayBuffer its JS reads without a call into native code); 0 until set. */
-void PESetDispatchGenerationCounter(uint32_t *counter);
-uint32_t PEDispatchGenerationRead(void);
-void PEDispatchGenerationBump(void);
+/* Dispatch generations: one counter per class the engine asked about (PEDispatchGenerationIndex),
+   which goes up whenever a slot's layers change (a patch set or cleared, a hook or swizzle added
+   or removed, a slot installed or released) in that class or one of its superclasses; a change in
+   another class leaves it alone. Counter 0 stands for classes beyond the capacity and goes up with
+   every change. The engine keeps answers derived from the dispatcher's state (which JS function a
+   call from JS may run directly) only while their class's counter is the one they were computed
+   in. The counters are static memory the engine's JS reads (through an ArrayBuffer over
+   PEDispatchGenerations()) without a call into native code. */
+#define PE_DISPATCH_GENERATION_CAPACITY 4096
+uint32_t *PEDispatchGenerations(void);
+/* The counter of `cls` (a class or metaclass), given one on first ask; 0 when full. */
+unsigned PEDispatchGenerationIndex(void *cls);
+uint32_t PEDispatchGenerationRead(unsigned index);
+/* A change in `cls`: its counter and those of its subclasses that have one go up. */
+void PEDispatchGenerationBumpClass(void *cls);
+/* A change for every class (an engine setting). */
+void PEDispatchGenerationBumpAll(void);
 
 /* Whether a message of `selector` to an instance of `cls` (`cls` the receiver's class; a metaclass
    for a class) runs nothing but a JS patch: the implementation it resolves to is an installed
    slot's, whose only layer is its patch (no hooks, no swizzles, no native override in between).
-   If so, runs `body` with the patch token and the slot's signature inside a read section (the
-   token's record can't be freed meanwhile) and returns true. */
-typedef void (*PEDirectPatchBody)(uintptr_t token, const PESignature *signature, void *context);
+   If so, runs `body` with the patch token, the slot's signature and the address of the word the
+   runtime reads the method's IMP from (PEMethodIMPAddress: a caller compares it with `imp` on each
+   call, so that a replacement by other code — method_setImplementation, an exchange — is seen at
+   once) inside a read section (the token's record can't be freed meanwhile) and returns true.
+   False also when the method's IMP is not the slot's (replaced by other code) or can't be read. */
+typedef void (*PEDirectPatchBody)(uintptr_t token, const PESignature *signature, const void *impAddress,
+                                  const void *imp, void *context);
 bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, void *context);
 
 /* Counters for tests and diagnostics. */

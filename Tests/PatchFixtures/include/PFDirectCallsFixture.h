@@ -27,4 +27,11 @@ int pf_direct_live_tracked(void);
 int pf_direct_swizzle_value(int offset, char **error);
 /* Native [[PFDirectBase new] value] through a patched class method +make (see the tests). */
 int pf_direct_native_value_of_new(const char *className);
+/* Other code replacing a method (as analytics SDKs do), no engine involved: -[className value]
+   set to a function returning `value` (method_setImplementation); the IMP it had is returned, for
+   pf_direct_set_imp to put back. */
+void *pf_direct_replace_value(const char *className, int value);
+void pf_direct_set_imp(const char *className, const char *selector, void *imp);
+/* method_exchangeImplementations of two instance methods of className. */
+void pf_direct_exchange(const char *className, const char *first, const char *second);
 #endif
