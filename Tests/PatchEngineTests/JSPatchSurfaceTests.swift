@@ -140,7 +140,7 @@ final class JSPatchSurfaceTests: PatchTestCase {
               take_and: { paramsType: 'NSString, UIEdgeInsets', returnType: '{CGAffineTransform}' },
               encoded: { typeEncode: 'v24@0:8@16' }
             });
-            block('void, CGAffineTransform, NSArray', function () {});
+            block('NSString, NSArray', function () { return 'x'; });
             """)
     }
 }
