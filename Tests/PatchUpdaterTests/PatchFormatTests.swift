@@ -78,4 +78,27 @@ final class PatchFormatTests: XCTestCase {
         XCTAssertThrowsError(try MetadataDate.parse("2030-01-02T03:04:05+00:00", context: "t"))
         XCTAssertThrowsError(try MetadataDate.parse("2030-02-30T03:04:05Z", context: "t"))
     }
+
+    /// Hash-bin delegation gives the bins python-tuf 7.0.0 computes for the same paths (values
+    /// taken from tuf.api.metadata.SuccinctRoles), and hash-prefix delegation trusts by prefix.
+    func testSuccinctBinsAndHashPrefixesMatchPythonTUF() throws {
+        func delegations(_ json: String) throws -> Delegations {
+            let targets = try Targets(json: JSONValue.parse(Data("""
+                {"_type": "targets", "spec_version": "1.0.31", "version": 1, "expires": "2030-01-01T00:00:00Z",
+                 "targets": {}, "delegations": \(json)}
+                """.utf8)))
+            return targets.delegations!
+        }
+        let bins8 = try delegations(#"{"keys": {}, "succinct_roles": {"keyids": [], "threshold": 1, "bit_length": 8, "name_prefix": "bin"}}"#)
+        XCTAssertEqual(["x.txt", "patches/a.js", "production/fix-1.js"].map { bins8.roles(for: $0).first!.name }, ["bin-8a", "bin-1d", "bin-85"])
+        XCTAssertTrue(bins8.roles(for: "x.txt").first!.terminating)
+        let bins3 = try delegations(#"{"keys": {}, "succinct_roles": {"keyids": [], "threshold": 1, "bit_length": 3, "name_prefix": "b"}}"#)
+        XCTAssertEqual(["x.txt", "patches/a.js"].map { bins3.roles(for: $0).first!.name }, ["b-4", "b-0"])
+        XCTAssertNotNil(bins3.keys(for: "b-7"))
+        XCTAssertNil(bins3.keys(for: "b-8"))
+        let prefixed = try delegations(#"{"keys": {}, "roles": [{"name": "r", "keyids": [], "threshold": 1, "terminating": false, "path_hash_prefixes": ["1d6b"]}]}"#)
+        XCTAssertEqual(prefixed.roles(for: "patches/a.js").map(\.name), ["r"])
+        XCTAssertEqual(prefixed.roles(for: "x.txt").count, 0)
+        XCTAssertThrowsError(try delegations(#"{"keys": {}, "roles": [{"name": "targets", "keyids": [], "threshold": 1, "terminating": false, "paths": ["*"]}]}"#))
+    }
 }
