@@ -30,12 +30,16 @@ export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,symbolicate=
 TEST_TIMEOUT ?= 900
 RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
 
+# iOS as an App Store build runs: no libffi, no private symbol, no layout shortcut
+# (docs/private-symbols.md).
+APP_STORE_CONFIGURATION = PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1
+
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the
 # C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then
 # without libffi as on iOS (register entries, forwarding for the other methods, NSInvocation
-# calls: docs/platform-notes.md, "Apple platforms"), then the hook tests with a memory fence
-# per hooked call instead of membarrier (what systems without it run).
+# calls: docs/platform-notes.md, "Apple platforms") and in the App Store configuration, then the
+# hook tests with a memory fence per hooked call instead of membarrier (what systems without it run).
 test: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS)
@@ -44,6 +48,7 @@ test: deps
 	@$(JSPATCH_SUITE_CHECK)
 	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests
+	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop

@@ -35,7 +35,14 @@ let gnustepObjCFlags: [String] = [
 /// `PEPlatform.h` stops the build if it is ever on. libffi is found as each platform has it:
 /// `<ffi.h>` on Linux, `<ffi/ffi.h>` in the macOS SDK, none public on iOS (`PEPlatform.h`).
 let appleObjCFlags: [String] = ["-fno-objc-arc"]
-let objcCSettings: [CSetting] = [
+/// App Store builds: `PATCHENGINE_NO_PRIVATE_API=1` in the environment that resolves and builds the
+/// package leaves every private symbol out (docs/private-symbols.md): `PE_NO_PRIVATE_API` for the
+/// Objective-C targets, `PATCHENGINE_NO_PRIVATE_API` for Swift.
+let noPrivateAPI: Bool = {
+    guard let value = ProcessInfo.processInfo.environment["PATCHENGINE_NO_PRIVATE_API"] else { return false }
+    return !value.isEmpty && value != "0"
+}()
+let objcCSettings: [CSetting] = (noPrivateAPI ? [.define("PE_NO_PRIVATE_API")] : []) + [
     .headerSearchPath("shim", .when(platforms: [.linux])),
     .unsafeFlags(gnustepObjCFlags, .when(platforms: [.linux])),
     .unsafeFlags(appleObjCFlags, .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
@@ -100,6 +107,7 @@ let package = Package(
             name: "PatchEngine",
             dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter"],
             resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js"), .copy("Resources/jspatch.js")],
+            swiftSettings: noPrivateAPI ? [.define("PATCHENGINE_NO_PRIVATE_API")] : [],
             linkerSettings: [
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
                 .linkedFramework("JavaScriptCore", .when(platforms: [.macOS, .iOS])),

@@ -1,12 +1,15 @@
 import CJavaScriptCore
 import Foundation
+import PatchRuntime
 
-/// JavaScriptCore's functions that no public header declares, looked up here and nowhere else.
+/// JavaScriptCore's functions that no public header declares, typed for Swift.
 ///
 /// WebKitGTK exports them without installing their headers (JSContextRefPrivate.h,
 /// JSLockRefPrivate.h, JSWeakObjectMapRefPrivate.h, JSBasePrivate.h); Apple's
-/// JavaScriptCore.framework has them as SPI. Each is looked up at run time in the process's
-/// global symbol scope and is nil where a JavaScriptCore lacks it; every user has a fallback:
+/// JavaScriptCore.framework has them as SPI. Each is a private symbol of the runtime core's
+/// registry (`PEPrivateSymbols.h`, docs/private-symbols.md: looked up at run time, left out of an
+/// App Store build, reported absent with `PATCHENGINE_PRIVATE_SYMBOLS=absent`) and is nil where
+/// it is absent; every user has a fallback:
 ///
 /// | function | user | without it |
 /// | --- | --- | --- |
@@ -18,38 +21,35 @@ import Foundation
 ///
 /// Signatures as in WebKit's private headers (typedefs in `shim.h`).
 enum JSCPrivateFunctions {
-    static let setExecutionTimeLimit = lookUp("JSContextGroupSetExecutionTimeLimit", as: PEJSSetExecutionTimeLimitFunction.self)
-    static let clearExecutionTimeLimit = lookUp("JSContextGroupClearExecutionTimeLimit", as: PEJSClearExecutionTimeLimitFunction.self)
+    static let setExecutionTimeLimit = lookUp(PEPrivateSymbolJSContextGroupSetExecutionTimeLimit, as: PEJSSetExecutionTimeLimitFunction.self)
+    static let clearExecutionTimeLimit = lookUp(PEPrivateSymbolJSContextGroupClearExecutionTimeLimit, as: PEJSClearExecutionTimeLimitFunction.self)
 
     /// Both or neither.
     static let lockFunctions: (lock: PEJSLockFunction, unlock: PEJSLockFunction)? = {
-        guard let lock = lookUp("JSLock", as: PEJSLockFunction.self),
-              let unlock = lookUp("JSUnlock", as: PEJSLockFunction.self) else { return nil }
+        guard let lock = lookUp(PEPrivateSymbolJSLock, as: PEJSLockFunction.self),
+              let unlock = lookUp(PEPrivateSymbolJSUnlock, as: PEJSLockFunction.self) else { return nil }
         return (lock, unlock)
     }()
 
     /// All three or none.
     static let weakObjectMap: (create: PEJSWeakObjectMapCreateFunction, set: PEJSWeakObjectMapSetFunction,
                                get: PEJSWeakObjectMapGetFunction)? = {
-        guard let create = lookUp("JSWeakObjectMapCreate", as: PEJSWeakObjectMapCreateFunction.self),
-              let set = lookUp("JSWeakObjectMapSet", as: PEJSWeakObjectMapSetFunction.self),
-              let get = lookUp("JSWeakObjectMapGet", as: PEJSWeakObjectMapGetFunction.self) else { return nil }
+        guard let create = lookUp(PEPrivateSymbolJSWeakObjectMapCreate, as: PEJSWeakObjectMapCreateFunction.self),
+              let set = lookUp(PEPrivateSymbolJSWeakObjectMapSet, as: PEJSWeakObjectMapSetFunction.self),
+              let get = lookUp(PEPrivateSymbolJSWeakObjectMapGet, as: PEJSWeakObjectMapGetFunction.self) else { return nil }
         return (create, set, get)
     }()
 
     typealias CollectFunction = @convention(c) (JSContextRef?) -> Void
-    static let synchronousGarbageCollect = lookUp("JSSynchronousGarbageCollectForDebugging", as: CollectFunction.self)
+    static let synchronousGarbageCollect = lookUp(PEPrivateSymbolJSSynchronousGarbageCollectForDebugging, as: CollectFunction.self)
 
     typealias ReleaseFunction = @convention(c) () -> Void
-    /// `WTF::releaseFastMallocFreeMemory()`, by its mangled name.
-    static let releaseFastMallocFreeMemory = lookUp("_ZN3WTF27releaseFastMallocFreeMemoryEv", as: ReleaseFunction.self)
+    /// `WTF::releaseFastMallocFreeMemory()`.
+    static let releaseFastMallocFreeMemory = lookUp(PEPrivateSymbolWTFReleaseFastMallocFreeMemory, as: ReleaseFunction.self)
 
-    /// The function `name` as a `T`, or nil where the process has no such symbol.
-    private static func lookUp<T>(_ name: String, as type: T.Type) -> T? {
-        guard let symbol = dlsym(process, name) else { return nil }
-        return unsafeBitCast(symbol, to: type)
+    /// The registry's symbol as a `T`, or nil where it is absent.
+    private static func lookUp<T>(_ symbol: PEPrivateSymbol, as type: T.Type) -> T? {
+        guard let address = PEPrivateSymbolAddress(symbol) else { return nil }
+        return unsafeBitCast(address, to: type)
     }
-
-    /// The process's global symbol scope, on both platforms.
-    private static let process = dlopen(nil, RTLD_NOW)
 }

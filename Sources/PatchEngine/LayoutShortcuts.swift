@@ -18,7 +18,13 @@ struct LayoutShortcuts {
 
     /// Whether the environment turned the shortcuts off. getenv, not ProcessInfo's environment,
     /// which builds a dictionary of it all.
+    /// An App Store build (`PATCHENGINE_NO_PRIVATE_API`, docs/private-symbols.md) never reads
+    /// layouts that aren't API.
+    #if PATCHENGINE_NO_PRIVATE_API
+    static let turnedOff = true
+    #else
     static let turnedOff: Bool = getenv(switchVariable).map { String(cString: $0) == "1" } ?? false
+    #endif
 
     /// JSValueRef encoding reads (numbers, booleans, null and undefined, cells); nil: the C API.
     let values: JSValueBits?

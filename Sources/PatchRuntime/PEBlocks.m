@@ -39,21 +39,33 @@ void PESetBlockHandlers(PEBlockInvokeHandler invoke, PEBlockDisposeHandler dispo
     invokeHandler = invoke; disposeHandler = dispose;
 }
 
-extern void *_NSConcreteMallocBlock[32];
-extern void *_NSConcreteAutoBlock[32] __attribute__((weak));
-extern void *_NSConcreteFinalizingBlock[32] __attribute__((weak));
+/* The class of heap blocks. Its symbol (_NSConcreteMallocBlock) is not API (Block_private.h):
+   it is read from a block the runtime copied to the heap. */
+static void *mallocBlockClass(void) {
+    static void *cls;
+    void *found = __atomic_load_n(&cls, __ATOMIC_ACQUIRE);
+    if (!found) {
+        int captured = 1;
+        void (^onStack)(void) = ^{ (void)captured; };     /* captures: a stack block (no ARC here) */
+        void *copy = (void *)_Block_copy((const void *)onStack);
+        found = *(void **)copy;
+        _Block_release(copy);
+        __atomic_store_n(&cls, found, __ATOMIC_RELEASE);
+    }
+    return found;
+}
 
 bool PEIsBlock(const void *ptr) {
     if (!ptr) return false;
     void *isa = *(void *const *)ptr;
-    return isa == (void *)_NSConcreteStackBlock || isa == (void *)_NSConcreteMallocBlock
+    return isa == (void *)_NSConcreteStackBlock || isa == mallocBlockClass()
         || isa == (void *)_NSConcreteGlobalBlock;
 }
 
 static void engineBlockCopy(void *dst, const void *src) { (void)dst; (void)src; }
 static void engineBlockDispose(const void *blockPtr) {
     const struct BlockLayout *block = blockPtr;
-    if (disposeHandler) disposeHandler(block->token);
+    if (disposeHandler && block->token) disposeHandler(block->token);
 #if PE_HAS_LIBFFI
     if (block->closure) ffi_closure_free(block->closure);
 #endif
@@ -89,37 +101,43 @@ static uintptr_t registerBlockEntry(uintptr_t a0, uintptr_t a1, uintptr_t a2, ui
 
 void *PEBlockCreate(const PESignature *signature, uintptr_t token, char **error) {
     if (!PESignatureIsCallable(signature)) { if (error) *error = strdup("block signature cannot be called (unions, bit-fields or arrays)"); return NULL; }
-    struct BlockLayout *block = calloc(1, sizeof *block);
+    /* Laid out as a stack block, then copied to the heap by the runtime (which sets the heap
+       class and a reference count of 1): the public way to get a heap block. */
+    struct BlockLayout onStack = {
+        .isa = (void *)_NSConcreteStackBlock, .flags = BLOCK_HAS_COPY_DISPOSE,
+        .descriptor = &engineDescriptor, .token = token, .signature = signature,
+    };
     void *code = NULL;
-    if (signature->registerOnly && !PEUsesLibFFI()) {
-        code = (void *)registerBlockEntry;
-    } else {
+    bool useFFI = !(signature->registerOnly && !PEUsesLibFFI());
 #if PE_HAS_LIBFFI
-        if (PEUsesLibFFI()) {
-            ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
-            if (!closure || ffi_prep_closure_loc(closure, PESignatureGetCIF(signature), blockEntry, block, code) != FFI_OK) {
-                if (closure) ffi_closure_free(closure);
-                free(block);
-                if (error) *error = strdup("could not allocate a libffi closure for a block");
-                return NULL;
-            }
-            block->closure = closure;
-        }
-#endif
-        if (!code) {
-            free(block);
-            if (error) *error = strdup("a block whose arguments don't all fit in integer registers (a double, a struct, "
-                                       "more than 6) needs libffi, which this platform doesn't have (iOS)");
+    ffi_closure *closure = NULL;
+    if (useFFI && PEUsesLibFFI()) {
+        closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+        if (!closure) {
+            if (error) *error = strdup("could not allocate a libffi closure for a block");
             return NULL;
         }
+        onStack.closure = closure;
     }
-    block->isa = _NSConcreteMallocBlock;
-    /* Reference count 1 (counted in steps of 2 in the low bits, as the runtime does). */
-    block->flags = BLOCK_NEEDS_FREE | BLOCK_HAS_COPY_DISPOSE | 2;
-    block->invoke = (void (*)(void))code;
-    block->descriptor = &engineDescriptor;
-    block->token = token;
-    block->signature = signature;
+#endif
+    if (!useFFI) code = (void *)registerBlockEntry;
+    if (!code) {
+        if (error) *error = strdup("a block whose arguments don't all fit in integer registers (a double, a struct, "
+                                   "more than 6) needs libffi, which this platform doesn't have (iOS)");
+        return NULL;
+    }
+    onStack.invoke = (void (*)(void))code;
+    struct BlockLayout *block = (struct BlockLayout *)_Block_copy((const void *)&onStack);
+#if PE_HAS_LIBFFI
+    /* The closure's data is the heap block, known only now. */
+    if (closure && (!block || ffi_prep_closure_loc(closure, PESignatureGetCIF(signature), blockEntry, block, code) != FFI_OK)) {
+        if (block) { block->closure = NULL; block->token = 0; _Block_release(block); }   /* the caller keeps its token */
+        ffi_closure_free(closure);
+        if (error) *error = strdup("could not prepare a libffi closure for a block");
+        return NULL;
+    }
+#endif
+    if (!block && error) *error = strdup("out of memory for a block");
     return block;
 }
 

@@ -286,12 +286,10 @@ static inline bool PEProcessBarrier(void) { return false; }
 static inline uintptr_t PEIsaClassMask(void) { return ~(uintptr_t)0; }
 static inline bool PEObjectHasIsaWord(const void *obj) { return obj != NULL; }
 #else
-extern const uintptr_t objc_debug_isa_class_mask;
-extern const uintptr_t objc_debug_taggedpointer_mask;
-static inline uintptr_t PEIsaClassMask(void) { return objc_debug_isa_class_mask; }
-static inline bool PEObjectHasIsaWord(const void *obj) {
-    return obj != NULL && ((uintptr_t)obj & objc_debug_taggedpointer_mask) == 0;
-}
+/* Both masks are private symbols, looked up at run time (PEPrivateSymbols.m); without them no
+   object reports a class word. */
+uintptr_t PEIsaClassMask(void);
+bool PEObjectHasIsaWord(const void *obj);
 #endif
 
 /* The address of the word a method's IMP is kept in, so that a reader can see a replacement

@@ -11,6 +11,15 @@ import PatchRouter
 final class ExecutionTimeLimitTests: PatchTestCase {
     private var previousLimit: TimeInterval?
 
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if runsWithoutPrivateSymbols {
+            // The fallback: no limit can be set, and the engine says so.
+            XCTAssertFalse(PatchEngine.isExecutionTimeLimitAvailable)
+            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
+        }
+    }
+
     override func setUp() {
         super.setUp()
         previousLimit = PatchEngine.executionTimeLimit

@@ -118,6 +118,10 @@ let runsWithoutLibFFI: Bool = {
 }()
 let needsLibFFIMessage = "needs libffi, which this platform doesn't have (iOS)"
 
+/// True when every private symbol is reported absent (`PATCHENGINE_PRIVATE_SYMBOLS=absent`, the App
+/// Store configuration's run): tests of what a symbol gives skip (docs/private-symbols.md).
+let runsWithoutPrivateSymbols = ProcessInfo.processInfo.environment["PATCHENGINE_PRIVATE_SYMBOLS"] == "absent"
+
 func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
     guard let pointer else { return nil }
     defer { free(pointer) }

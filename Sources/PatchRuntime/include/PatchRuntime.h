@@ -12,4 +12,5 @@
 #include "PEEngineStarted.h"
 #include "PELiveRecords.h"
 #include "PERuntimeScript.h"
+#include "PEPrivateSymbols.h"
 #endif
