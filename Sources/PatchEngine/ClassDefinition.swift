@@ -37,12 +37,14 @@ extension Engine {
     func defineClass(_ declarationText: String, properties: JSValueRef, instanceMethods: JSValueRef,
                      classMethods: JSValueRef, script: String) throws -> JSValueRef {
         let declaration = try ClassDeclaration(parsing: declarationText)
+        try checkMethodCount(methodCount(instanceMethods) + methodCount(classMethods), declaration: declarationText)
         var cls = PEClassLookup(declaration.name)
         if cls == nil {
             let superName = declaration.superclass ?? "NSObject"
             guard let superclass = PEClassLookup(superName) else {
                 throw BridgeError("defineClass('\(declarationText)'): no Objective-C class named \(superName) to inherit from")
             }
+            try countClassCreation(script: script, name: declaration.name)
             var error: UnsafeMutablePointer<CChar>?
             guard let created = PEClassCreate(declaration.name, superclass, &error) else {
                 defer { free(error) }
@@ -86,6 +88,14 @@ extension Engine {
         JSC.set(ctx, result, "superCls", JSC.makeString(ctx, superName))
         JSC.set(ctx, result, "classObject", box(theClass))
         return result
+    }
+
+    /// The number of methods in a table of methods (0 for anything but an object).
+    private func methodCount(_ methods: JSValueRef) -> Int {
+        guard JSValueIsObject(ctx, methods), let object = JSValueToObject(ctx, methods, nil) else { return 0 }
+        let names = JSObjectCopyPropertyNames(ctx, object)!
+        defer { JSPropertyNameArrayRelease(names) }
+        return JSPropertyNameArrayGetCount(names)
     }
 
     private struct DefinitionContext {

@@ -56,6 +56,10 @@ final class Engine: @unchecked Sendable {
     /// What direct.js's module gave runtime.js, once loaded (DirectCalls.swift): the lock makes
     /// every other first caller wait for the one loading it.
     let directCallsModule = LockedValue<JSObjectRef?>(nil)
+    /// What one patch may ask of the runtime (`PatchLimits`), and the counts held against it.
+    let limits = LockedValue(PatchLimits())
+    let createdClasses = LockedValue<[String: Int]>([:])
+    let pendingDispatchCount = LockedValue(0)
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!

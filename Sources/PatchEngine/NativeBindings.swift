@@ -272,6 +272,7 @@ extension Engine {
     }
 
     private func dispatch(kind: Int, after seconds: Double, _ fn: JSObjectRef) throws {
+        try countPendingDispatch()
         JSValueProtect(ctx, fn)
         let script = currentScript()
         let function = UncheckedSendable(fn)   // protected until it has run; JSC locks its own calls
@@ -282,6 +283,7 @@ extension Engine {
                 if error is ExecutionTimeout { revertAfterTimeout(script) }
             }
             JSValueUnprotect(ctx, function.value)
+            finishPendingDispatch()
         }
         switch kind {
         case 0: DispatchQueue.main.asyncAfter(deadline: .now() + max(0, seconds), execute: run)
