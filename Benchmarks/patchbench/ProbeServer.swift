@@ -76,7 +76,11 @@ final class ProbeServer: @unchecked Sendable {
         // Idle between requests, a server's JavaScriptCore still has threads (compilation,
         // collection) with work left from its last loop; niced, they yield to the processes the
         // parent times (engine start read 1.58× with five idle servers, 1.40× without).
+        #if canImport(Glibc)
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #else
+        setpriority(PRIO_PROCESS, 0, 10)
+        #endif
         while let line = readLine() {
             let parts = line.split(separator: " ").map(String.init)
             var answer: String

@@ -61,13 +61,18 @@ struct ServedFile {
         }
     }
 
-    /// The path the kernel has for an open descriptor (Linux: /proc/self/fd), or nil where unknown.
+    /// The path the kernel has for an open descriptor (Linux: /proc/self/fd; Darwin: fcntl
+    /// F_GETPATH, symlinks resolved as realpath does), or nil where unknown.
     static func openedPath(_ fd: Int32) -> String? {
         #if os(Linux)
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #elseif canImport(Darwin)
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)     // F_GETPATH writes up to MAXPATHLEN
+        guard fcntl(fd, F_GETPATH, &buffer) != -1 else { return nil }
+        return String(cString: buffer)
         #else
         return nil
         #endif
