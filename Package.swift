@@ -123,9 +123,21 @@ let package = Package(
                 "PatchUpdater",
                 "PatchFormat",
                 "PatchRepository",
+                "PatchAuthoring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
+        ),
+        // Writing patches: the app's Objective-C interface read from its headers by clang's front
+        // end, and the checker that holds a patch script against it (`patchctl interface`, `check`).
+        .target(
+            name: "PatchAuthoring",
+            dependencies: ["PatchEngine"],
+            path: "Tools/PatchAuthoring"
+        ),
+        .testTarget(
+            name: "PatchAuthoringTests",
+            dependencies: ["PatchAuthoring"]
         ),
         // The Update Framework's metadata: roles, canonical JSON, keys, signatures, thresholds,
         // hashes (docs/tuf-design.md). No engine, no network: servers and tools build on it.

@@ -3,10 +3,10 @@ import Foundation
 /// JSPatch's naming rule between JS method names and Objective-C selectors: `__` stands for a
 /// literal `_`, every other `_` is a `:`, and a trailing `:` is added when the call has more
 /// arguments than the name has colons (`setFrame(r)` → `setFrame:`).
-enum SelectorName {
+public enum SelectorName {
     private static let cache = LockedValue<[String: String]>([:])
 
-    static func selector(jsName: String, argumentCount: Int) -> String {
+    public static func selector(jsName: String, argumentCount: Int) -> String {
         let key = argumentCount == 0 ? jsName : "\(jsName)#\(argumentCount)"
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var out = ""
@@ -29,7 +29,7 @@ enum SelectorName {
     }
 
     /// Number of arguments a selector takes.
-    static func argumentCount(_ selector: String) -> Int { selector.filter { $0 == ":" }.count }
+    public static func argumentCount(_ selector: String) -> Int { selector.filter { $0 == ":" }.count }
 }
 
 /// Cocoa's ownership convention for a method's returned object (and, for init, its receiver).

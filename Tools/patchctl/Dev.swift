@@ -4,6 +4,7 @@ import Foundation
 import PatchUpdater
 import PatchDelivery
 import PatchEngine
+import PatchAuthoring
 import PatchServer
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ extension PatchCtl {
             abstract: "Live QA loop: push every save of DIR's scripts to connected test apps (development key).",
             discussion: """
                 Watches the .js files in DIR (sorted by name, one patch). On every save (bursts are \
-                debounced) it lints them (syntax; class and selector names with --classes), signs them \
+                debounced) it lints them (syntax; class and selector names with --classes; `patchctl check` with --interface), signs them \
                 with a development key and \
                 publishes the new version to every app connected to http://HOST:PORT/_dev/events. Apps \
                 open a DevelopmentSession with the development public key (printed at start); \
@@ -56,6 +57,9 @@ extension PatchCtl {
         @Option(name: .long, help: ArgumentHelp("Class/selector list for the linter (as `patchctl lint --classes`).", valueName: "FILE"))
         var classes: String?
 
+        @Option(name: .long, help: ArgumentHelp("The app's interface (`patchctl interface`): every save is checked against it as `patchctl check` does.", valueName: "IFACE.json"))
+        var interface: String?
+
         @Option(name: .long, help: "Quiet time in milliseconds before a burst of saves is published.")
         var debounce: Int = 40
 
@@ -74,6 +78,7 @@ extension PatchCtl {
             let range: AppVersionRange
             do { range = try AppVersionRange(parsing: appVersion) } catch { throw CommandFailure("--app-version: \(error)") }
             let linter = try classes.map { ScriptLinter(namesFile: try CommandSupport.readText($0, what: "class list")) }
+            let checker = try interface.map { PatchChecker(interface: try Check.loadInterface($0)) }
             let keys = try DevKeyDirectory(path: keyDirectory ?? DevKeyDirectory.defaultPath(), watched: folder)
             let (key, created) = try keys.loadOrCreate()
 
@@ -97,7 +102,7 @@ extension PatchCtl {
             defer { server.stop() }
 
             let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range,
-                                         signer: PatchSigner(key: key), linter: linter, channel: channel,
+                                         signer: PatchSigner(key: key), linter: linter, checker: checker, channel: channel,
                                          publishedFile: published.appendingPathComponent("\(id).json"), out: out)
             out.line("development key \(key.id)\(created ? " (new)" : ""): give apps \(keys.publicKeyURL.path)")
             out.line("watching \(folder.path); devices connect to http://\(host):\(bound)/ (Ctrl-C to stop)")
@@ -195,6 +200,7 @@ final class DevPublisher {
     let appVersions: AppVersionRange
     let signer: PatchSigner
     let linter: ScriptLinter?
+    let checker: PatchChecker?
     let channel: DevChannel
     let publishedFile: URL
     let out: DevOutput
@@ -202,7 +208,8 @@ final class DevPublisher {
     private var lastVersion = 0
 
     init(folder: URL, patchID: String, appID: String, appVersions: AppVersionRange, signer: PatchSigner,
-         linter: ScriptLinter?, channel: DevChannel, publishedFile: URL, out: DevOutput) {
+         linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, publishedFile: URL, out: DevOutput) {
+        self.checker = checker
         self.folder = folder
         self.patchID = patchID
         self.appID = appID
@@ -256,6 +263,9 @@ final class DevPublisher {
             } catch {}
             for warning in linter?.warnings(in: source) ?? [] {
                 out.line("lint \(devPrintable(name)):\(warning.line):\(warning.column): warning: \(devPrintable(warning.message))")
+            }
+            for finding in checker?.check(source) ?? [] {
+                out.line("check \(devPrintable(name)):\(finding.line):\(finding.column): \(finding.severity.rawValue): \(devPrintable(finding.message))")
             }
         }
         // Milliseconds since 1970: versions keep rising across restarts of `patchctl dev`.

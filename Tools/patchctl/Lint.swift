@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PatchAuthoring
 import PatchEngine
 
 extension PatchCtl {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PatchUpdater
 import PatchDelivery
+import PatchAuthoring
 
 extension PatchCtl {
     /// Builds and signs a patch file from scripts.
@@ -47,6 +48,14 @@ extension PatchCtl {
         @Option(name: .long, help: ArgumentHelp("Patch file to write.", valueName: "PATCH"))
         var out: String
 
+        @Option(name: .long, help: ArgumentHelp(
+            "The app's interface (`patchctl interface`): the scripts are checked against it and not signed if they have errors.",
+            valueName: "IFACE.json"))
+        var interface: String?
+
+        @Flag(name: .long, help: "Sign even when `patchctl check` finds errors (with --interface).")
+        var force = false
+
         func validate() throws {
             guard !scripts.isEmpty else { throw ValidationError("give at least one SCRIPT") }
             // Both are what limit where a leaked or mistaken patch can run: leaving them out must be a decision.
@@ -90,6 +99,15 @@ extension PatchCtl {
                     throw CommandFailure("two scripts are named \(name); scripts are identified by file name")
                 }
                 sources.append((name, try CommandSupport.readText(path, what: "script")))
+            }
+            if let interface {
+                let checker = PatchChecker(interface: try Check.loadInterface(interface))
+                let findings = zip(scripts, sources).flatMap { Check.check($1.source, file: $0, with: checker) }
+                for f in findings { CommandSupport.printError("\(f.file):\(f.line):\(f.column): \(f.severity.rawValue): \(f.message)") }
+                let errors = findings.filter { $0.severity == .error }.count
+                if errors > 0 && !force {
+                    throw CommandFailure("not signed: `patchctl check` found \(errors) error\(errors == 1 ? "" : "s") (--force signs anyway)")
+                }
             }
             let patch: SignedPatch
             do {

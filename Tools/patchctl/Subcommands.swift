@@ -7,6 +7,8 @@ extension PatchCtl {
         Sign.self,
         Verify.self,
         Lint.self,
+        // Writing patches: the app's interface, and patches checked against it.
+        Interface.self, Check.self,
         Preprocess.self,
         Serve.self,
         Dev.self,

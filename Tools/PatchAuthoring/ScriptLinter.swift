@@ -2,20 +2,20 @@ import Foundation
 
 /// Finds class names and selectors in a JSPatch-style script that look like misspellings of
 /// known ones: not in the known list, but within a small edit distance of a name that is.
-struct ScriptLinter {
-    struct Warning: Equatable {
-        var line: Int
-        var column: Int
-        var message: String
+public struct ScriptLinter {
+    public struct Warning: Equatable {
+        public var line: Int
+        public var column: Int
+        public var message: String
     }
 
     /// Known class names and selectors (Objective-C form, e.g. `addItem:count:`).
-    var classes: Set<String>
-    var selectors: Set<String>
+    public var classes: Set<String>
+    public var selectors: Set<String>
 
     /// Reads a names file: one name per line; `#` starts a comment. A line starting with `-` or `+`,
     /// or containing `:`, or starting with a lowercase letter is a selector; anything else is a class.
-    init(namesFile text: String) {
+    public init(namesFile text: String) {
         var classes = Set<String>(), selectors = Set<String>()
         for raw in text.split(whereSeparator: \.isNewline) {
             var line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
@@ -34,14 +34,14 @@ struct ScriptLinter {
     }
 
     /// Selector `addItem:count:` as a script spells it: `addItem_count` (`_` in a selector is `__`).
-    static func jsName(ofSelector selector: String) -> String {
+    public static func jsName(ofSelector selector: String) -> String {
         var s = selector
         if s.hasSuffix(":") { s.removeLast() }
         return s.replacingOccurrences(of: "_", with: "__").replacingOccurrences(of: ":", with: "_")
     }
 
     /// Method names a script calls or defines that are plain JavaScript, not selectors.
-    static let javaScriptNames: Set<String> = [
+    public static let javaScriptNames: Set<String> = [
         "push", "pop", "shift", "unshift", "slice", "splice", "concat", "join", "indexOf", "lastIndexOf",
         "map", "filter", "forEach", "reduce", "some", "every", "find", "sort", "reverse", "includes",
         "toString", "toFixed", "valueOf", "log", "warn", "error", "apply", "call", "bind", "keys", "values",
@@ -51,7 +51,7 @@ struct ScriptLinter {
         "parseInt", "parseFloat", "stringify", "parse", "floor", "ceil", "round", "max", "min", "abs",
     ]
 
-    func warnings(in script: String) -> [Warning] {
+    public func warnings(in script: String) -> [Warning] {
         let code = Self.blankingComments(script)
         let lines = LineIndex(code)
         var warnings: [Warning] = []
@@ -106,7 +106,7 @@ struct ScriptLinter {
     /// `include('name')` calls naming a script the patch does not carry (errors): in a delivered
     /// patch, include() resolves only among the patch's own scripts, by file name (an optional
     /// leading `./` is dropped, as the engine does). `patchScripts` are those names.
-    static func includeErrors(in script: String, patchScripts: [String]) -> [Warning] {
+    public static func includeErrors(in script: String, patchScripts: [String]) -> [Warning] {
         let code = blankingComments(script)
         let lines = LineIndex(code)
         let known = Set(patchScripts)
@@ -124,7 +124,7 @@ struct ScriptLinter {
 
     /// The known name nearest to `name` if it is near enough to be a likely typo
     /// (edit distance 1 for names up to 5 characters, 2 for longer ones; nothing under 3 characters).
-    static func closest(to name: String, in known: Set<String>) -> String? {
+    public static func closest(to name: String, in known: Set<String>) -> String? {
         guard name.count >= 3 else { return nil }
         let limit = name.count <= 5 ? 1 : 2
         var best: (name: String, distance: Int)?
@@ -136,7 +136,7 @@ struct ScriptLinter {
     }
 
     /// Levenshtein distance (insert, delete, substitute); stops early past `limit`.
-    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
+    public static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
         let x = Array(a), y = Array(b)
         if abs(x.count - y.count) > limit { return limit + 1 }
         if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
@@ -165,7 +165,7 @@ struct ScriptLinter {
 
     /// The script with comment text replaced by spaces (newlines kept), so names in comments
     /// aren't checked and positions stay the same. Strings and template literals are left alone.
-    static func blankingComments(_ script: String) -> String {
+    public static func blankingComments(_ script: String) -> String {
         var out = [UInt8](), bytes = Array(script.utf8), i = 0
         var quote: UInt8? = nil
         while i < bytes.count {
@@ -193,7 +193,7 @@ struct ScriptLinter {
     }
 
     /// Turns UTF-8 offsets into 1-based line and column (columns count characters).
-    private struct LineIndex {
+    struct LineIndex {
         let text: String
         let lineStarts: [Int]
         init(_ text: String) {

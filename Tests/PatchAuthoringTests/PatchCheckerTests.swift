@@ -1,0 +1,139 @@
+import Foundation
+import PatchAuthoring
+import XCTest
+
+/// `patchctl check` against the shop's real interface: a correct patch reports nothing; each
+/// seeded mistake is reported once, as the right kind, at the line and column of the name.
+final class PatchCheckerTests: XCTestCase {
+    static let correct = """
+        // A correct patch of the shop: every name is the app's (or the patch's own).
+        require('SKProduct, SKCatalog');
+        defineClass('SKCart', {
+          totalCents: function () {
+            return self.discountedSubtotalCents() + self.taxCents();
+          },
+          addProduct_quantity: function (product, quantity) {
+            self.ORIGaddProduct_quantity(product, quantity);
+            var s = NSString.stringWithFormat('%@ x %@', product.sku(), quantity);
+            var doubled = [1, 2].map(function (x) { return x * 2; });
+            console.log(s.toJS() + ' /2/ ' + doubled.join(','));
+          }
+        }, {
+          sampleCart: function () {
+            return self.ORIGsampleCart();
+          }
+        });
+        defineClass('SKBadge : NSObject', {
+          badgeText: function (prefix) {
+            return prefix + self.description().toJS();
+          }
+        });
+        var badge = SKBadge.alloc().init().badgeText('new: ');
+        """
+
+    /// A mistake: `old` replaced by `new` on `line`; the finding is at `needle`'s first
+    /// character in the new line, of `severity`, saying `says`.
+    struct Mistake {
+        var line: Int
+        var old: String
+        var new: String
+        var needle: String
+        var severity: PatchChecker.Severity
+        var says: String
+    }
+
+    static let mistakes: [Mistake] = [
+        Mistake(line: 3, old: "'SKCart'", new: "'SKCrat'", needle: "SKCrat", severity: .error,
+                says: "class 'SKCrat' is not in the app's interface and no superclass is given; did you mean 'SKCart'?"),
+        Mistake(line: 4, old: "totalCents:", new: "totalCent:", needle: "totalCent", severity: .error,
+                says: "SKCart has no method -totalCent; did you mean 'totalCents' (-totalCents)?"),
+        Mistake(line: 7, old: "(product, quantity) {", new: "(product) {", needle: "addProduct_quantity", severity: .error,
+                says: "-addProduct:quantity: takes 2 arguments, but the function addProduct_quantity declares a different number"),
+        Mistake(line: 7, old: "addProduct_quantity:", new: "addProductQuantity:", needle: "addProductQuantity", severity: .error,
+                says: "did you mean 'addProduct_quantity' (-addProduct:quantity:)?"),
+        Mistake(line: 5, old: "self.taxCents()", new: "self.taxCent()", needle: "taxCent", severity: .error,
+                says: "'taxCent' (taxCent) is no selector the app's interface declares; did you mean 'taxCents' (taxCents)?"),
+        Mistake(line: 5, old: "self.taxCents()", new: "self.taxCents(1)", needle: "taxCents", severity: .error,
+                says: "'taxCents' is 'taxCents', which takes 0 arguments; this call passes 1"),
+        Mistake(line: 9, old: "product.sku()", new: "product.sku(2)", needle: "sku", severity: .error,
+                says: "'sku' is 'sku', which takes 0 arguments; this call passes 1"),
+        Mistake(line: 8, old: "ORIGaddProduct_quantity(product, quantity)", new: "ORIGaddProduct_quantity(product)",
+                needle: "ORIGaddProduct_quantity", severity: .error, says: "'addProduct:quantity:', which takes 2 arguments; this call passes 1"),
+        Mistake(line: 5, old: "self.taxCents()", new: "self.ORIGitemCount()", needle: "ORIGitemCount", severity: .error,
+                says: "ORIGitemCount calls the original of 'itemCount', but this defineClass('SKCart') does not override 'itemCount'"),
+        Mistake(line: 2, old: "SKCatalog'", new: "SKCatalogue'", needle: "SKCatalogue", severity: .error,
+                says: "require('SKCatalogue'): no such class in the app's interface; did you mean 'SKCatalog'?"),
+        Mistake(line: 4, old: "totalCents: function () {", new: "release: function () {", needle: "release", severity: .error,
+                says: "-release is a memory-management method"),
+        Mistake(line: 14, old: "sampleCart: function", new: "itemCount: function", needle: "itemCount", severity: .error,
+                says: "itemCount is an instance method of SKCart: define it in the instance methods object"),
+        Mistake(line: 18, old: ": NSObject'", new: ": NSObjet'", needle: "NSObjet", severity: .error,
+                says: "superclass 'NSObjet' is not in the app's interface; did you mean 'NSObject'?"),
+        Mistake(line: 3, old: "'SKCart'", new: "'SKCart : SKProduct'", needle: "SKProduct", severity: .warning,
+                says: "'SKCart' is a subclass of 'NSObject' in the app, not of 'SKProduct'"),
+        Mistake(line: 10, old: "[1, 2].map(", new: "[1, 2].mapp(", needle: "mapp", severity: .warning,
+                says: "'mapp' (mapp:) is no selector the app's interface declares"),
+        Mistake(line: 7, old: "addProduct_quantity: function (product, quantity)", new: "addGiftNote: function (product, quantity)",
+                needle: "addGiftNote", severity: .warning,
+                says: "SKCart has no method -addGiftNote:: this adds a new method whose arguments and return value are id"),
+    ]
+
+    var checker: PatchChecker!
+
+    override func setUpWithError() throws {
+        checker = PatchChecker(interface: try ShopInterface.get())
+    }
+
+    func testTheCorrectPatchReportsNothing() {
+        XCTAssertEqual(checker.check(Self.correct), [])
+        // The shop's own shipped fixes too (gift-wrap.js adds a method: a warning, as it should be).
+        for name in ["total.js", "product-name.js"] {
+            let source = (try? String(contentsOf: ShopInterface.repository.appendingPathComponent("Samples/patches/\(name)"), encoding: .utf8)) ?? ""
+            XCTAssertFalse(source.isEmpty, name)
+            XCTAssertEqual(checker.check(source), [], name)
+        }
+    }
+
+    func testEachSeededMistakeIsReportedAtItsPosition() throws {
+        var lines = Self.correct.components(separatedBy: "\n")
+        for mistake in Self.mistakes {
+            let original = lines[mistake.line - 1]
+            XCTAssertTrue(original.contains(mistake.old), "line \(mistake.line) has no \(mistake.old)")
+            let seeded = original.replacingOccurrences(of: mistake.old, with: mistake.new)
+            lines[mistake.line - 1] = seeded
+            defer { lines[mistake.line - 1] = original }
+            let script = lines.joined(separator: "\n")
+            let column = try XCTUnwrap(seeded.range(of: mistake.needle)).lowerBound.utf16Offset(in: seeded) + 1
+            // On the mistake's line, exactly this finding (a renamed method may also orphan its
+            // ORIG call elsewhere: that is reported on its own line).
+            let found = checker.check(script).filter { $0.line == mistake.line }
+            XCTAssertEqual(found.count, 1, "\(mistake.new): \(found)")
+            guard let finding = found.first else { continue }
+            XCTAssertEqual(finding.line, mistake.line, mistake.new)
+            XCTAssertEqual(finding.column, column, "\(mistake.new): \(finding.message)")
+            XCTAssertEqual(finding.severity, mistake.severity, "\(mistake.new): \(finding.message)")
+            XCTAssertTrue(finding.message.contains(mistake.says), "\(mistake.new): \(finding.message)")
+        }
+    }
+
+    func testNamesInStringsCommentsAndRegularExpressionsAreNotCalls() {
+        let script = """
+            // self.totalCent() in a comment
+            defineClass('SKCart', {
+              totalCents: function () {
+                var s = 'self.taxCent()', t = `x.itemCont() ${1 + 2}`, r = /a.fooo(b)/g;  /* x.barr() */
+                return self.ORIGtotalCents() / 2;
+              }
+            });
+            """
+        XCTAssertEqual(checker.check(script), [])
+    }
+
+    func testColumnsCountCharactersNotBytes() {
+        let script = "var s = 'héllo'; self.taxCent();"
+        let found = checker.check(script)
+        XCTAssertEqual(found.map(\.column), [23])
+        XCTAssertEqual(found.first?.formatted(file: "p.js"),
+                       "p.js:1:23: error: 'taxCent' (taxCent) is no selector the app's interface declares; did you mean 'taxCents' (taxCents)?")
+    }
+}
