@@ -264,6 +264,59 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertEqual(fine.out, "2 scripts checked: 0 errors, 0 warnings\n")
     }
 
+    /// `patchctl interface` on the shop's headers, then `check` (text and --json), and `sign
+    /// --interface` refusing a patch with errors unless --force.
+    func testInterfaceCheckAndSignRefusingAPatchWithErrors() throws {
+        let shopKit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Samples/ShopKit")
+        let headers = try FileManager.default.contentsOfDirectory(atPath: shopKit.path).filter { $0.hasSuffix(".h") }.sorted()
+            .map { shopKit.appendingPathComponent($0).path }
+        let iface = try patchctl(["interface"] + headers + ["-I", shopKit.path, "-I\(shopKit.path)/include", "-o", path("shop.json")])
+        XCTAssertEqual(iface.status, 0, iface.err)
+        XCTAssertTrue(iface.out.hasPrefix("9 app classes ("), iface.out)
+
+        try write("defineClass('SKCart', {\n  totalCents: function () {\n    return self.discountedSubtotalCents() + self.taxCents();\n  }\n});\n", "good.js")
+        try write("defineClass('SKCart', {\n  totalCent: function () {\n    return self.taxCents(1) + self.giftNote();\n  }\n});\n", "bad.js")
+        let good = try patchctl(["check", path("good.js"), "--interface", path("shop.json")])
+        XCTAssertEqual(good.status, 0, good.err)
+        XCTAssertEqual(good.out, "1 script checked: 0 errors, 0 warnings\n")
+        XCTAssertEqual(good.err, "")
+
+        let bad = try patchctl(["check", path("bad.js"), "--interface", path("shop.json")])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.err.split(separator: "\n").map(String.init), [
+            "\(path("bad.js")):2:3: error: SKCart has no method -totalCent; did you mean 'totalCents' (-totalCents)?",
+            "\(path("bad.js")):3:17: error: 'taxCents' is 'taxCents', which takes 0 arguments; this call passes 1",
+            "\(path("bad.js")):3:36: warning: 'giftNote' (giftNote) is no selector the app's interface declares",
+        ])
+        let json = try patchctl(["check", path("bad.js"), "--interface", path("shop.json"), "--json"])
+        XCTAssertEqual(json.status, 1)
+        let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(findings.map { "\($0["severity"]!) \($0["line"]!):\($0["column"]!)" }, ["error 2:3", "error 3:17", "warning 3:36"])
+        XCTAssertEqual(findings.first?["file"] as? String, path("bad.js"))
+
+        try keygen()
+        func sign(_ script: String, _ extra: [String]) throws -> Run {
+            try patchctl(["sign", path(script), "--key", path("keys/qa-key.private-key.json"), "--id", "p", "--version", "1",
+                          "--app-id", "com.example.shop", "--no-expiry", "--out", path("out.json"), "--interface", path("shop.json")] + extra)
+        }
+        let refused = try sign("bad.js", [])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.err.contains("not signed: `patchctl check` found 2 errors (--force signs anyway)"), refused.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "nothing written")
+        let forced = try sign("bad.js", ["--force"])
+        XCTAssertEqual(forced.status, 0, forced.err)
+        XCTAssertTrue(forced.err.contains("2:3: error: SKCart has no method -totalCent"), forced.err)
+        try FileManager.default.removeItem(atPath: path("out.json"))
+        let fine = try sign("good.js", [])
+        XCTAssertEqual(fine.status, 0, fine.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out.json")))
+
+        let missing = try patchctl(["check", path("good.js"), "--interface", path("nope.json")])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.err.contains("cannot read interface \(path("nope.json")): no such file"), missing.err)
+    }
+
     func testRevokeCreatesAndExtendsASignedList() throws {
         try keygen()
         try keygen("other")
