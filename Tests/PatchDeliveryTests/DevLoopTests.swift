@@ -67,6 +67,21 @@ final class DevLoopTests: XCTestCase {
         try dev.waitForLine("[tablet] v\(fixed) applied")
     }
 
+    func testWithAnInterfaceEverySaveIsCheckedAgainstIt() throws {
+        // The shape `patchctl interface` writes: one class with one method.
+        let interface = root.appendingPathComponent("app.json")
+        try Data("""
+            {"classes": {"Cart": {"name": "Cart", "superclass": null, "protocols": [], "properties": [], "isAppClass": true,
+              "methods": [{"selector": "totalCents", "isClassMethod": false, "returnType": "NSInteger", "argumentTypes": []}]}},
+             "protocols": {}}
+            """.utf8).write(to: interface)
+        try save("c.js", "defineClass('Cart', {\n  totalCents: function () { return 1; }\n});\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory, arguments: ["--interface", interface.path])
+        try dev.waitForLine(matching: #"^watching "#)
+        try save("c.js", "defineClass('Cart', {\n  totalCent: function () { return 1; }\n});\n")
+        try dev.waitForLine("check c.js:2:3: error: Cart has no method -totalCent; did you mean 'totalCents' (-totalCents)?")
+    }
+
     func testAFirstVersionThatFailsLeavesNothingApplied() throws {
         try save("one.js", "var fine = 1;\n")
         try save("two.js", "throw new Error('not yet');\n")
@@ -329,17 +344,17 @@ final class DevServer {
     let port: UInt16
     let output = LockedBox<[String]>([])
 
-    static func start(_ test: XCTestCase, scripts: URL, keyDirectory: URL, port: UInt16 = 0) throws -> DevServer {
-        let server = try DevServer(scripts: scripts, keyDirectory: keyDirectory, requestedPort: port)
+    static func start(_ test: XCTestCase, scripts: URL, keyDirectory: URL, port: UInt16 = 0, arguments: [String] = []) throws -> DevServer {
+        let server = try DevServer(scripts: scripts, keyDirectory: keyDirectory, requestedPort: port, arguments: arguments)
         test.addTeardownBlock { server.stop() }
         return server
     }
 
-    private init(scripts: URL, keyDirectory: URL, requestedPort: UInt16) throws {
+    private init(scripts: URL, keyDirectory: URL, requestedPort: UInt16, arguments: [String]) throws {
         let portFile = scripts.deletingLastPathComponent().appendingPathComponent("port-\(UUID().uuidString)")
         process.executableURL = PatchCtlTests.patchctl
         process.arguments = ["dev", scripts.path, "--port", String(requestedPort), "--port-file", portFile.path,
-                             "--key-dir", keyDirectory.path]
+                             "--key-dir", keyDirectory.path] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
