@@ -19,6 +19,13 @@ final class DirectCallEquivalenceTests: PatchTestCase {
         ("Bool", "BOOL"), ("Sel", "SEL"), ("Class", "Class"), ("Point", "CGPoint"), ("Block", "block"),
     ]
 
+    /// Without libffi (iOS) a hook's block can't take floating-point or struct arguments, so the
+    /// native class's methods of those types can't be kept native entries: those rows are compared
+    /// only where libffi exists.
+    static let testedEncodings = runsWithoutLibFFI
+        ? encodings.filter { !["Float", "Double", "Point"].contains($0.name) }
+        : encodings
+
     /// JS expressions for values of every kind: numbers at the edges of every type, NaN, ±0, ±∞,
     /// BigInt, Symbol, strings, null and undefined, booleans, plain and exotic objects, boxes
     /// (strong, weak, nil, class, number, string), structs and functions.
@@ -47,7 +54,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
       if (t === 'function') return 'function';
       if (v === null || v === undefined) return String(v);
       if (t === 'object' && Object.getPrototypeOf(v) === Object.getPrototypeOf(__eqObject))
-        return 'box ' + (v === __eqObject ? 'same ' : '') + String(v).replace(/0x[0-9a-f]+/g, 'ADDR');
+        return 'box ' + (__eqBoxIdentity && v === __eqObject ? 'same ' : '') + String(v).replace(/0x[0-9a-f]+/g, 'ADDR');
       try { return t + ' ' + JSON.stringify(v); } catch (e) { return t + ' (' + Object.prototype.toString.call(v) + ')'; }
     };
     globalThis.__eqOutcome = function (call) {
@@ -65,7 +72,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
     func testEveryEncodingAndValueKindGivesWhatTheRoundTripGives() throws {
         let direct = uniqueClassName("DCTEqDirect"), native = uniqueClassName("DCTEqNative")
         var protocolEntries: [String] = [], methods: [String] = [], hooks: [String] = []
-        for (name, type) in Self.encodings {
+        for (name, type) in Self.testedEncodings {
             protocolEntries.append("arg\(name)_: { paramsType: '\(type)', returnType: 'void' }")
             methods.append("arg\(name)_: function (v) { globalThis.__eqReceived = __eqDescribe(v); }")
             if name != "Block" {   // a JS function returned as a block is a block of no known type
@@ -76,7 +83,11 @@ final class DirectCallEquivalenceTests: PatchTestCase {
             hooks.append("hook(\(native), 'arg\(name):', 'after', function () {});")
         }
         let methodTable = methods.joined(separator: ",\n")
+        // Without the private JSWeakObjectMap functions (the App Store configuration) a crossing into
+        // Objective-C and back gives a new box for the same object, so box identity is compared only
+        // where the box cache exists (BoxTests assert it there).
         try apply("""
+        globalThis.__eqBoxIdentity = \(!runsWithoutPrivateSymbols);
         \(Self.harness)
         defineProtocol('\(direct)Types', { \(protocolEntries.joined(separator: ",\n")) });
         defineClass('\(direct) : NSObject <\(direct)Types>', { \(methodTable) });
@@ -93,7 +104,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
         let (cases, differences, entries) = try XCTUnwrap(result.value).get()
         // The direct class's calls really were direct: only the native class's entered natively.
         XCTAssertLessThan(entries, UInt64(cases) + 200, "calls of the first class were not direct")
-        XCTAssertGreaterThan(cases, 2000)
+        XCTAssertGreaterThan(cases, 100 * Self.testedEncodings.count)
         XCTAssertEqual(differences.count, 0, "\(differences.count) of \(cases) cases differ:\n" + differences.prefix(80).joined(separator: "\n"))
     }
 
@@ -110,7 +121,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
             return seen + (reported.isEmpty ? "" : "; reported " + reported.joined(separator: " | "))
         }
         let entriesBefore = PEDispatchPatchedCallCountOnThisThread()
-        for (name, _) in Self.encodings {
+        for (name, _) in Self.testedEncodings {
             for value in Self.values {
                 var calls = ["arg": "return o.arg\(name)_(\(value));"]
                 if name != "Block" { calls["res"] = "globalThis.__eqResult = (\(value)); return o.res\(name)();" }
