@@ -217,14 +217,4 @@ final class DevChannelHardeningTests: XCTestCase {
         stream.cancel()
         XCTAssertEqual(closed.wait(timeout: .now() + 5), .success)
     }
-
-    /// Polls `condition` every 10 ms for up to `timeout` seconds.
-    func eventually(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
 }

@@ -36,16 +36,6 @@ final class PatchServerHardeningTests: XCTestCase {
         return try connection.readResponse(bodyless: method == "HEAD")
     }
 
-    /// Polls `condition` every 10 ms for up to `timeout` seconds.
-    func eventually(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
-
     // MARK: - Request heads
 
     func testOversizedRequestLineIsAnswered414AndClosed() throws {

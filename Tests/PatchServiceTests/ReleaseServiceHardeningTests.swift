@@ -38,16 +38,6 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         try send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(timeout: 15)
     }
 
-    /// Polls `condition` every 10 ms for up to `timeout` seconds.
-    func eventually(_ timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
-
     // MARK: - Connections
 
     /// Idle connections fill the cap four times over; a device still fetches the channel and a
