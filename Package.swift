@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchUpdaterTests",
-            dependencies: ["PatchUpdater", "PatchFormat", "PatchRepository"]
+            dependencies: ["PatchUpdater", "PatchFormat", "PatchRepository", "HTTPTestSupport"]
         ),
         // The publisher's side of TUF: the repository record, channel roles, releases, key
         // rotation, signatures from several key holders, the static tree (`patchctl repo`).
@@ -236,8 +236,9 @@ let package = Package(
             name: "PatchServiceTests",
             dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver"]
         ),
-        // What the servers' hardening tests share: raw sockets a test controls byte by byte,
-        // hostile clients (idle floods), servers in child processes with a chosen descriptor limit.
+        // What the servers' hardening tests share: raw sockets a test controls byte by byte
+        // (PortableSocket: the Glibc/Darwin differences once), hostile clients (idle floods),
+        // servers and programs in child processes (descriptor limit, peak memory).
         .target(
             name: "HTTPTestSupport",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],

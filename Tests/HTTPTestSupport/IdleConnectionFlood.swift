@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An attacker's connections to 127.0.0.1 that send nothing and are held open: connected without
 /// blocking (a server whose backlog is full leaves a blocking connect() waiting for seconds), so
@@ -14,19 +11,12 @@ public final class IdleConnectionFlood {
         Self.raiseOpenFileLimit(to: count + 256)
         let deadline = Date().addingTimeInterval(timeout)
         for _ in 0..<count where Date() < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = PortableSocket.tcp()
             guard fd >= 0 else { throw RawHTTPConnection.Failure(description: "socket: \(String(cString: strerror(errno))) after \(descriptors.count)") }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard result == 0 || errno == EINPROGRESS else {
+            guard PortableSocket.connectLoopback(fd, port: port) == 0 || errno == EINPROGRESS else {
                 let message = String(cString: strerror(errno))
-                _ = Glibc.close(fd)
+                PortableSocket.close(fd)
                 throw RawHTTPConnection.Failure(description: "connect: \(message) after \(descriptors.count)")
             }
             descriptors.append(fd)
@@ -46,7 +36,7 @@ public final class IdleConnectionFlood {
     }
 
     public func close() {
-        for fd in descriptors { _ = Glibc.close(fd) }
+        for fd in descriptors { PortableSocket.close(fd) }
         descriptors = []
     }
 
@@ -55,10 +45,16 @@ public final class IdleConnectionFlood {
     /// Raises the soft open-file limit to at least `wanted` if the hard limit allows; false if it doesn't.
     @discardableResult
     public static func raiseOpenFileLimit(to wanted: Int) -> Bool {
+        // getrlimit's resource is an enum on Glibc, an Int32 on Darwin.
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+        guard getrlimit(resource, &limit) == 0 else { return false }
         guard limit.rlim_cur < rlim_t(wanted) else { return true }
         limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
-        return setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur >= rlim_t(wanted)
+        return setrlimit(resource, &limit) == 0 && limit.rlim_cur >= rlim_t(wanted)
     }
 }

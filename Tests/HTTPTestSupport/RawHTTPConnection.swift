@@ -1,12 +1,9 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// A client connection to 127.0.0.1 on plain POSIX sockets, so a test controls every byte and
-/// every pause (URLSession would normalize paths, add headers and retry). Every read is bounded
-/// by a deadline; nothing here can hang a test.
+/// A client connection to 127.0.0.1 on plain POSIX sockets (`PortableSocket`), so a test controls
+/// every byte and every pause (URLSession would normalize paths, add headers and retry). Every
+/// read is bounded by a deadline; nothing here can hang a test.
 public final class RawHTTPConnection {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -32,22 +29,14 @@ public final class RawHTTPConnection {
     private var pending = Data()
 
     public init(port: UInt16) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = PortableSocket.tcp()
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard PortableSocket.connectLoopback(fd, port: port) == 0 else {
             let message = String(cString: strerror(errno))
-            _ = Glibc.close(fd)
+            PortableSocket.close(fd)
             throw Failure(description: "connect: \(message)")
         }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        PortableSocket.setTimeout(fd, SO_SNDTIMEO, seconds: 5)
     }
 
     deinit { close() }
@@ -56,7 +45,7 @@ public final class RawHTTPConnection {
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = Glibc.close(fd)
+        PortableSocket.close(fd)
     }
 
     /// Sends everything or stops at the first error (the server may close first); true if all went.
@@ -64,16 +53,7 @@ public final class RawHTTPConnection {
     public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { PortableSocket.sendAll(fd, bytes) }
 
     /// Waits up to `timeout` for bytes; appends them to `pending`. False when the peer closed
     /// (or reset), or nothing came in time — `timedOut` tells which.

@@ -3,9 +3,6 @@ import HTTPTestSupport
 @testable import PatchDelivery
 import PatchServer
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension RawHTTPConnection {
     /// Opens `/_dev/events` as `device` and reads the session token the stream starts with.
@@ -157,26 +154,18 @@ final class DevChannelHardeningTests: XCTestCase {
         var sent: Int { lock.withLock { sentBytes } }
 
         init(seconds: TimeInterval) throws {
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            listener = server
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, length) == 0 && getsockname(server, $0, &length) == 0 }
-            }
-            guard bound, listen(server, 4) == 0 else { throw RawHTTPConnection.Failure(description: "cannot listen") }
-            port = UInt16(bigEndian: address.sin_port)
+            let server = try PortableSocket.bindLoopback(listen: 4)
+            listener = server.fd
+            port = server.port
             Thread.detachNewThread { [self] in
-                let client = accept(server, nil, nil)
+                let client = PortableSocket.accept(server.fd)
                 guard client >= 0 else { return }
-                defer { close(client) }
+                defer { PortableSocket.close(client) }
                 var head = [UInt8](repeating: 0, count: 16384)
                 _ = recv(client, &head, head.count, 0)
                 let event = Array(("event: flood\ndata: " + String(repeating: "x", count: 1000) + "\n\n").utf8)
                 let response = Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".utf8)
-                _ = response.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                _ = response.withUnsafeBytes { PortableSocket.send(client, $0) }
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
                 let deadline = Date().addingTimeInterval(seconds)
                 var batch: [UInt8] = []
@@ -186,7 +175,7 @@ final class DevChannelHardeningTests: XCTestCase {
                     var descriptor = pollfd(fd: client, events: Int16(POLLOUT), revents: 0)
                     guard poll(&descriptor, 1, 50) >= 0 else { return }
                     guard descriptor.revents & Int16(POLLOUT) != 0 else { continue }
-                    let n = batch[offset...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    let n = batch[offset...].withUnsafeBytes { PortableSocket.send(client, $0) }
                     if n < 0 { if errno == EAGAIN || errno == EINTR { continue } else { return } }
                     lock.withLock { sentBytes += n }
                     offset = (offset + n) % batch.count
@@ -194,7 +183,7 @@ final class DevChannelHardeningTests: XCTestCase {
             }
         }
 
-        deinit { close(listener) }
+        deinit { PortableSocket.close(listener) }
     }
 
     /// http:// streams are read with back-pressure: a server flooding events faster than the

@@ -1,12 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import HTTPTestSupport
 
 /// An HTTP server on 127.0.0.1 that misbehaves on purpose, one way per path (plain POSIX
-/// sockets, so every byte and every pause is under the test's control). Everything it does is
-/// bounded in count and time, so a client that fails to defend itself ends a test with a wrong
-/// answer rather than a hang:
+/// sockets through `PortableSocket`, so every byte and every pause is under the test's control).
+/// Everything it does is bounded in count and time, so a client that fails to defend itself ends
+/// a test with a wrong answer rather than a hang:
 ///
 /// - `/silent`: reads the request and never answers (held at most `holdLimit`).
 /// - `/drip`: announces 10 000 bytes, then sends one byte every 20 ms (at most `holdLimit`).
@@ -41,32 +39,16 @@ final class HostileServer: @unchecked Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     init() throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXFailure("socket") }
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 16) == 0 else { close(listener); throw POSIXFailure("bind/listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try PortableSocket.bindLoopback(listen: 16)
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
     /// Stops accepting and waits (bounded) for the connection threads to end.
     func stop() {
         lock.withLock { stopped = true }
-        shutdown(listener, Int32(SHUT_RDWR))
+        PortableSocket.shutdownBoth(listener)
         _ = connections.wait(timeout: .now() + holdLimit + 2)
-        close(listener)
+        PortableSocket.close(listener)
     }
 
     func requests(_ path: String) -> Int { lock.withLock { requestCounts[path, default: 0] } }
@@ -78,12 +60,12 @@ final class HostileServer: @unchecked Sendable {
         while !isStopped {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
-            let client = accept(listener, nil, nil)
+            let client = PortableSocket.accept(listener)
             guard client >= 0 else { continue }
             connections.enter()
             Thread.detachNewThread { [self] in
                 serve(client)
-                close(client)
+                PortableSocket.close(client)
                 connections.leave()
             }
         }
@@ -91,10 +73,8 @@ final class HostileServer: @unchecked Sendable {
 
     private func serve(_ client: Int32) {
         // Neither a read nor a write may block for long: a client that stops reading must not hang us.
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var sendTimeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+        PortableSocket.setTimeout(client, SO_RCVTIMEO, seconds: 5)
+        PortableSocket.setTimeout(client, SO_SNDTIMEO, seconds: 1)
         guard let path = readRequestPath(client) else { return }
         lock.withLock { requestCounts[path, default: 0] += 1 }
         let started = Date()
@@ -168,20 +148,7 @@ final class HostileServer: @unchecked Sendable {
     }
 
     /// Writes everything, or false once the client has gone (no SIGPIPE).
-    private func writeAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
-
-    struct POSIXFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ call: String) { description = "\(call): \(String(cString: strerror(errno)))" }
-    }
+    private func writeAll(_ client: Int32, _ bytes: [UInt8]) -> Bool { PortableSocket.sendAll(client, bytes) }
 }
 
 private extension Array where Element == UInt8 {

@@ -1,11 +1,9 @@
 import Foundation
+import HTTPTestSupport
 import PatchDelivery
 import PatchPublishing
 import PatchService
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs blocking work (URLSession-based clients, the device loader) on its own thread, so the
 /// few cooperative threads stay free for the service under test.
@@ -24,50 +22,21 @@ func temporaryDirectory(_ test: XCTestCase) throws -> URL {
 
 /// A free TCP port on loopback (bound, read, released).
 func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard ok else { throw XCTSkip("cannot bind a loopback port") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard let (fd, port) = try? PortableSocket.bindLoopback(listen: nil) else { throw XCTSkip("cannot bind a loopback port") }
+    PortableSocket.close(fd)
+    return Int(port)
 }
 
 /// Runs a program, waiting at most `timeout`; returns its exit status and (the end of) its output.
-/// posix_spawn + waitpid rather than `Process`: Foundation's Process notices the exit through a
+/// `SpawnedProgram` rather than `Process`: Foundation's Process notices the exit through a
 /// descriptor the child inherits, which a daemon it starts (pg_ctl's postgres) keeps open.
 @discardableResult
 func runProgram(_ arguments: [String], timeout: TimeInterval = 60) throws -> (status: Int32, output: String) {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString).log")
     defer { try? FileManager.default.removeItem(at: output) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for p in argv { free(p) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
-    guard spawned == 0 else { throw PostgresInstance.Failure(text: "cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
-    let end = Date().addingTimeInterval(timeout)
-    var status: Int32 = 0
-    while waitpid(pid, &status, WNOHANG) == 0 {
-        if Date() > end {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-            throw PostgresInstance.Failure(text: "\(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s")
-        }
-        usleep(50_000)
-    }
+    let exit = try SpawnedProgram(arguments, output: output.path).wait(timeout: timeout)
     let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-    let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return (exit, String(text.suffix(4000)))
+    return (exit.status, String(text.suffix(4000)))
 }
 
 /// A throwaway PostgreSQL server: initdb into a temporary directory, pg_ctl start on a free

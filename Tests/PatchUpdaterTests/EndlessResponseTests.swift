@@ -1,12 +1,8 @@
 import Foundation
+import HTTPTestSupport
 import PatchFormat
 import PatchUpdater
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A loopback HTTP server for one kind of answer: 404 for every request, or 404 for root and an
 /// endless 200 body (no length, 64 KiB writes until the client hangs up) for everything else.
@@ -22,41 +18,27 @@ final class EndlessServer: @unchecked Sendable {
 
     init(endless: Bool) throws {
         self.endless = endless
-        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, length) }
-        }
-        guard bound == 0, listen(sock, 16) == 0 else { close(sock); throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &length) }
-        }
-        fd = sock
-        port = UInt16(bigEndian: address.sin_port)
+        (fd, port) = try PortableSocket.bindLoopback(listen: 16)
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
 
     func stop() {
         lock.lock(); stopped = true; lock.unlock()
-        shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
+        PortableSocket.shutdownBoth(fd)
+        PortableSocket.close(fd)
     }
 
     private func acceptLoop() {
         while true {
-            let client = accept(fd, nil, nil)
+            let client = PortableSocket.accept(fd)
             if client < 0 { return }
             Thread { [self] in serve(client) }.start()
         }
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer { PortableSocket.close(client) }
         var request = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !request.suffix(4).elementsEqual([13, 10, 13, 10]) {
@@ -79,21 +61,13 @@ final class EndlessServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private func send(_ client: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
+    private func send(_ client: Int32, _ bytes: [UInt8]) -> Bool { PortableSocket.sendAll(client, bytes) }
 }
 
 /// Issue 19, attack 13: an endless response must be cut as bytes arrive, so a launch's peak
 /// memory stays within the limit plus 1 MiB of the same launch against a server that has
 /// nothing. Measured on `patch-tuf-client` (the updater's code in a process of its own): the
-/// peak resident set size of the child, from wait4's rusage.
+/// peak resident set size of the child, from wait4's rusage (`SpawnedProgram`).
 final class EndlessResponseTests: XCTestCase {
     func testAnEndlessTimestampIsCutAndPeakMemoryStaysWithinTheLimitPlusOneMiB() throws {
         let baseline = try (0..<3).map { _ in try peakKiB(endless: false).peak }.min()!
@@ -114,9 +88,10 @@ final class EndlessResponseTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let repository = try MemoryRepository()
         try Updater.bootstrap(rootData: repository.rootVersions[0], metadataDirectory: directory)
-        let (status, usage) = try spawnAndWait([clientPath(), "--metadata-dir", directory.path,
-                                                "--metadata-url", "http://127.0.0.1:\(server.port)/metadata/", "refresh"])
-        return (usage, status, server.bytesSent)
+        let client = try SpawnedProgram([clientPath(), "--metadata-dir", directory.path,
+                                         "--metadata-url", "http://127.0.0.1:\(server.port)/metadata/", "refresh"])
+        let exit = try client.wait(timeout: 120)
+        return (exit.peakResidentKiB, exit.status, server.bytesSent)
     }
 
     private func clientPath() -> String {
@@ -126,26 +101,5 @@ final class EndlessResponseTests: XCTestCase {
             url.deleteLastPathComponent()
         }
         return url.appendingPathComponent("patch-tuf-client").path
-    }
-
-    /// Runs `arguments` and returns its exit status and peak resident set size in KiB.
-    private func spawnAndWait(_ arguments: [String]) throws -> (Int32, Int) {
-        var pid = pid_t()
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var fileActions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&fileActions)
-        defer { posix_spawn_file_actions_destroy(&fileActions) }
-        posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
-        guard posix_spawn(&pid, arguments[0], &fileActions, nil, argv, environ) == 0 else {
-            throw POSIXError(.ENOENT)
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw POSIXError(.ECHILD) }
-        }
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
-        return (exitCode, usage.ru_maxrss)
     }
 }
