@@ -340,6 +340,7 @@ let package = Package(
             name: "PatchDeliveryTests",
             dependencies: [
                 "PatchDelivery", "PatchServer", "PatchEngine", "patchctl", "HTTPTestSupport", "PatchUpdater",
+                "PatchFormat", "PatchRepository",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

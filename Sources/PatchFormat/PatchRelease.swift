@@ -6,6 +6,9 @@ import Foundation
 public struct PatchRelease: Equatable, Sendable {
     public var app: String
     public var patchID: String
+    /// The patch's version (1 when the metadata names none): of several releases of one patch id
+    /// that a device qualifies for, it runs the highest; the crash-loop guard disables versions.
+    public var version: Int
     /// An app version range in `AppVersionRange` syntax (e.g. `>=1.2.0 <1.3.0`); nil: all.
     public var appVersions: String?
     /// Share of devices, in hundredths of a percent (0–10 000).
@@ -17,10 +20,11 @@ public struct PatchRelease: Equatable, Sendable {
 
     public static let maxRollout = 10_000
 
-    public init(app: String, patchID: String, appVersions: String? = nil, rollout: Int = maxRollout, enabled: Bool = true,
+    public init(app: String, patchID: String, version: Int = 1, appVersions: String? = nil, rollout: Int = maxRollout, enabled: Bool = true,
                 osVersions: String? = nil, models: [String]? = nil, attributes: [String: [String]]? = nil) {
         self.app = app
         self.patchID = patchID
+        self.version = version
         self.appVersions = appVersions
         self.rollout = rollout
         self.enabled = enabled
@@ -35,6 +39,11 @@ public struct PatchRelease: Equatable, Sendable {
         var fields = try JSONFields(value, context: "custom patchengine")
         app = try fields.string("app")
         patchID = try fields.string("patch_id")
+        let version = try fields.optionalInteger("version") ?? 1
+        guard (1...Int64(Int32.max)).contains(version) else {
+            throw FormatError.malformed("custom patchengine: version must be 1 to \(Int32.max)")
+        }
+        self.version = Int(version)
         appVersions = try fields.optionalString("app_versions")
         let rollout = try fields.integer("rollout")
         guard (0...Int64(Self.maxRollout)).contains(rollout) else {
@@ -62,6 +71,7 @@ public struct PatchRelease: Equatable, Sendable {
         var members: [String: JSONValue] = [
             "app": .string(app), "patch_id": .string(patchID), "rollout": .integer(Int64(rollout)), "enabled": .bool(enabled),
         ]
+        if version != 1 { members["version"] = .integer(Int64(version)) }
         if let appVersions { members["app_versions"] = .string(appVersions) }
         if let osVersions { members["os_versions"] = .string(osVersions) }
         if let models { members["models"] = .array(models.map { .string($0) }) }

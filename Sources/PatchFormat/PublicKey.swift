@@ -41,6 +41,14 @@ public struct PublicKey: Equatable, Sendable {
         ]))
     }
 
+    /// The member that marks a development key (the live QA loop's, never a release key's):
+    /// `"x-patchengine-development": true`. The key id covers it, so it can't be stripped without
+    /// making another key.
+    public static let developmentMarker = "x-patchengine-development"
+
+    /// Whether this key is marked as a development key (`developmentMarker`).
+    public var isDevelopment: Bool { unrecognized[Self.developmentMarker] == .bool(true) }
+
     /// The key id the specification defines: SHA-256 of the key's canonical JSON, in hex.
     public var keyID: String {
         let bytes = (try? CanonicalJSON.encode(json)) ?? Data()

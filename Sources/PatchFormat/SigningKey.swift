@@ -23,8 +23,9 @@ public struct SigningKey: Sendable {
     /// The key id metadata uses for it (SHA-256 of the public key's canonical JSON).
     public let keyID: String
 
-    private init(_ backing: Backing) {
+    private init(_ backing: Backing, development: Bool = false) {
         self.backing = backing
+        var publicKey: PublicKey
         switch backing {
         case .ed25519(let k):
             publicKey = PublicKey(keytype: "ed25519", scheme: "ed25519", publicValue: Hex.encode(k.publicKey.rawRepresentation))
@@ -33,8 +34,18 @@ public struct SigningKey: Sendable {
         case .rsa(let k):
             publicKey = PublicKey(keytype: "rsa", scheme: "rsassa-pss-sha256", publicValue: k.publicKey.pemRepresentation + "\n")
         }
+        if development { publicKey.unrecognized[PublicKey.developmentMarker] = .bool(true) }
+        self.publicKey = publicKey
         keyID = publicKey.keyID
     }
+
+    /// The same private key with its public half marked as a development key
+    /// (`PublicKey.isDevelopment`; the marker changes the key id). Production clients refuse
+    /// metadata that trusts such a key.
+    public var forDevelopment: SigningKey { SigningKey(backing, development: true) }
+
+    /// Whether the public half is marked as a development key.
+    public var isDevelopment: Bool { publicKey.isDevelopment }
 
     /// A new random key (RSA keys have 3072 bits).
     public static func generate(_ scheme: Scheme) throws -> SigningKey {

@@ -24,6 +24,8 @@ public actor Updater {
     private var trusted: TrustedMetadata?
     /// The outcome of the one refresh this updater makes.
     private var refreshOutcome: Result<Void, Error>?
+    /// Set by `loadStored()`: nothing is read from the network.
+    private var offline = false
 
     public init(configuration: UpdaterConfiguration, transport: Transport = HTTPTransport.shared) {
         self.configuration = configuration
@@ -49,6 +51,36 @@ public actor Updater {
         if let refreshOutcome { return try refreshOutcome.get() }
         do {
             try await runRefresh()
+            refreshOutcome = .success(())
+        } catch {
+            refreshOutcome = .failure(error)
+            throw error
+        }
+    }
+
+    /// Instead of `refresh()`: takes the metadata stored in `metadataDirectory` as it is, without
+    /// the network — what a device verified last, for running offline. Every signature, the
+    /// chain root → timestamp → snapshot → targets and every version and hash between them are
+    /// checked as in a refresh; expiry is not (a device offline for a week keeps what it had).
+    /// Nothing new can come this way: afterwards searches and downloads read no network, and
+    /// only targets already cached (`cachedTarget`) can be had.
+    public func loadStored() async throws {
+        if let refreshOutcome { return try refreshOutcome.get() }
+        offline = true
+        do {
+            guard let rootData = store.read("root", maxLength: configuration.rootMaxLength) else {
+                throw UpdaterError.localState("no trusted root in \(configuration.metadataDirectory.path)")
+            }
+            trusted = try TrustedMetadata(rootData: rootData, now: .distantPast)
+            guard let timestamp = store.read("timestamp", maxLength: configuration.timestampMaxLength) else {
+                throw UpdaterError.missing(role: "timestamp", reason: "none stored")
+            }
+            try trusted!.updateTimestamp(timestamp)
+            guard let snapshot = store.read("snapshot", maxLength: configuration.snapshotMaxLength) else {
+                throw UpdaterError.missing(role: "snapshot", reason: "none stored")
+            }
+            try trusted!.updateSnapshot(snapshot, fromDisk: true)
+            _ = try await loadTargets("targets", parent: nil)
             refreshOutcome = .success(())
         } catch {
             refreshOutcome = .failure(error)
@@ -243,6 +275,7 @@ public actor Updater {
     }
 
     private func fetch(_ url: URL, maxLength: Int64) async throws -> Data {
+        if offline { throw UpdaterError.missing(role: url.lastPathComponent, reason: "not stored (offline: nothing is downloaded)") }
         do {
             return try await transport.fetch(url, maxLength: maxLength, deadline: Date().addingTimeInterval(configuration.downloadTimeout))
         } catch let error as TransportError {

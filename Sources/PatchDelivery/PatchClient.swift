@@ -1,0 +1,400 @@
+import Foundation
+import Logging
+import PatchFormat
+import PatchUpdater
+
+/// The device side of patch delivery: the releases of the one channel this app follows, taken
+/// only through The Update Framework's client workflow (`Updater`), checked against this app
+/// and device, and applied all-or-nothing through `PatchApplying` under the crash-loop guard.
+///
+///     var config = PatchClientConfiguration(
+///         metadataURL: URL(string: "https://patches.example.com/shop/metadata/")!,
+///         targetsURL: URL(string: "https://patches.example.com/shop/targets/")!,
+///         bundledRoot: rootFromTheAppBundle, appID: "com.example.shop", appVersion: "1.4.0",
+///         channel: "production", device: DeviceProfile(deviceID: storedRandomID, model: "iPhone15,2"),
+///         stateDirectory: appSupport.appendingPathComponent("patches"))
+///     let client = try PatchClient(configuration: config) { print($0) }
+///     client.applyCached()          // at launch: what was verified last, no network
+///     client.update()               // fresh metadata, downloads, apply and revert
+///     client.markLaunchSucceeded()
+///
+/// `update()`, in this order:
+/// 1. `Updater.refresh()` (root chain, timestamp, snapshot, targets: every TUF check; nothing
+///    else reads the network). A failure changes nothing that runs: the network failing is
+///    `refreshFailed(.network)`, a refusal `refreshFailed(.metadata)`. If nothing ran yet in this
+///    process, the last verified metadata and cached targets are applied instead.
+/// 2. No key a role trusts for root, targets, snapshot, timestamp or the channel is a development key.
+/// 3. The channel's releases (`Updater.targets(ofRole:)`), each judged by `ChannelSelection`
+///    (app id, enabled, app/OS version, model, attributes, rollout bucket, crash-loop guard).
+/// 4. The chosen targets from the cache or downloaded by the updater (length and hashes
+///    checked, cut at the listed length, at most `maxTargetBytes`).
+/// 5. Running releases the channel no longer selects are reverted; each chosen release replaces
+///    the one running for its patch id (marked with the crash-loop guard first; a script that
+///    throws leaves nothing applied and the previous release runs again).
+///
+/// Not thread-safe: call it from the thread that owns the engine. `update()` blocks at most
+/// `updateDeadline`; don't call it from Swift concurrency's threads (it waits on them).
+public final class PatchClient {
+    /// A release whose script is live in this process.
+    public struct LiveRelease: Equatable {
+        public let reference: ReleaseReference
+        /// The name the script was applied under (`PatchEngine.revert(_:)` takes it).
+        public let scriptName: String
+        let script: String
+    }
+
+    public let configuration: PatchClientConfiguration
+    public let crashLoopGuard: CrashLoopGuard
+
+    private let applier: PatchApplying
+    private let transport: Transport
+    private let appVersion: SemanticVersion
+    private let metadataDirectory: URL
+    private let targetsDirectory: URL
+    private let verifiedCopy: VerifiedMetadataCopy
+    private var live: [String: LiveRelease] = [:]
+    /// Whether a selection was applied in this process (else a failed refresh falls back to the cache).
+    private var reconciled = false
+    /// Patch versions the guard disabled when this launch started: reported when their release shows up.
+    private var newlyDisabled: [PatchVersionID: Int] = [:]
+    private var pendingEvents: [PatchClientEvent] = []
+    private let onEvent: ((PatchClientEvent) -> Void)?
+    private let logger = Logger(label: "PatchDelivery.PatchClient")
+
+    /// Bootstraps the trusted root from `configuration.bundledRoot` when the device has none (or
+    /// an older one), and opens the crash-loop guard (judging earlier launches).
+    /// Throws `PatchClientError.configuration` or `.developmentKey` (a bundled root trusting a
+    /// development key is refused: such a build must never reach users).
+    public init(configuration: PatchClientConfiguration, applier: PatchApplying = EnginePatchApplier(),
+                transport: Transport = HTTPTransport.shared, onEvent: ((PatchClientEvent) -> Void)? = nil) throws {
+        for url in [configuration.metadataURL, configuration.targetsURL] {
+            let scheme = url.scheme?.lowercased()
+            guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
+                throw PatchClientError.configuration("\(url.absoluteString) is not https:// (http:// only with allowsInsecureHTTP)")
+            }
+        }
+        do { appVersion = try SemanticVersion(parsing: configuration.appVersion) } catch {
+            throw PatchClientError.configuration("app version: \(error)")
+        }
+        let bundled: Metadata<Root>
+        do { bundled = try Metadata<Root>(data: configuration.bundledRoot, name: "root") } catch {
+            throw PatchClientError.configuration("bundled root: \(error)")
+        }
+        if let role = Self.developmentKeyRole(in: bundled.signed) { throw PatchClientError.developmentKey(role: role) }
+        self.configuration = configuration
+        self.applier = applier
+        self.transport = transport
+        self.onEvent = onEvent
+        let state = configuration.stateDirectory
+        metadataDirectory = state.appendingPathComponent("metadata")
+        targetsDirectory = state.appendingPathComponent("targets")
+        verifiedCopy = VerifiedMetadataCopy(directory: state.appendingPathComponent("verified"))
+        do {
+            for folder in [metadataDirectory, targetsDirectory, verifiedCopy.directory] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            let stored = MetadataStore(directory: metadataDirectory).read("root", maxLength: 512_000)
+                .flatMap { try? Metadata<Root>(data: $0, name: "root") }
+            if stored == nil || stored!.signed.common.version < bundled.signed.common.version {
+                try Updater.bootstrap(rootData: configuration.bundledRoot, metadataDirectory: metadataDirectory)
+            }
+        } catch {
+            throw PatchClientError.storage("\(error)")
+        }
+        crashLoopGuard = CrashLoopGuard(directory: state, threshold: configuration.crashLoopThreshold)
+        for verdict in crashLoopGuard.verdicts {
+            switch verdict {
+            case let .disabled(id, launches): newlyDisabled[id] = launches
+            case .searchStarted(let suspects): pendingEvents.append(.crashLoopSearchStarted(suspects: suspects))
+            }
+        }
+    }
+
+    /// The releases live in this process, by patch id.
+    public var liveReleases: [LiveRelease] { live.values.sorted { $0.reference.patchID < $1.reference.patchID } }
+
+    // MARK: - Launch
+
+    /// Applies what the metadata verified last selects, from cached targets only (no network).
+    /// Expiry is not checked here: a device offline for a while keeps running what it verified.
+    @discardableResult
+    public func applyCached() -> [PatchClientEvent] {
+        var events = takePendingEvents()
+        applyStored(&events)
+        return events
+    }
+
+    /// The app launched fine: nothing applied so far is suspect any more.
+    public func markLaunchSucceeded() {
+        do { try crashLoopGuard.markLaunchSucceeded() } catch {
+            var events: [PatchClientEvent] = []
+            emit(.storageFailed(message: "crash-loop guard: \(error)"), &events)
+        }
+    }
+
+    // MARK: - Update
+
+    /// Refreshes the metadata, then makes the running releases what the channel selects for
+    /// this device (see the type's documentation for the order of checks).
+    @discardableResult
+    public func update() -> [PatchClientEvent] {
+        var events = takePendingEvents()
+        let deadline = Date().addingTimeInterval(configuration.updateDeadline)
+        let updater = Updater(configuration: updaterConfiguration(metadataDirectory), transport: transport)
+        let channel = configuration.channel
+        crashLoopGuard.networkWaitBegins()
+        let listed: Result<[ResolvedTarget], PatchClientError> = Self.wait(until: deadline) {
+            do {
+                try await updater.refresh()
+                try await Self.checkDevelopmentKeys(updater, channel: channel)
+                guard let targets = try await updater.targets(ofRole: channel) else { return .failure(.noChannel(channel)) }
+                return .success(targets)
+            } catch {
+                return .failure(PatchClientError(refreshing: error))
+            }
+        } ?? .failure(.deadline)
+        let targets: [ResolvedTarget]
+        switch listed {
+        case .failure(let error):
+            crashLoopGuard.networkWaitEnded()
+            emit(.refreshFailed(error), &events)
+            if !reconciled { applyStored(&events) }
+            return events
+        case .success(let found):
+            targets = found
+        }
+        emit(.refreshed(channel: channel, releases: targets.count), &events)
+        do { try verifiedCopy.save(from: metadataDirectory) } catch {
+            emit(.storageFailed(message: "last verified metadata not saved: \(error)"), &events)
+        }
+        let first = select(targets, &events)
+        var files: [String: URL] = [:]
+        for (path, release) in first.chosen.map({ ($0.value.target.path, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
+            if let cached = updater.cachedTarget(release.target, in: targetsDirectory) {
+                files[path] = cached
+                continue
+            }
+            if release.target.file.length > configuration.maxTargetBytes {
+                emit(.refused(path: path, reason: .targetTooLarge(path: path, length: release.target.file.length)), &events)
+                continue
+            }
+            let directory = targetsDirectory
+            let target = release.target
+            let downloaded: Result<URL, PatchClientError> = Self.wait(until: deadline) {
+                do { return .success(try await updater.download(target, to: directory)) } catch let error as UpdaterError {
+                    return .failure(.target(path: path, error))
+                } catch {
+                    return .failure(.storage("\(error)"))
+                }
+            } ?? .failure(.deadline)
+            switch downloaded {
+            case .success(let url): files[path] = url
+            case .failure(let error): emit(.refused(path: path, reason: error), &events)
+            }
+        }
+        crashLoopGuard.networkWaitEnded()
+        // Releases whose target couldn't be had are left out, so a lower version that is still
+        // cached (and still listed) runs instead.
+        let chosenPaths = Set(first.chosen.values.map(\.target.path))
+        let obtainable = targets.filter { !chosenPaths.contains($0.path) || files[$0.path] != nil }
+        let selection = obtainable.count == targets.count ? first : select(obtainable, &events, quiet: true)
+        reconcile(selection, files: files, source: .network, &events)
+        removeUnlistedTargets(keeping: Set(targets.map { Updater.localName(for: $0.path) }))
+        return events
+    }
+
+    // MARK: - Selection and applying
+
+    private func updaterConfiguration(_ directory: URL) -> UpdaterConfiguration {
+        var config = UpdaterConfiguration(metadataDirectory: directory, metadataBaseURL: configuration.metadataURL,
+                                          targetBaseURL: configuration.targetsURL)
+        config.downloadTimeout = configuration.downloadTimeout
+        config.clock = configuration.clock
+        return config
+    }
+
+    /// Applies the last verified metadata's selection from the cache.
+    private func applyStored(_ events: inout [PatchClientEvent]) {
+        guard let folder = verifiedCopy.folder() else { return }
+        let updater = Updater(configuration: updaterConfiguration(folder), transport: transport)
+        let channel = configuration.channel
+        let listed: Result<[ResolvedTarget], PatchClientError> = Self.wait(until: Date().addingTimeInterval(configuration.updateDeadline)) {
+            do {
+                try await updater.loadStored()
+                try await Self.checkDevelopmentKeys(updater, channel: channel)
+                guard let targets = try await updater.targets(ofRole: channel) else { return .failure(.noChannel(channel)) }
+                return .success(targets)
+            } catch let error as PatchClientError {
+                return .failure(error)
+            } catch {
+                return .failure(.storedMetadata("\(error)"))
+            }
+        } ?? .failure(.deadline)
+        guard case .success(let targets) = listed else {
+            if case .failure(let error) = listed { emit(.storedMetadataUnusable(error), &events) }
+            return
+        }
+        var files: [String: URL] = [:]
+        for target in targets {
+            if let url = updater.cachedTarget(target, in: targetsDirectory) { files[target.path] = url }
+        }
+        let selection = select(targets.filter { files[$0.path] != nil }, &events)
+        reconcile(selection, files: files, source: .cache, &events)
+    }
+
+    private func select(_ targets: [ResolvedTarget], _ events: inout [PatchClientEvent], quiet: Bool = false) -> ChannelSelection {
+        let guardRef = crashLoopGuard
+        let selection = ChannelSelection(targets: targets, appID: configuration.appID, appVersion: appVersion,
+                                         device: configuration.device) {
+            guardRef.isDisabled(patchID: $0.patchID, version: $0.version)
+        }
+        if !quiet {
+            for (path, reason) in selection.refusals { emit(.refused(path: path, reason: reason), &events) }
+        }
+        for release in selection.releases {
+            let id = PatchVersionID(patchID: release.release.patchID, version: release.release.version)
+            if let launches = newlyDisabled.removeValue(forKey: id) {
+                emit(.disabledByCrashLoop(release.reference, launches: launches), &events)
+            }
+        }
+        return selection
+    }
+
+    /// Makes the live releases what `selection` chooses.
+    private func reconcile(_ selection: ChannelSelection, files: [String: URL], source: PatchClientEvent.Source,
+                           _ events: inout [PatchClientEvent]) {
+        reconciled = true
+        for running in liveReleases where selection.chosen[running.reference.patchID] == nil {
+            revert(running, reason: selection.exclusions[running.reference.path] ?? .withdrawn, &events)
+        }
+        for patchID in selection.chosen.keys.sorted() {
+            let chosen = selection.chosen[patchID]!
+            let reference = chosen.reference
+            if let running = live[patchID], running.reference == reference { continue }
+            guard let file = files[reference.path] else { continue }
+            // A culprit search of the crash-loop guard is trying other releases this launch.
+            if crashLoopGuard.holdsBack(patchID: patchID, version: reference.version) { continue }
+            guard let data = try? BoundedFile.contents(of: file, limit: Int(chosen.target.file.length)),
+                  (try? chosen.target.file.verify(data, what: reference.path)) != nil,
+                  let script = String(data: data, encoding: .utf8) else {
+                emit(.refused(path: reference.path, reason: .target(path: reference.path, .targetMismatch(path: reference.path, reason: "cached copy changed or is not UTF-8"))), &events)
+                continue
+            }
+            apply(script, reference, source: source, previous: live[patchID],
+                  previousReason: selection.exclusions[live[patchID]?.reference.path ?? ""] ?? .superseded, &events)
+        }
+    }
+
+    private func apply(_ script: String, _ reference: ReleaseReference, source: PatchClientEvent.Source,
+                       previous: LiveRelease?, previousReason: DeviceExclusion, _ events: inout [PatchClientEvent]) {
+        // Marked before evaluation: a release the guard can't count is not applied.
+        do { try crashLoopGuard.willApply(patchID: reference.patchID, version: reference.version) } catch {
+            emit(.storageFailed(message: "crash-loop guard: \(error); release \(reference.path) not applied"), &events)
+            return
+        }
+        if let previous { revert(previous, reason: previousReason, &events) }
+        let name = "\(reference.path)#\(reference.sha256.prefix(12))"
+        let bundleName = String(reference.path.split(separator: "/").last ?? Substring(reference.path))
+        do {
+            try applier.apply(script: script, name: name, bundle: [bundleName: script])
+        } catch {
+            try? crashLoopGuard.forget(patchID: reference.patchID, version: reference.version)
+            emit(.failed(reference, message: "\(error)"), &events)
+            if let previous, (try? applier.apply(script: previous.script, name: previous.scriptName,
+                                                   bundle: [String(previous.reference.path.split(separator: "/").last ?? ""): previous.script])) != nil {
+                live[previous.reference.patchID] = previous
+                emit(.applied(previous.reference, source: .cache), &events)
+            }
+            return
+        }
+        live[reference.patchID] = LiveRelease(reference: reference, scriptName: name, script: script)
+        emit(.applied(reference, source: source), &events)
+    }
+
+    private func revert(_ running: LiveRelease, reason: DeviceExclusion, _ events: inout [PatchClientEvent]) {
+        live[running.reference.patchID] = nil
+        try? crashLoopGuard.forget(patchID: running.reference.patchID, version: running.reference.version, leavesDevice: true)
+        do {
+            try applier.revert(name: running.scriptName)
+            emit(.reverted(running.reference, reason: reason), &events)
+        } catch {
+            emit(.failed(running.reference, message: "revert failed: \(error)"), &events)
+        }
+    }
+
+    /// Deletes cached targets the channel no longer lists (a revoked release's script leaves the device).
+    private func removeUnlistedTargets(keeping names: Set<String>) {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: targetsDirectory.path) else { return }
+        for name in files where !names.contains(name) {
+            try? FileManager.default.removeItem(at: targetsDirectory.appendingPathComponent(name))
+        }
+    }
+
+    // MARK: - Checks
+
+    /// The first role of `root` that trusts a development key, if any.
+    static func developmentKeyRole(in root: Root) -> String? {
+        for (name, role) in root.roles.sorted(by: { $0.key < $1.key })
+        where role.keyids.contains(where: { root.keys[$0]?.isDevelopment == true }) {
+            return name
+        }
+        return nil
+    }
+
+    /// Throws `developmentKey` when trusted root or the top-level targets' delegation to
+    /// `channel` trusts a development key.
+    static func checkDevelopmentKeys(_ updater: Updater, channel: String) async throws {
+        guard let trusted = await updater.trustedMetadata else { return }
+        if let role = developmentKeyRole(in: trusted.root.signed) { throw PatchClientError.developmentKey(role: role) }
+        if let delegations = trusted.targets("targets", delegator: "root")?.signed.delegations,
+           let keys = delegations.keys(for: channel),
+           keys.keyids.contains(where: { delegations.keys[$0]?.isDevelopment == true }) {
+            throw PatchClientError.developmentKey(role: channel)
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func takePendingEvents() -> [PatchClientEvent] {
+        var events: [PatchClientEvent] = []
+        let pending = pendingEvents
+        pendingEvents = []
+        for event in pending { emit(event, &events) }
+        return events
+    }
+
+    private func emit(_ event: PatchClientEvent, _ events: inout [PatchClientEvent]) {
+        switch event {
+        case .refused, .failed, .disabledByCrashLoop, .storageFailed, .storedMetadataUnusable, .refreshFailed:
+            logger.warning("\(event.description)")
+        default:
+            logger.info("\(event.description)")
+        }
+        events.append(event)
+        onEvent?(event)
+    }
+
+    /// Runs `work` on Swift concurrency's threads and waits for it until `deadline` (nil after).
+    private static func wait<T>(until deadline: Date, _ work: @escaping @Sendable () async -> T) -> T? {
+        let box = WaitBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        let task = Task.detached {
+            box.set(await work())
+            done.signal()
+        }
+        let remaining = max(0, deadline.timeIntervalSinceNow)
+        guard done.wait(timeout: .now() + remaining) == .success else {
+            task.cancel()
+            return nil
+        }
+        return box.get()
+    }
+}
+
+/// A value handed from a task to the thread waiting for it.
+private final class WaitBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,77 @@
+import PatchFormat
+import PatchUpdater
+
+/// Why a `PatchClient` refused something or could not proceed. Every refusal is also reported
+/// as an event; nothing refused is applied.
+public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The configuration can't be used (an `http://` repository, an unreadable app version or bundled root).
+    case configuration(String)
+    /// The network failed (the device keeps running what it last verified).
+    case network(TransportError)
+    /// Metadata failed a TUF check (signature, version, expiry, hash, delegation): nothing of it is taken.
+    case metadata(UpdaterError)
+    /// Trusted metadata trusts a development key for `role` (the live QA loop's keys never sign
+    /// what a production build runs).
+    case developmentKey(role: String)
+    /// No delegation reaches the channel role this app follows.
+    case noChannel(String)
+    /// A release's custom metadata is missing or malformed.
+    case releaseMetadata(path: String, reason: String)
+    /// A release's target is larger than `maxTargetBytes`.
+    case targetTooLarge(path: String, length: Int64)
+    /// A release's target could not be had (download failed, or its bytes don't match the metadata).
+    case target(path: String, UpdaterError)
+    /// The crash-loop guard disabled this release's patch version on this device.
+    case disabledByCrashLoop(patchID: String, version: Int)
+    /// The last verified metadata on disk can't be used (missing, damaged, inconsistent).
+    case storedMetadata(String)
+    /// A file could not be written.
+    case storage(String)
+    /// `update()` ran out of time.
+    case deadline
+
+    /// A short stable name (telemetry, logs, tests).
+    public var code: String {
+        switch self {
+        case .configuration: return "configuration"
+        case .network: return "network"
+        case .metadata: return "metadata"
+        case .developmentKey: return "development-key"
+        case .noChannel: return "no-channel"
+        case .releaseMetadata: return "release-metadata"
+        case .targetTooLarge: return "target-too-large"
+        case .target: return "target"
+        case .disabledByCrashLoop: return "disabled-by-crash-loop"
+        case .storedMetadata: return "stored-metadata"
+        case .storage: return "storage"
+        case .deadline: return "deadline"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .configuration(let reason): return "configuration: \(reason)"
+        case .network(let error): return "network: \(LogSafe.escape(error.description))"
+        case .metadata(let error): return "metadata refused: \(LogSafe.escape(error.description))"
+        case .developmentKey(let role): return "\(LogSafe.escape(role)) trusts a development key: refused in a production client"
+        case .noChannel(let channel): return "no delegation reaches channel \(LogSafe.escape(channel))"
+        case let .releaseMetadata(path, reason): return "release \(LogSafe.escape(path)): \(LogSafe.escape(reason))"
+        case let .targetTooLarge(path, length): return "release \(LogSafe.escape(path)): \(length) bytes is over the limit"
+        case let .target(path, error): return "release \(LogSafe.escape(path)): \(LogSafe.escape(error.description))"
+        case let .disabledByCrashLoop(patchID, version): return "\(LogSafe.escape(patchID)) v\(version) is disabled by the crash-loop guard"
+        case .storedMetadata(let reason): return "stored metadata unusable: \(LogSafe.escape(reason))"
+        case .storage(let reason): return "storage: \(LogSafe.escape(reason))"
+        case .deadline: return "update deadline passed"
+        }
+    }
+
+    /// Sorts an updater failure into the network (keep what was verified) or a refusal.
+    init(refreshing error: Error) {
+        switch error {
+        case UpdaterError.download(let transport): self = .network(transport)
+        case let error as UpdaterError: self = .metadata(error)
+        case let error as PatchClientError: self = error
+        default: self = .storage("\(error)")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// One release of a channel as a `PatchClient` names it in events: the target path (the
+/// release's id), the patch id and version from its custom metadata, and its SHA-256.
+public struct ReleaseReference: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var patchID: String
+    public var version: Int
+    public var sha256: String
+
+    public init(path: String, patchID: String, version: Int, sha256: String) {
+        self.path = path
+        self.patchID = patchID
+        self.version = version
+        self.sha256 = sha256
+    }
+
+    public var description: String { "\(LogSafe.escape(path)) (\(LogSafe.escape(patchID)) v\(version))" }
+}
+
+/// Why a device does not run a release its channel lists.
+public enum DeviceExclusion: String, Equatable, Sendable {
+    /// The release's metadata says disabled (reversibly: enabling it again re-applies it).
+    case disabled
+    /// For another app id.
+    case otherApp = "other-app"
+    /// The device is not among the release's targets (app or OS version, model, attribute).
+    case notTargeted = "not-targeted"
+    /// The device's bucket is at or above the rollout.
+    case outsideRollout = "outside-rollout"
+    /// A higher version of the same patch is the one this device runs.
+    case superseded
+    /// The channel no longer lists the release (revoked).
+    case withdrawn
+    /// Disabled on this device by the crash-loop guard: a lower version of the patch runs instead, if any.
+    case blocked
+}
+
+/// What a `PatchClient` did, as it happens (returned from each call and given to `onEvent`).
+public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
+    /// Where an applied release's script came from.
+    public enum Source: String, Sendable {
+        /// Verified metadata and target stored by an earlier run (no network).
+        case cache
+        /// Fresh metadata from this update.
+        case network
+    }
+
+    /// Fresh metadata was verified: the channel lists `releases` targets.
+    case refreshed(channel: String, releases: Int)
+    /// No fresh metadata (`reason`: network or refusal); what runs stays as it was.
+    case refreshFailed(PatchClientError)
+    /// A release of the channel was refused (bad metadata, target, crash-loop guard…).
+    case refused(path: String, reason: PatchClientError)
+    case applied(ReleaseReference, source: Source)
+    /// Its script threw: nothing of it stays, the release it was replacing runs again.
+    case failed(ReleaseReference, message: String)
+    case reverted(ReleaseReference, reason: DeviceExclusion)
+    /// The crash-loop guard disabled this release after `launches` failed launches.
+    case disabledByCrashLoop(ReleaseReference, launches: Int)
+    /// Several releases were pending through failed launches: the guard is finding the culprit.
+    case crashLoopSearchStarted(suspects: [PatchVersionID])
+    /// Launch from the last verified metadata was not possible.
+    case storedMetadataUnusable(PatchClientError)
+    case storageFailed(message: String)
+
+    public var description: String {
+        switch self {
+        case let .refreshed(channel, count): return "channel \(LogSafe.escape(channel)) refreshed: \(count) release(s) listed"
+        case .refreshFailed(let reason): return "no fresh metadata: \(reason)"
+        case let .refused(path, reason): return "release \(LogSafe.escape(path)) refused: \(reason)"
+        case let .applied(release, source): return "release \(release) applied (from \(source.rawValue))"
+        case let .failed(release, message): return "release \(release) failed: \(LogSafe.escape(message))"
+        case let .reverted(release, reason): return "release \(release) reverted (\(reason.rawValue))"
+        case let .disabledByCrashLoop(release, launches): return "release \(release) disabled by the crash-loop guard after \(launches) failed launches"
+        case .crashLoopSearchStarted(let suspects): return "crash-loop guard searching the culprit among \(suspects.map(\.description).joined(separator: ", "))"
+        case .storedMetadataUnusable(let reason): return "last verified metadata unusable: \(reason)"
+        case .storageFailed(let message): return "storage failed: \(LogSafe.escape(message))"
+        }
+    }
+}

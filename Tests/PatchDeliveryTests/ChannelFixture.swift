@@ -1,0 +1,143 @@
+import Foundation
+import PatchDelivery
+import PatchFormat
+import PatchRepository
+import PatchUpdater
+import XCTest
+
+/// Serves a published static tree from disk, as a CDN would; `offline` makes every request
+/// fail like a dead network, `tree` can be switched (an attacker's mirror, an older copy).
+final class TreeTransport: Transport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _tree: URL
+    private var _offline = false
+    private var _requests: [String] = []
+
+    init(tree: URL) { _tree = tree }
+
+    var tree: URL {
+        get { lock.lock(); defer { lock.unlock() }; return _tree }
+        set { lock.lock(); _tree = newValue; lock.unlock() }
+    }
+    var offline: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return _offline }
+        set { lock.lock(); _offline = newValue; lock.unlock() }
+    }
+    var requests: [String] { lock.lock(); defer { lock.unlock() }; return _requests }
+
+    func fetch(_ url: URL, maxLength: Int64, deadline: Date) async throws -> Data {
+        let (root, offline): (URL, Bool) = { lock.lock(); defer { lock.unlock() }; _requests.append(url.path); return (_tree, _offline) }()
+        if offline { throw TransportError.failed(url: url.absoluteString, reason: "network is down") }
+        let file = root.appendingPathComponent(String(url.path.dropFirst()))
+        guard let data = FileManager.default.contents(atPath: file.path) else { throw TransportError.status(404, url: url.absoluteString) }
+        guard Int64(data.count) <= maxLength else { throw TransportError.tooLarge(url: url.absoluteString, maxLength: maxLength) }
+        return data
+    }
+}
+
+/// A publisher's TUF repository (`PatchRepository`, channels `staging` and `production`), its
+/// published tree, and devices running `PatchClient` against it.
+final class ChannelFixture {
+    let directory: URL
+    var keys: [String: PatchFormat.SigningKey] = [:]
+    var repository: Repository
+    let transport: TreeTransport
+    let appID = "com.example.shop"
+    /// The root the app ships with.
+    let bundledRoot: Data
+    /// The time edits are signed at (tests move it to make metadata stale).
+    var now = Date()
+
+    init(_ test: XCTestCase, timestampExpiry: TimeInterval = 86_400) throws {
+        directory = try makeTemporaryDirectory(test)
+        for name in ["root-1", "root-2", "root-3", "targets", "snapshot", "timestamp", "staging", "production"] {
+            keys[name] = try PatchFormat.SigningKey.generate(.ed25519)
+        }
+        let initial = InitialKeys(root: [keys["root-1"]!, keys["root-2"]!, keys["root-3"]!], rootThreshold: 2,
+                                  targets: [keys["targets"]!], snapshot: keys["snapshot"]!, timestamp: keys["timestamp"]!,
+                                  channels: ["staging": keys["staging"]!, "production": keys["production"]!])
+        var settings = RepositorySettings(channels: ["staging", "production"])
+        settings.timestampExpiry = timestampExpiry
+        repository = try Repository.create(directory: directory.appendingPathComponent("repo"), settings: settings, keys: initial)
+        bundledRoot = try repository.roots[0].serialized()
+        transport = TreeTransport(tree: directory.appendingPathComponent("none"))
+        try publish()
+    }
+
+    var online: [PatchFormat.SigningKey] { [keys["snapshot"]!, keys["timestamp"]!] }
+
+    /// Publishes the repository as it is now to a fresh tree and serves it; returns the tree.
+    @discardableResult
+    func publish() throws -> URL {
+        let tree = directory.appendingPathComponent("tree-\(UUID().uuidString)")
+        try repository.publish(to: tree)
+        transport.tree = tree
+        return tree
+    }
+
+    /// Releases `script` as `name` in `channel` and publishes.
+    func release(_ name: String, script: String, patchID: String = "cart-fix", version: Int = 1, rollout: Int = PatchRelease.maxRollout,
+                 channel: String = "production", edit: (inout PatchRelease) -> Void = { _ in }) throws {
+        var release = PatchRelease(app: appID, patchID: patchID, version: version, rollout: rollout)
+        edit(&release)
+        try repository.release(name, content: Data(script.utf8), release: release, channel: channel,
+                               keys: [keys[channel]!] + online, now: now)
+        try publish()
+    }
+
+    func change(_ name: String, channel: String = "production", _ edit: (inout PatchRelease) -> Void) throws {
+        try repository.updateRelease(name, channel: channel, keys: [keys[channel]!] + online, now: now, edit)
+        try publish()
+    }
+
+    func revoke(_ name: String, channel: String = "production") throws {
+        try repository.revoke(name, channel: channel, keys: [keys[channel]!] + online, now: now)
+        try publish()
+    }
+
+    func configuration(deviceID: String = "device-1", channel: String = "production", appVersion: String = "1.4.0",
+                       model: String? = nil, attributes: [String: String] = [:], clock: @escaping @Sendable () -> Date = { Date() }) -> PatchClientConfiguration {
+        var config = PatchClientConfiguration(
+            metadataURL: URL(string: "http://cdn.invalid/metadata/")!, targetsURL: URL(string: "http://cdn.invalid/targets/")!,
+            bundledRoot: bundledRoot, appID: appID, appVersion: appVersion, channel: channel,
+            device: DeviceProfile(deviceID: deviceID, osVersion: try? SemanticVersion(parsing: "17.4"), model: model, attributes: attributes),
+            stateDirectory: directory.appendingPathComponent("devices/\(channel)-\(deviceID)"))
+        config.allowsInsecureHTTP = true
+        config.updateDeadline = 20
+        config.clock = clock
+        return config
+    }
+
+    /// One launch of a device: a new client over the device's state.
+    func launch(_ applier: RecordingApplier, _ configuration: PatchClientConfiguration? = nil) throws -> PatchClient {
+        try PatchClient(configuration: configuration ?? self.configuration(), applier: applier, transport: transport)
+    }
+
+    /// A device id whose bucket for `path` is inside (`true`) or outside a rollout of `rollout`.
+    static func deviceID(for path: String, inside: Bool, rollout: Int) -> String {
+        var n = 0
+        while true {
+            let id = "device-\(n)"
+            if (RolloutBucket.bucket(deviceID: id, releaseID: path) < rollout) == inside { return id }
+            n += 1
+        }
+    }
+}
+
+extension Array where Element == PatchClientEvent {
+    var applied: [String] { compactMap { if case .applied(let r, _) = $0 { return r.path } else { return nil } } }
+    var reverted: [String: DeviceExclusion] {
+        var out: [String: DeviceExclusion] = [:]
+        for case let .reverted(r, reason) in self { out[r.path] = reason }
+        return out
+    }
+    var refusals: [String: PatchClientError] {
+        var out: [String: PatchClientError] = [:]
+        for case let .refused(path, reason) in self { out[path] = reason }
+        return out
+    }
+    var refreshFailure: PatchClientError? {
+        for case .refreshFailed(let error) in self { return error }
+        return nil
+    }
+}
