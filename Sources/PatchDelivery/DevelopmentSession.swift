@@ -121,7 +121,7 @@ public final class DevelopmentSession: @unchecked Sendable {
     private var previousLogHandler: ((String) -> Void)?
 
     /// Touched on `configuration.queue` only.
-    private var live: (version: Int, digest: String, patch: SignedPatch, names: [String])?
+    private var live: (version: Int, digest: String, scripts: LiveScripts)?
     private var currentVersion: Int? { lock.withLock { liveVersion } }
     private var liveVersion: Int?
     /// The version being evaluated, else the live one: what a `console.log` line belongs to.
@@ -201,7 +201,7 @@ public final class DevelopmentSession: @unchecked Sendable {
     /// Reverts the live development version. Call it on `configuration.queue`.
     public func revert() {
         guard let live else { return }
-        for name in live.names.reversed() { try? applier.revert(name: name) }
+        _ = ScriptSwap.revert(live.scripts, applier: applier)
         self.live = nil
         lock.withLock { liveVersion = nil }
     }
@@ -299,58 +299,35 @@ public final class DevelopmentSession: @unchecked Sendable {
             onEvent?(.refused(refusal))
             return
         }
-        let previous = live
-        if let previous { for name in previous.names.reversed() { try? applier.revert(name: name) } }
-        live = nil
-        if let names = applyScripts(of: patch, reportingAs: m.version) {
-            live = (m.version, patch.digest, patch, names)
-            lock.withLock { liveVersion = m.version }
-            reporter.send(DevReport(kind: .applied, version: m.version,
-                                    message: "\(names.count) script\(names.count == 1 ? "" : "s")"))
-            onEvent?(.applied(version: m.version))
-            return
-        }
-        // The new version is rolled back; bring back the one it replaced, as it was.
-        var restored: Int?
-        if let previous, let names = applyScripts(of: previous.patch, reportingAs: nil) {
-            live = (previous.version, previous.digest, previous.patch, names)
-            restored = previous.version
-        }
-        lock.withLock { liveVersion = restored }
-        onEvent?(.failed(version: m.version, message: "rolled back", restored: restored))
-    }
-
-    /// Evaluates every script in order; on a throwing script, reverts the ones before it, reports
-    /// the error (unless `version` is nil: a restore) and returns nil.
-    private func applyScripts(of patch: SignedPatch, reportingAs version: Int?) -> [String]? {
-        let m = patch.manifest
-        var names: [String] = []
-        lock.withLock { evaluatingVersion = m.version }
-        defer { lock.withLock { evaluatingVersion = nil } }
-        for (script, source) in patch.orderedScripts {
-            let name = "\(m.patchID)@\(m.version)/\(script)"
-            let map = Preprocessor.rewrite(source)
+        let version = m.version
+        lock.withLock { evaluatingVersion = version }
+        let outcome = ScriptSwap.replace(live?.scripts, with: patch.scriptSet, applier: applier) { [self] script in
+            let map = Preprocessor.rewrite(script.source)
             lock.withLock {
                 if sourceMaps.count >= Self.maxSourceMaps { sourceMaps.removeAll() }
-                sourceMaps[name] = map
-            }
-            do {
-                try applier.apply(script: source, name: name, bundle: patch.scripts)
-                names.append(name)
-            } catch {
-                for done in names.reversed() { try? applier.revert(name: done) }
-                if let version {
-                    let report = (error as? PatchError).map { DevReport($0, version: version) }
-                        ?? DevReport(kind: .evaluationError, version: version, message: "\(error)", script: script)
-                    reporter.send(report)
-                }
-                return nil
+                sourceMaps[script.name] = map
             }
         }
-        return names
+        lock.withLock { evaluatingVersion = nil }
+        switch outcome {
+        case .applied(let scripts):
+            live = (version, patch.digest, scripts)
+            lock.withLock { liveVersion = version }
+            reporter.send(DevReport(kind: .applied, version: version,
+                                    message: "\(scripts.names.count) script\(scripts.names.count == 1 ? "" : "s")"))
+            onEvent?(.applied(version: version))
+        case let .failed(error, file, restored):
+            // The new version is rolled back and the one it replaced (if any) is live again, as it was.
+            let report = (error as? PatchError).map { DevReport($0, version: version) }
+                ?? DevReport(kind: .evaluationError, version: version, message: "\(error)", script: file)
+            reporter.send(report)
+            let previous = live
+            live = nil
+            if let previous, let restored { live = (previous.version, previous.digest, restored) }
+            lock.withLock { liveVersion = live?.version }
+            onEvent?(.failed(version: version, message: "rolled back", restored: live?.version))
+        }
     }
-
-    // MARK: - Engine output
 
     private func captureEngineOutput() {
         previousErrorHandler = PatchEngine.errorHandler

@@ -39,8 +39,12 @@ public final class PatchClient {
     public struct LiveRelease: Equatable {
         public let reference: ReleaseReference
         /// The name the script was applied under (`PatchEngine.revert(_:)` takes it).
-        public let scriptName: String
-        let script: String
+        public var scriptName: String { scripts.names[0] }
+        let scripts: LiveScripts
+
+        public static func == (a: LiveRelease, b: LiveRelease) -> Bool {
+            a.reference == b.reference && a.scripts.names == b.scripts.names
+        }
     }
 
     public let configuration: PatchClientConfiguration
@@ -292,33 +296,36 @@ public final class PatchClient {
             emit(.storageFailed(message: "crash-loop guard: \(error); release \(reference.path) not applied"), &events)
             return
         }
-        if let previous { revert(previous, reason: previousReason, &events) }
+        if let previous { emit(.reverted(previous.reference, reason: previousReason), &events) }
         let name = "\(reference.path)#\(reference.sha256.prefix(12))"
-        let bundleName = String(reference.path.split(separator: "/").last ?? Substring(reference.path))
-        do {
-            try applier.apply(script: script, name: name, bundle: [bundleName: script])
-        } catch {
+        let file = String(reference.path.split(separator: "/").last ?? Substring(reference.path))
+        let set = ScriptSet(scripts: [.init(name: name, file: file, source: script)], bundle: [file: script])
+        switch ScriptSwap.replace(previous?.scripts, with: set, applier: applier) {
+        case .applied(let scripts):
+            if let previous, previous.reference.version != reference.version {
+                try? crashLoopGuard.forget(patchID: previous.reference.patchID, version: previous.reference.version, leavesDevice: true)
+            }
+            live[reference.patchID] = LiveRelease(reference: reference, scripts: scripts)
+            emit(.applied(reference, source: source), &events)
+        case let .failed(error, _, restored):
             try? crashLoopGuard.forget(patchID: reference.patchID, version: reference.version)
             emit(.failed(reference, message: "\(error)"), &events)
-            if let previous, (try? applier.apply(script: previous.script, name: previous.scriptName,
-                                                   bundle: [String(previous.reference.path.split(separator: "/").last ?? ""): previous.script])) != nil {
-                live[previous.reference.patchID] = previous
+            live[reference.patchID] = nil
+            if let previous, let restored {
+                live[reference.patchID] = LiveRelease(reference: previous.reference, scripts: restored)
                 emit(.applied(previous.reference, source: .cache), &events)
             }
-            return
         }
-        live[reference.patchID] = LiveRelease(reference: reference, scriptName: name, script: script)
-        emit(.applied(reference, source: source), &events)
     }
 
     private func revert(_ running: LiveRelease, reason: DeviceExclusion, _ events: inout [PatchClientEvent]) {
         live[running.reference.patchID] = nil
         try? crashLoopGuard.forget(patchID: running.reference.patchID, version: running.reference.version, leavesDevice: true)
-        do {
-            try applier.revert(name: running.scriptName)
+        let failures = ScriptSwap.revert(running.scripts, applier: applier)
+        if failures.isEmpty {
             emit(.reverted(running.reference, reason: reason), &events)
-        } catch {
-            emit(.failed(running.reference, message: "revert failed: \(error)"), &events)
+        } else {
+            emit(.failed(running.reference, message: "revert failed: " + failures.joined(separator: "; ")), &events)
         }
     }
 
