@@ -216,7 +216,7 @@ let package = Package(
         .target(
             name: "PatchService",
             dependencies: [
-                "PatchDelivery", "PatchPublishing", "ServerDefences",
+                "PatchDelivery", "PatchPublishing", "PatchFormat", "ServerDefences",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -234,7 +234,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchServiceTests",
-            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver"]
+            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver",
+                           "PatchFormat", "PatchRepository", "PatchUpdater"]
         ),
         // What the servers' hardening tests share: raw sockets a test controls byte by byte
         // (PortableSocket: the Glibc/Darwin differences once), hostile clients (idle floods),

@@ -104,3 +104,25 @@ public struct SigningKey: Sendable {
         }
     }
 }
+
+extension SigningKey {
+    /// The private key file's bytes: `{"keyid": …, "private": …, "scheme": …}` in canonical JSON
+    /// (`KeyFile` writes them with mode 0600; the release service reads its online keys from them).
+    public var keyFileData: Data {
+        get throws {
+            try CanonicalJSON.encodeFile(.object([
+                "scheme": .string(scheme.rawValue), "keyid": .string(keyID), "private": .string(privateRepresentation),
+            ]))
+        }
+    }
+
+    /// Reads a private key file (`keyFileData`); `what` names it in errors.
+    public init(keyFile data: Data, what: String) throws {
+        guard let object = try JSONValue.parse(data, what: what).objectValue,
+              let schemeName = object["scheme"]?.stringValue, let scheme = Scheme(rawValue: schemeName),
+              let text = object["private"]?.stringValue else {
+            throw FormatError.malformed("\(what) is not a key file")
+        }
+        try self.init(scheme: scheme, privateRepresentation: text)
+    }
+}

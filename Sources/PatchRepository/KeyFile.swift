@@ -7,26 +7,12 @@ import PatchUpdater
 /// folders they are given whose key id the role lists.
 public enum KeyFile {
     public static func write(_ key: SigningKey, to url: URL) throws {
-        let json = JSONValue.object([
-            "scheme": .string(key.scheme.rawValue), "keyid": .string(key.keyID), "private": .string(key.privateRepresentation),
-        ])
-        try AtomicFile.write(try CanonicalJSON.encodeFile(json), to: url)
+        try AtomicFile.write(try key.keyFileData, to: url)
     }
 
     public static func read(_ url: URL) throws -> SigningKey {
         guard let data = FileManager.default.contents(atPath: url.path) else { throw RepositoryError("cannot read key \(url.path)") }
-        do {
-            guard let object = try JSONValue.parse(data, what: url.lastPathComponent).objectValue,
-                  let schemeName = object["scheme"]?.stringValue, let scheme = SigningKey.Scheme(rawValue: schemeName),
-                  let text = object["private"]?.stringValue else {
-                throw RepositoryError("\(url.path) is not a key file")
-            }
-            return try SigningKey(scheme: scheme, privateRepresentation: text)
-        } catch let error as RepositoryError {
-            throw error
-        } catch {
-            throw RepositoryError("\(url.path): \(error)")
-        }
+        do { return try SigningKey(keyFile: data, what: url.path) } catch { throw RepositoryError("\(url.path): \(error)") }
     }
 
     /// Every `*.key` file in `directory`.

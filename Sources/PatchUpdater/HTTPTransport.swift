@@ -61,4 +61,35 @@ public struct HTTPTransport: Transport {
         }
         return body
     }
+
+    /// POSTs `body` to `url` (the publisher's upload to the release service) and returns the
+    /// status and at most `maxLength` bytes of the answer, by `deadline`.
+    public func post(_ url: URL, body: Data, contentType: String = "application/json", maxLength: Int64 = 64 << 10,
+                     deadline: Date) async throws -> (status: Int, body: Data) {
+        let name = url.absoluteString
+        guard url.scheme == "http" || url.scheme == "https" else {
+            throw TransportError.failed(url: name, reason: "only http and https URLs are used")
+        }
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { throw TransportError.timedOut(url: name) }
+        var request = HTTPClientRequest(url: name)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: contentType)
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(remaining * 1000)))
+            var answer = Data()
+            for try await chunk in response.body {
+                guard Int64(answer.count + chunk.readableBytes) <= maxLength else { throw TransportError.tooLarge(url: name, maxLength: maxLength) }
+                answer.append(contentsOf: chunk.readableBytesView)
+            }
+            return (Int(response.status.code), answer)
+        } catch let error as TransportError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw TransportError.timedOut(url: name)
+        } catch {
+            throw TransportError.failed(url: name, reason: "\(error)")
+        }
+    }
 }

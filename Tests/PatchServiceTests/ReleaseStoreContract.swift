@@ -49,6 +49,29 @@ enum ReleaseStoreContract {
         let names = try await store.channels().map(\.name)
         XCTAssertEqual(names, ["production", "staging"])
 
+        // TUF metadata: a commit lands only on the timestamp it was made from; all or nothing.
+        func row(_ role: String, _ version: Int64) -> StoredMetadata { StoredMetadata(role: role, version: version, data: Data("\(role) \(version)".utf8)) }
+        ok = try await store.commit(RepositoryCommit(metadata: [row("root", 1)], basedOnTimestamp: nil))
+        XCTAssertTrue(ok)
+        ok = try await store.commit(RepositoryCommit(metadata: [row("targets", 1), row("snapshot", 1), row("timestamp", 1)],
+                                                     targetFiles: ["ab": Data("content".utf8)], basedOnTimestamp: nil))
+        XCTAssertTrue(ok)
+        ok = try await store.commit(RepositoryCommit(metadata: [row("targets", 2), row("timestamp", 2)], basedOnTimestamp: nil))
+        XCTAssertFalse(ok, "made from a timestamp that is no longer the newest")
+        let notStored = try await store.metadata(role: "targets", version: 2)
+        XCTAssertNil(notStored, "a refused commit stores nothing")
+        let latestTimestamp = try await store.latestMetadata(role: "timestamp")
+        XCTAssertEqual(latestTimestamp, row("timestamp", 1))
+        let target = try await store.targetFile(sha256: "ab")
+        XCTAssertEqual(target, Data("content".utf8))
+        let racing = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 2...11 { group.addTask { try await store.commit(RepositoryCommit(metadata: [row("timestamp", Int64(n))], basedOnTimestamp: 1)) } }
+            var wins = 0
+            for try await won in group where won { wins += 1 }
+            return wins
+        }
+        XCTAssertEqual(racing, 1, "of commits made from one timestamp exactly one lands")
+
         // Nonces: once only; old ones may be forgotten.
         var fresh = try await store.useNonce("nonce-000000000001", keyID: "p", timestamp: 1000, forgetBefore: 0)
         XCTAssertTrue(fresh)

@@ -34,6 +34,8 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
             try await c.query("CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence BIGINT NOT NULL, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS revocations (id INTEGER PRIMARY KEY CHECK (id = 1), sequence BIGINT NOT NULL, digest TEXT NOT NULL, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts BIGINT NOT NULL)", logger: Self.quiet)
+            try await c.query("CREATE TABLE IF NOT EXISTS tuf_metadata (role TEXT NOT NULL, version BIGINT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (role, version))", logger: Self.quiet)
+            try await c.query("CREATE TABLE IF NOT EXISTS tuf_targets (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL)", logger: Self.quiet)
             try await c.query("CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))", logger: Self.quiet)
         }
     }
@@ -119,6 +121,50 @@ public final class PostgresReleaseStore: ReleaseStore, @unchecked Sendable {
         var fresh = false
         for try await _ in rows.decode(String.self) { fresh = true }
         return fresh
+    }
+
+    public func metadata(role: String, version: Int64) async throws -> Data? {
+        for try await data in try await client.query("SELECT data FROM tuf_metadata WHERE role = \(role) AND version = \(version)").decode(ByteBuffer.self) {
+            return Data(data.readableBytesView)
+        }
+        return nil
+    }
+
+    public func latestMetadata(role: String) async throws -> StoredMetadata? {
+        let rows = try await client.query("SELECT version, data FROM tuf_metadata WHERE role = \(role) ORDER BY version DESC LIMIT 1")
+        for try await (version, data) in rows.decode((Int64, ByteBuffer).self) {
+            return StoredMetadata(role: role, version: version, data: Data(data.readableBytesView))
+        }
+        return nil
+    }
+
+    public func targetFile(sha256: String) async throws -> Data? {
+        for try await data in try await client.query("SELECT data FROM tuf_targets WHERE sha256 = \(sha256)").decode(ByteBuffer.self) {
+            return Data(data.readableBytesView)
+        }
+        return nil
+    }
+
+    /// Commits from all instances take turns on one advisory lock, so the timestamp check and the
+    /// inserts are one step.
+    public func commit(_ commit: RepositoryCommit) async throws -> Bool {
+        try await client.withTransaction(logger: Self.quiet) { c in
+            try await c.query("SELECT pg_advisory_xact_lock(424243)", logger: Self.quiet)
+            var newest: Int64?
+            for try await version in try await c.query("SELECT MAX(version) FROM tuf_metadata WHERE role = 'timestamp'", logger: Self.quiet).decode(Int64?.self) {
+                newest = version
+            }
+            guard newest == commit.basedOnTimestamp else { return false }
+            for m in commit.metadata {
+                let bytes = ByteBuffer(bytes: m.data)
+                try await c.query("INSERT INTO tuf_metadata (role, version, data) VALUES (\(m.role), \(m.version), \(bytes)) ON CONFLICT DO NOTHING", logger: Self.quiet)
+            }
+            for (hash, data) in commit.targetFiles {
+                let bytes = ByteBuffer(bytes: data)
+                try await c.query("INSERT INTO tuf_targets (sha256, data) VALUES (\(hash), \(bytes)) ON CONFLICT DO NOTHING", logger: Self.quiet)
+            }
+            return true
+        }
     }
 
     public func addTelemetry(_ counts: [TelemetryCount]) async throws {

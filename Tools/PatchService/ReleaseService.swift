@@ -32,11 +32,25 @@ public struct ReleaseService: Sendable {
         public var maxPatchBytes = 4 << 20
         public var maxChannelBytes = 1 << 20
         public var maxTelemetryBytes = 256 << 10
+        /// The TUF repository the service hosts (`RepositoryHosting.swift`): the root devices
+        /// ship with (version 1, or any version the publisher's chain starts from), and the online
+        /// snapshot and timestamp keys that root names. Without them the repository routes answer 404.
+        public var trustedRoot: Data?
+        public var onlineKeys: OnlineKeys?
+        /// Largest upload (metadata and target files, base64 in JSON).
+        public var maxUploadBytes = 32 << 20
+        /// How often the background task looks at the timestamp's expiry (nil: a tenth of the
+        /// timestamp's validity, at most a minute).
+        public var renewalCheckInterval: TimeInterval?
         public var maxEventsPerBatch = 1000
         /// Connections, request heads, timeouts; the body limits per route come from the sizes
         /// above (`serverLimits`). The connection cap is lowered to fit the open-file limit.
         /// Telemetry: 30 batches at once per client address, then one every half second.
-        public var limits = ServerLimits(maxConnections: 4096, rateLimits: [.init("POST", "/telemetry", perSecond: 2, burst: 30)])
+        public var limits = ServerLimits(maxConnections: 4096, rateLimits: [
+            .init("POST", "/telemetry", perSecond: 2, burst: 30),
+            // Uploads: verifying one costs signature checks over every file in it.
+            .init("POST", "/apps/", perSecond: 0.5, burst: 10),
+        ])
         /// The service's clock (publisher timestamps, telemetry hours).
         public var now: @Sendable () -> Date = { Date() }
 
@@ -54,6 +68,7 @@ public struct ReleaseService: Sendable {
                 .init("POST", "/api/patches", maxBytes: maxPatchBytes),
                 .init("PUT", "/api/", maxBytes: maxChannelBytes),
                 .init("POST", "/telemetry", maxBytes: maxTelemetryBytes),
+                .init("POST", "/apps/", maxBytes: maxUploadBytes),
             ] + limits.bodyLimits
             return limits
         }
@@ -103,6 +118,7 @@ public struct ReleaseService: Sendable {
         router.get("api/channels/:name") { _, context in try await self.currentChannel(try context.parameters.require("name")) }
         router.post("api/patches") { request, _ in try await self.uploadPatch(request) }
         router.put("api/channels/:name") { request, context in try await self.uploadChannel(request, name: try context.parameters.require("name")) }
+        addRepositoryRoutes(to: router)
         router.get("revocations.json") { request, _ in
             guard let stored = try await self.store.revocationList() else { throw HTTPError(.notFound) }
             return Self.file(stored.data, digest: stored.digest, request: request, cacheControl: "no-cache")

@@ -284,16 +284,59 @@ struct RepoMerge: ParsableCommand {
 }
 
 struct RepoPublish: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "publish", abstract: "Write the static tree a CDN serves (metadata/ and targets/).")
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Write the static tree a CDN serves (metadata/ and targets/), or upload to the release service (--to).",
+        discussion: """
+            With --to, the record (roots, targets, channel roles, target files) is uploaded to the release \
+            service, which verifies it against the root it trusts and signs snapshot and timestamp with \
+            its online keys.
+            """)
     @OptionGroup var repo: RepoOptions
-    @Argument(help: "Output folder.") var out: String
+    @Argument(help: "Output folder (without --to).") var out: String?
+    @Option(name: .long, help: "Release service URL to upload to.") var to: String?
+    @Option(name: .long, help: "App id the service hosts the repository under (with --to).") var app: String?
+    @Option(name: .long, help: "Seconds to wait for the service (with --to).") var timeout: Double = 60
 
     func run() throws {
         try repoRun {
             let repository = try repo.open()
+            if let to {
+                guard out == nil else { throw CommandFailure("give an output folder or --to, not both") }
+                guard let app else { throw CommandFailure("--to needs --app (the app id the service hosts)") }
+                guard let url = URL(string: to), url.scheme == "http" || url.scheme == "https" else { throw CommandFailure("--to must be an http(s) URL") }
+                let content = try repository.uploadContent()
+                let timeout = self.timeout
+                let answer = try waitFor { try await Repository.upload(content, to: url, app: app, timeout: timeout) }
+                print("uploaded to \(to): \(answer)")
+                return
+            }
+            guard let out else { throw CommandFailure("give an output folder, or --to URL") }
             try repository.publish(to: URL(fileURLWithPath: out, isDirectory: true))
             print("published to \(out): root \(repository.root.signed.common.version), timestamp \(repository.timestamp.signed.common.version)")
         }
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it.
+func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox<T>()
+    Task {
+        box.result = await Result(catching: { try await body() })
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}
+
+extension Result where Failure == Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PatchDelivery
+import PatchFormat
 import PatchService
 
 /// `patchserver DIR`: the release service on one machine (SQLite in DIR, nothing else needed);
@@ -26,6 +27,18 @@ struct PatchServerCommand: AsyncParsableCommand {
 
     @Option(parsing: .upToNextOption, help: "Public publisher key files: publisher requests must be signed with one of them.")
     var publisherKey: [String]
+
+    @Option(help: "The TUF root devices ship with (the publisher's record/root/1.root.json): the repository's chain starts from it.")
+    var root: String?
+
+    @Option(parsing: .upToNextOption, help: "Private key files of the online snapshot and timestamp roles that root names.")
+    var onlineKey: [String] = []
+
+    @Option(help: "Seconds a timestamp the service signs stays valid (re-signed at half of it).")
+    var timestampExpiry: Int = 86_400
+
+    @Option(help: "Seconds a snapshot the service signs stays valid.")
+    var snapshotExpiry: Int = 7 * 86_400
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -58,8 +71,25 @@ struct PatchServerCommand: AsyncParsableCommand {
             releaseKeys: try TrustStore(publicKeyFiles: releaseKey.map { URL(fileURLWithPath: $0) }),
             publisherKeys: try TrustStore(publicKeyFiles: publisherKey.map { URL(fileURLWithPath: $0) }))
         configuration.limits.maxConnections = maxConnections
+        if let root {
+            guard let data = FileManager.default.contents(atPath: root) else { throw ValidationError("cannot read --root \(root)") }
+            guard !onlineKey.isEmpty, timestampExpiry > 0, snapshotExpiry > 0 else {
+                throw ValidationError("--root needs the --online-key files of its snapshot and timestamp roles, and positive expiries")
+            }
+            configuration.trustedRoot = data
+            configuration.onlineKeys = OnlineKeys(
+                keys: try onlineKey.map { file in
+                    guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read --online-key \(file)") }
+                    return try SigningKey(keyFile: data, what: file)
+                },
+                timestampExpiry: TimeInterval(timestampExpiry), snapshotExpiry: TimeInterval(snapshotExpiry))
+        }
         let portFile = self.portFile
-        let app = ReleaseService(store: store, configuration: configuration).application(host: host, port: port) { port in
+        let service = ReleaseService(store: store, configuration: configuration)
+        try await service.prepareRepository()
+        let renewal = Task { await service.keepTimestampFresh() }
+        defer { renewal.cancel() }
+        let app = service.application(host: host, port: port) { port in
             print("patchserver listening on http://\(self.host):\(port)/ (status page: /status)")
             if let portFile { try? String(port).write(toFile: portFile, atomically: true, encoding: .utf8) }
         }

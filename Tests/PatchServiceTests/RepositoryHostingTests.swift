@@ -1,0 +1,243 @@
+import Foundation
+import PatchFormat
+import PatchRepository
+@testable import PatchService
+import PatchUpdater
+import XCTest
+
+/// The release service hosting a TUF repository: what a publisher uploads (verified against the
+/// root the service trusts) reaches devices through `Updater`; what does not verify, or goes back
+/// in version, is refused and changes nothing.
+enum RepositoryHostingContract {
+    /// Release at 10 %, widen to 100 %, promote, disable, revoke: each upload reaches a device.
+    static func releasesReachDevices(_ store: ReleaseStore, _ test: XCTestCase) async throws {
+        let f = try await HostedRepositoryFixture(test, store: store)
+        do {
+            let script = Data("defineClass('SKCart', {});".utf8)
+            try f.repository.release("cart.js", content: script, release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "cart", rollout: 1000),
+                                     channel: "staging", keys: f.channelKeys("staging"))
+            try await f.upload()
+            var staging = try await f.deviceReleases("staging")
+            XCTAssertEqual(staging["cart.js"]?.rollout, 1000)
+            let updater = f.device()
+            let target = try await updater.targetInfo(for: "staging/cart.js")
+            let file = try await updater.download(try XCTUnwrap(target), to: f.directory.appendingPathComponent("downloads"))
+            XCTAssertEqual(try Data(contentsOf: file), script, "the device gets the uploaded content, by its hash")
+
+            try f.repository.updateRelease("cart.js", channel: "staging", keys: f.channelKeys("staging")) { $0.rollout = 10_000 }
+            try f.repository.promote("cart.js", from: "staging", to: "production", keys: f.channelKeys("production"))
+            try await f.upload()
+            staging = try await f.deviceReleases("staging")
+            XCTAssertEqual(staging["cart.js"]?.rollout, 10_000)
+            var production = try await f.deviceReleases("production")
+            XCTAssertEqual(production["cart.js"]?.enabled, true)
+
+            try f.repository.updateRelease("cart.js", channel: "production", keys: f.channelKeys("production")) { $0.enabled = false }
+            try await f.upload()
+            production = try await f.deviceReleases("production")
+            XCTAssertEqual(production["cart.js"]?.enabled, false, "disabled")
+
+            try f.repository.revoke("cart.js", channel: "production", keys: f.channelKeys("production"))
+            try await f.upload()
+            production = try await f.deviceReleases("production")
+            XCTAssertNil(production["cart.js"], "revoked: gone after one refresh")
+
+            // The same upload again changes nothing (no new timestamp).
+            let before = try await f.timestampVersion()
+            let answer = try await f.upload()
+            XCTAssertTrue(answer.contains("\"changed\":\"false\""), answer)
+            let after = try await f.timestampVersion()
+            XCTAssertEqual(before, after)
+        } catch { await f.stop(); throw error }
+        await f.stop()
+    }
+}
+
+final class RepositoryHostingTests: XCTestCase {
+    private func sqlite() async throws -> SQLiteReleaseStore {
+        try await SQLiteReleaseStore.open(path: try temporaryDirectory(self).appendingPathComponent("releases.sqlite").path)
+    }
+
+    func testReleasesReachDevicesThroughTheServiceOnSQLite() async throws {
+        let store = try await sqlite()
+        try await RepositoryHostingContract.releasesReachDevices(store, self)
+        try await store.close()
+    }
+
+    func testReleasesReachDevicesThroughTheServiceOnPostgres() async throws {
+        let postgres = try PostgresInstance(self)
+        let store = try await postgres.open()
+        do { try await RepositoryHostingContract.releasesReachDevices(store, self) } catch { try? await store.close(); throw error }
+        try await store.close()
+    }
+
+    /// Altered metadata, altered content, an unlisted file, a role nobody delegates: each refused
+    /// with its reason, and the hosted repository stays as it was.
+    func testATamperedUploadIsRefused() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store)
+        do {
+            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix", rollout: 500),
+                                     channel: "production", keys: f.channelKeys("production"))
+            let good = try f.repository.uploadContent()
+            try await f.upload()
+            let held = try await f.timestampVersion()
+
+            try f.repository.updateRelease("fix.js", channel: "production", keys: f.channelKeys("production")) { $0.rollout = 600 }
+            var widened = try f.repository.uploadContent()
+            let text = String(decoding: widened.roles["production"]!, as: UTF8.self)
+            XCTAssertTrue(text.contains("\"rollout\":600"))
+            widened.roles["production"] = Data(text.replacingOccurrences(of: "\"rollout\":600", with: "\"rollout\":10000").utf8)
+            var answer = try await f.post(widened)
+            XCTAssertEqual(answer.status, 422)
+            XCTAssertEqual(answer.reason, "unsigned", "a rollout widened after signing")
+
+            var swapped = good
+            swapped.files = [Data("evil()".utf8)]
+            answer = try await f.post(swapped)
+            XCTAssertEqual(answer.reason, "target-mismatch", "content that is not what the target lists")
+
+            var stray = good
+            stray.files.append(Data("unlisted".utf8))
+            answer = try await f.post(stray)
+            XCTAssertEqual(answer.reason, "target-mismatch", "a file no target lists")
+
+            var undelegated = good
+            undelegated.roles["nightly"] = good.roles["production"]
+            answer = try await f.post(undelegated)
+            XCTAssertEqual(answer.reason, "not-delegated")
+
+            var garbage = good
+            garbage.roles["targets"] = Data("{".utf8)
+            answer = try await f.post(garbage)
+            XCTAssertEqual(answer.status, 400)
+
+            let after = try await f.timestampVersion()
+            XCTAssertEqual(after, held, "nothing of a refused upload is stored")
+            let production = try await f.deviceReleases("production")
+            XCTAssertEqual(production["fix.js"]?.rollout, 500)
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
+
+    /// An older version of a role than the one held (a replayed upload) is refused, and so is
+    /// the held version with other content (a fork made from a copy of the record).
+    func testARolledBackUploadIsRefused() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store)
+        do {
+            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
+                                     channel: "production", keys: f.channelKeys("production"))
+            let enabled = try f.repository.uploadContent()
+            try await f.upload()
+            let copy = f.directory.appendingPathComponent("copy")
+            try FileManager.default.copyItem(at: f.directory.appendingPathComponent("publisher"), to: copy)
+            try f.repository.updateRelease("fix.js", channel: "production", keys: f.channelKeys("production")) { $0.enabled = false }
+            try await f.upload()
+
+            var answer = try await f.post(enabled)
+            XCTAssertEqual(answer.status, 409)
+            XCTAssertEqual(answer.reason, "rollback")
+
+            var fork = try Repository(directory: copy)
+            try fork.updateRelease("fix.js", channel: "production", keys: f.channelKeys("production")) { $0.rollout = 100 }
+            answer = try await f.post(try fork.uploadContent())
+            XCTAssertEqual(answer.reason, "fork")
+
+            let production = try await f.deviceReleases("production")
+            XCTAssertEqual(production["fix.js"]?.enabled, false, "devices still see the release disabled")
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
+
+    /// With a 4-second timestamp, the background task re-signs it before it expires: a device
+    /// refreshing after 6 s gets a fresh timestamp (without the task it would be expired).
+    func testTheTimestampIsReSignedBeforeItExpires() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store, timestampExpiry: 4, renewalCheckInterval: 0.1)
+        do {
+            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
+                                     channel: "production", keys: f.channelKeys("production"))
+            try await f.upload()
+            let firstVersion = try await f.timestampVersion()
+            let first = try XCTUnwrap(firstVersion)
+            _ = try await f.deviceReleases("production")
+            try await Task.sleep(nanoseconds: 6_000_000_000)
+            let latest = try await store.latestMetadata(role: "timestamp")
+            let stored = try XCTUnwrap(latest)
+            XCTAssertGreaterThan(stored.version, first, "re-signed")
+            let timestamp = try Metadata<Timestamp>(data: stored.data)
+            XCTAssertGreaterThan(timestamp.signed.common.expires, Date(), "never seen expired")
+            let production = try await f.deviceReleases("production")
+            XCTAssertNotNil(production["fix.js"], "a device refreshes after the first timestamp's expiry")
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
+
+    /// A production key leaks. The publisher rotates it out (a targets edit re-signing production
+    /// with a new key) and uploads; after one refresh a device refuses what the leaked key signs,
+    /// even from a service whose online keys the attacker also holds. The service itself refuses
+    /// an upload signed with the leaked key.
+    func testALeakedChannelKeyRotatedOutThroughTheServiceIsRefusedByDevices() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store)
+        do {
+            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
+                                     channel: "production", keys: f.channelKeys("production"))
+            try await f.upload()
+            _ = try await f.deviceReleases("production")
+
+            let leaked = f.keys["production"]!
+            let replacement = try SigningKey.generate(.ed25519)
+            try f.repository.edit("targets", keys: [f.keys["targets"]!, replacement] + f.online) { targets in
+                var delegations = targets.delegations!
+                let index = delegations.roles!.firstIndex { $0.name == "production" }!
+                delegations.roles![index].keyids = [replacement.keyID]
+                delegations.keys[replacement.keyID] = replacement.publicKey
+                targets.delegations = delegations
+            }
+            try await f.upload()
+            let rotated = try await f.deviceReleases("production")
+            XCTAssertNotNil(rotated["fix.js"], "the release survives the rotation (production re-signed with the new key)")
+
+            // The attacker signs a production role with the leaked key.
+            let evil = Data("stealCredentials()".utf8)
+            var forged = f.repository.channels["production"]!.signed
+            forged.common.version += 1
+            forged.targets["production/evil.js"] = TargetFile(data: evil, custom: PatchRelease(app: HostedRepositoryFixture.app, patchID: "evil").custom)
+            var metadata = try Metadata(signed: forged)
+            try metadata.sign(with: leaked)
+
+            var upload = try f.repository.uploadContent()
+            upload.roles["production"] = try metadata.serialized()
+            upload.files.append(evil)
+            let answer = try await f.post(upload)
+            XCTAssertEqual(answer.reason, "unsigned", "the service refuses the leaked key's signature")
+
+            // A service the attacker controls (its online keys too) serves the forged role anyway.
+            let loaded = try await HostedRepository.load(from: store)
+            var state = try XCTUnwrap(loaded)
+            let base = state.timestamp?.version
+            state.delegated["production"] = try HeldMetadata(metadata)
+            let signed = try f.service.configuration.onlineKeys!.sign(&state, newSnapshot: true, now: Date())
+            let committed = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "production", version: forged.common.version,
+                                                                                            data: try metadata.serialized())] + signed,
+                                                                    targetFiles: [HashCheck.digest("sha256", of: evil)!: evil], basedOnTimestamp: base))
+            XCTAssertTrue(committed)
+            let updater = f.device()
+            do {
+                try await updater.refresh()
+                let seen = try await updater.targets(ofRole: "production")
+                XCTFail("the device took a role signed by a rotated-out key: \(seen?.map(\.path) ?? [])")
+            } catch let error as UpdaterError {
+                guard case .unsigned(let role, _) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(role, "production")
+            }
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
+}
