@@ -137,7 +137,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchAuthoringTests",
-            dependencies: ["PatchAuthoring"]
+            // ShopKit: the round trip converts the shop's Objective-C and patches its compiled classes.
+            dependencies: ["PatchAuthoring", "PatchEngine", "ShopKit"]
         ),
         // The Update Framework's metadata: roles, canonical JSON, keys, signatures, thresholds,
         // hashes (docs/tuf-design.md). No engine, no network: servers and tools build on it.

@@ -60,15 +60,35 @@ public struct ClangInterfaceReader {
         fm.createFile(atPath: output.path, contents: nil)
         fm.createFile(atPath: errors.path, contents: nil)
 
+        let data = try dumpAST(of: umbrella.path, output: output, errors: errors, what: "the headers")
+        return try Self.interface(fromASTJSON: data, appFiles: Set(absolute))
+    }
+
+    /// Clang's JSON AST of one Objective-C source file (`patchctl convert`), parsed with the same
+    /// flags as the interface. Fails with clang's diagnostics when the file has errors.
+    public func astJSON(ofSource path: String) throws -> Data {
+        let fm = FileManager.default
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard fm.isReadableFile(atPath: absolute) else { throw Failure("cannot read \(path)") }
+        let dir = fm.temporaryDirectory.appendingPathComponent("patchctl-convert-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("ast.json"), errors = dir.appendingPathComponent("clang.err")
+        fm.createFile(atPath: output.path, contents: nil)
+        fm.createFile(atPath: errors.path, contents: nil)
+        return try dumpAST(of: absolute, output: output, errors: errors, what: path)
+    }
+
+    /// The one place clang runs: `-Xclang -ast-dump=json -fsyntax-only` over `source`.
+    private func dumpAST(of source: String, output: URL, errors: URL, what: String) throws -> Data {
         var arguments = ["-x", "objective-c", "-Xclang", "-ast-dump=json", "-fsyntax-only"]
-        arguments += includePaths.map { "-I" + $0 } + Self.platformFlags + extraFlags + [umbrella.path]
+        arguments += includePaths.map { "-I" + $0 } + Self.platformFlags + extraFlags + [source]
         let status = try run(arguments, stdout: output, stderr: errors)
         let diagnostics = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         guard status == 0 else {
-            throw Failure("clang could not parse the headers (exit status \(status)):\n" + String(diagnostics.prefix(4000)))
+            throw Failure("clang could not parse \(what) (exit status \(status)):\n" + String(diagnostics.prefix(4000)))
         }
-        let data = try Data(contentsOf: output)
-        return try Self.interface(fromASTJSON: data, appFiles: Set(absolute))
+        return try Data(contentsOf: output)
     }
 
     private func run(_ arguments: [String], stdout: URL, stderr: URL) throws -> Int32 {
@@ -88,7 +108,7 @@ public struct ClangInterfaceReader {
         if done.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             _ = done.wait(timeout: .now() + 5)
-            throw Failure("clang did not finish parsing the headers within \(Int(timeout)) s")
+            throw Failure("clang did not finish within \(Int(timeout)) s")
         }
         return process.terminationStatus
     }

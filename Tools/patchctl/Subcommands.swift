@@ -8,7 +8,7 @@ extension PatchCtl {
         Verify.self,
         Lint.self,
         // Writing patches: the app's interface, and patches checked against it.
-        Interface.self, Check.self,
+        Interface.self, Check.self, Convert.self,
         Preprocess.self,
         Serve.self,
         Dev.self,
