@@ -56,11 +56,7 @@ public struct ClangInterfaceReader {
         // One translation unit importing every header, as the app's own files do.
         let umbrella = dir.appendingPathComponent("interface.m")
         try absolute.map { "#import \"\($0)\"\n" }.joined().write(to: umbrella, atomically: true, encoding: .utf8)
-        let output = dir.appendingPathComponent("ast.json"), errors = dir.appendingPathComponent("clang.err")
-        fm.createFile(atPath: output.path, contents: nil)
-        fm.createFile(atPath: errors.path, contents: nil)
-
-        let data = try dumpAST(of: umbrella.path, output: output, errors: errors, what: "the headers")
+        let data = try dumpAST(of: umbrella.path, in: dir, what: "the headers")
         return try Self.interface(fromASTJSON: data, appFiles: Set(absolute))
     }
 
@@ -73,14 +69,14 @@ public struct ClangInterfaceReader {
         let dir = fm.temporaryDirectory.appendingPathComponent("patchctl-convert-\(UUID().uuidString)")
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? fm.removeItem(at: dir) }
-        let output = dir.appendingPathComponent("ast.json"), errors = dir.appendingPathComponent("clang.err")
-        fm.createFile(atPath: output.path, contents: nil)
-        fm.createFile(atPath: errors.path, contents: nil)
-        return try dumpAST(of: absolute, output: output, errors: errors, what: path)
+        return try dumpAST(of: absolute, in: dir, what: path)
     }
 
     /// The one place clang runs: `-Xclang -ast-dump=json -fsyntax-only` over `source`.
-    private func dumpAST(of source: String, output: URL, errors: URL, what: String) throws -> Data {
+    private func dumpAST(of source: String, in dir: URL, what: String) throws -> Data {
+        let output = dir.appendingPathComponent("ast.json"), errors = dir.appendingPathComponent("clang.err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         var arguments = ["-x", "objective-c", "-Xclang", "-ast-dump=json", "-fsyntax-only"]
         arguments += includePaths.map { "-I" + $0 } + Self.platformFlags + extraFlags + [source]
         let status = try run(arguments, stdout: output, stderr: errors)
