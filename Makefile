@@ -37,9 +37,10 @@ APP_STORE_CONFIGURATION = PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBO
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the
 # C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then
-# without libffi as on iOS (register entries, forwarding for the other methods, NSInvocation
-# calls: docs/platform-notes.md, "Apple platforms") and in the App Store configuration, then the
-# hook tests with a memory fence per hooked call instead of membarrier (what systems without it run).
+# without libffi as on iOS (register entries, forwarding for the other methods, register calls,
+# NSInvocation for the rest: docs/platform-notes.md, "Apple platforms"; JSPatch's suite too) and
+# in the App Store configuration, then the hook tests with a memory fence per hooked call instead
+# of membarrier (what systems without it run).
 # ExecutionTimeLimitTests run in a process of their own: JavaScriptCore's watchdog compares the
 # trapping thread's CPU clock with a deadline taken from another thread's, so after a long run on
 # the main thread a runaway on a worker thread is ended late or not at all (issue 23, item 1,
@@ -54,6 +55,7 @@ test: deps
 	@$(JSPATCH_SUITE_CHECK)
 	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
+	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
@@ -72,7 +74,8 @@ tuf-interop: deps
 	SWIFT=$(SWIFT) ./Tools/tuf-interop/run.sh
 
 # JSPatch's own suite (JSPatchTests.m and its scripts, read from ../shared/third_party/jspatch-tests)
-# on both dispatch routes; each run prints "JSPatch suite (<route> route): N of 146 assertion sites pass".
+# on both dispatch routes and without libffi (as on iOS); each run prints
+# "JSPatch suite (<route> route): N of 146 assertion sites pass".
 # Without that folder the suite is skipped, loudly; .ci/run sets PATCHENGINE_REQUIRE_JSPATCH_SUITE=1,
 # which makes a missing suite a failure.
 JSPATCH_SUITE_CHECK = [ -d "$${JSPATCH_SUITE_DIR:-../shared/third_party/jspatch-tests}" ] || \
@@ -81,6 +84,7 @@ jspatch-suite: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS) --filter JSPatchSuiteTests
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
+	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
 
 # Apple platforms: every Sources/PatchRuntime/*.m compile-checked (clang -fsyntax-only) for

@@ -1,6 +1,8 @@
 /* Blocks laid out by the Clang block ABI. The invoke function is one plain function for blocks
    whose arguments fit in integer registers (the block itself is its first argument, so it needs no
-   binding), and a libffi closure for the others where libffi exists (not on iOS). */
+   binding), and a libffi closure for the others where libffi exists; without libffi (iOS), one
+   plain function per return class for those whose arguments all fit in registers once
+   floating-point ones count apart (PEMixedRegisters.m). */
 #include "PEInternal.h"
 #include "PEBlocks.h"
 #include <Block.h>
@@ -81,6 +83,8 @@ static void runBlock(struct BlockLayout *block, void **args, void *ret) {
     if (ret) PEWidenReturn(PESignatureGetReturnType(block->signature), ret);
 }
 
+void PEBlockRun(void *block, void **arguments, void *returnValue) { runBlock(block, arguments, returnValue); }
+
 #if PE_HAS_LIBFFI
 static void blockEntry(ffi_cif *cif, void *ret, void **args, void *userData) {
     (void)cif;
@@ -121,9 +125,11 @@ void *PEBlockCreate(const PESignature *signature, uintptr_t token, char **error)
     }
 #endif
     if (!useFFI) code = (void *)registerBlockEntry;
+    if (!code && !PEUsesLibFFI()) code = PEMixedBlockEntry(signature);
     if (!code) {
-        if (error) *error = strdup("a block whose arguments don't all fit in integer registers (a double, a struct, "
-                                   "more than 6) needs libffi, which this platform doesn't have (iOS)");
+        if (error) *error = strdup("a block whose arguments don't all fit in registers (more than 6 integer or 8 "
+                                   "floating-point ones, a struct other than a few doubles) needs libffi, which this "
+                                   "platform doesn't have (iOS)");
         return NULL;
     }
     onStack.invoke = (void (*)(void))code;

@@ -409,8 +409,9 @@ bool PEInvokeFunction(void *function, PEFrame *frame, char **error) {
     PE_TRY(error, { called = PECallFunction(function, frame->signature, frame->arguments, frame->returnValue); ok = true; });
     if (ok && !called) {
         /* NSInvocation calls methods only: a C function needs libffi unless registers carry it. */
-        if (error) *error = strdup("calling a C function whose arguments don't all fit in integer registers "
-                                   "needs libffi, which this platform doesn't have (iOS)");
+        if (error) *error = strdup("calling a C function whose arguments don't all fit in registers (more than 6 "
+                                   "integer or 8 floating-point ones, a struct other than a few doubles) needs libffi, "
+                                   "which this platform doesn't have (iOS)");
         return false;
     }
     return ok;
@@ -425,10 +426,20 @@ bool PEMessageSendVariadic(PEFrame *frame, unsigned fixedArgumentCount, char **e
     if (!PEUsesLibFFI())
 #endif
     {
-        /* NSInvocation has no variadic calls: without libffi there is no way to make one. */
-        (void)sig; (void)fixedArgumentCount;
-        if (error) *error = strdup("calling a variadic method needs libffi, which this platform doesn't have (iOS)");
-        return false;
+        /* NSInvocation has no variadic calls: without libffi, registers and stack words when the
+           arguments are of those kinds (PEMixedRegisters.m). */
+        bool ok = false, called = false;
+        PE_TRY(error, {
+            IMP imp = PELookupIMP(receiver, *(SEL *)frame->arguments[1]);
+            called = PEMixedCallWithStack((void *)imp, sig, fixedArgumentCount, frame->arguments, frame->returnValue);
+            ok = true;
+        });
+        if (ok && !called) {
+            if (error) *error = strdup("calling a variadic method with more than 16 arguments past the registers, or with "
+                                       "arguments other than words and doubles, needs libffi, which this platform doesn't have (iOS)");
+            return false;
+        }
+        return ok;
     }
 #if PE_HAS_LIBFFI
     unsigned total = PESignatureGetArgumentCount(sig);

@@ -46,6 +46,12 @@ struct PESignature {
     /* At most 6 arguments, all integer or pointer, returning void, an integer or a pointer: such
        calls go in general-purpose registers on x86-64 and arm64 and need no libffi at all. */
     bool registerOnly;
+    /* Not register-only, but every argument in a register once floating-point ones count apart
+       (PEMixedRegisters.m): where each argument travels, and how the result comes back. */
+    bool mixedRegisters;
+    unsigned char mixedReturn;          /* a PEMixedReturn */
+    unsigned char mixedReturnDoubles;   /* PEMixedReturnDoubles: how many */
+    struct PERegisterPlace *places;     /* per argument */
 };
 
 #if PE_HAS_LIBFFI
@@ -70,9 +76,38 @@ void PERegisterEntryRelease(unsigned index);
    low bytes, as the callee may expect (after a hook stored a narrow value into one). */
 void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values);
 
+/* Register calls with floating-point arguments, without libffi (PEMixedRegisters.m). A function of
+   this one type stands for any signature whose arguments all travel in registers: six integer
+   registers (the portable subset: x86-64 has six, arm64 eight), then eight floating-point ones. */
+#define PE_MIXED_GENERAL 6
+#define PE_MIXED_FLOATING 8
+#define PE_MIXED_PARAMETERS uintptr_t a0, uintptr_t a1, uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5, \
+    double d0, double d1, double d2, double d3, double d4, double d5, double d6, double d7
+typedef struct { double d[PE_DOUBLE_AGGREGATE_REGISTERS > 0 ? PE_DOUBLE_AGGREGATE_REGISTERS : 1]; } PEDoubleAggregate;
+typedef struct { uintptr_t w[2]; } PEWordPair;    /* a struct of integers of up to 16 bytes comes back in two registers */
+typedef enum { PEMixedReturnGeneral, PEMixedReturnFloat, PEMixedReturnDouble, PEMixedReturnDoubles, PEMixedReturnWords } PEMixedReturn;
+/* An argument's register: the integer or floating-point file, the first index, and how many
+   (a struct of doubles takes one per member, a struct of integers one per 8 bytes). */
+typedef struct PERegisterPlace { bool floating; unsigned char index, count; } PERegisterPlace;
+/* Sets the signature's mixed-register fields (at parse time). */
+void PESignatureLayOutMixedRegisters(PESignature *sig);
+/* Calls `fn` when the signature is laid out in mixed registers: false, nothing called, otherwise. */
+bool PEMixedCall(void *fn, const PESignature *sig, void **arguments, void *returnValue);
+/* Calls `fn`, variadic after its first `fixedCount` arguments (all of them: not variadic), with
+   arguments past the registers on the stack (PEMixedRegisters.m). False, nothing called, when
+   they don't fit. */
+bool PEMixedCallWithStack(void *fn, const PESignature *sig, unsigned fixedCount, void **arguments, void *returnValue);
+/* The invoke function for an engine block of a mixed-register signature, or NULL. */
+void *PEMixedBlockEntry(const PESignature *sig);
+/* Runs an engine block's handler with a frame (PEBlocks.m): what its invoke functions do. */
+void PEBlockRun(void *block, void **arguments, void *returnValue);
+/* A register argument's value widened as the callee may expect (sign or zero extension). */
+uintptr_t PERegisterValue(const PEType *type, const void *value);
+
 /* Calls `fn` with the frame's arguments when the signature is register-only (else libffi). The
    return buffer receives a full register (at least 8 bytes). Without libffi (PEUsesLibFFI) only
-   register-only signatures can be called this way: false, nothing called, for any other. */
+   register-only and mixed-register signatures can be called this way: false, nothing called, for
+   any other. */
 bool PECallFunction(void *fn, const PESignature *sig, void **arguments, void *returnValue);
 
 /* Calls a block with the frame's arguments (arguments[0] is the block): PECallFunction on its

@@ -39,6 +39,34 @@
 #define PE_HAS_LIBFFI 0
 #endif
 
+/* Without libffi, calls with floating-point arguments go in registers (PEMixedRegisters.m): both
+   64-bit conventions fill the integer and floating-point registers independently, in argument
+   order. A struct made only of doubles travels in consecutive floating-point registers when it has
+   at most this many members: 2 on x86-64 (System V: 16 bytes, two SSE eightbytes; a CGRect goes in
+   memory), 4 on arm64 (AAPCS64 and Apple's arm64 ABI: a homogeneous aggregate; CGRect included).
+   0 elsewhere: no mixed-register calls. */
+#if defined(__x86_64__)
+#define PE_DOUBLE_AGGREGATE_REGISTERS 2
+#elif defined(__aarch64__) || defined(__arm64__)
+#define PE_DOUBLE_AGGREGATE_REGISTERS 4
+#else
+#define PE_DOUBLE_AGGREGATE_REGISTERS 0
+#endif
+/* Where a variadic argument goes: Apple's arm64 ABI puts every one on the stack, in an 8-byte
+   slot; x86-64 System V and standard AAPCS64 (Linux arm64) pass them as if named. */
+#if defined(__APPLE__) && (defined(__aarch64__) || defined(__arm64__))
+#define PE_VARIADIC_ARGUMENTS_ON_STACK 1
+#else
+#define PE_VARIADIC_ARGUMENTS_ON_STACK 0
+#endif
+/* x86-64 System V passes a struct over 16 bytes (CGRect) as a copy on the stack; arm64 passes a
+   struct of up to 4 doubles in registers and other large ones by reference. */
+#if defined(__x86_64__)
+#define PE_LARGE_STRUCTS_ON_STACK 1
+#else
+#define PE_LARGE_STRUCTS_ON_STACK 0
+#endif
+
 /* Whether runtime.js is compiled into the library (PERuntimeScript.m) with C23's #embed:
    clang 19 and later (the Swift toolchain's clang on Linux). A compiler without it (an older
    Xcode) leaves it out, and the engine reads runtime.js from the package's resource bundle. */

@@ -374,6 +374,7 @@ static const PESignature *buildSignature(const char *types, const char **error) 
         if (!sig->ffiPrepared) sig->callable = false;
     }
 #endif
+    PESignatureLayOutMixedRegisters(sig);
     return sig;
 }
 
@@ -515,6 +516,8 @@ static inline uintptr_t registerValue(const PEType *t, const void *p) {
     }
 }
 
+uintptr_t PERegisterValue(const PEType *type, const void *value) { return registerValue(type, value); }
+
 void PERegisterValuesExtend(const PESignature *sig, uintptr_t *values) {
     for (unsigned i = 0; i < sig->argumentCount && i < 6; i++) values[i] = registerValue(sig->arguments[i], &values[i]);
 }
@@ -527,7 +530,7 @@ bool PECallFunction(void *fn, const PESignature *sig, void **arguments, void *re
             return true;
         }
 #endif
-        return false;
+        return PEMixedCall(fn, sig, arguments, returnValue);
     }
     /* Extra register arguments are ignored by the callee in both calling conventions. */
     uintptr_t a[6] = { 0, 0, 0, 0, 0, 0 };

@@ -223,8 +223,9 @@ final class JSPatchSuiteTests: XCTestCase {
         guard !all.isEmpty else { return }
         let passed = all.filter { $0.outcome == .passed }.count
         let skipped = all.filter { if case .skipped = $0.outcome { return true } else { return false } }.count
-        let route = PatchEngine.dispatchRoute == .forwarding ? "forwarding" : "closure"
-        print("JSPatch suite (\(route) route): \(passed) of \(JSPatchSuiteExpectations.totalSites) assertion sites pass, "
+        var route = PatchEngine.dispatchRoute == .forwarding ? "forwarding route" : "closure route"
+        if ProcessInfo.processInfo.environment["PATCHENGINE_WITHOUT_LIBFFI"] == "1" { route += ", without libffi" }
+        print("JSPatch suite (\(route)): \(passed) of \(JSPatchSuiteExpectations.totalSites) assertion sites pass, "
               + "\(skipped) skipped, \(all.count - passed - skipped) fail (\(all.count) reported)")
         for (site, outcome) in all {
             switch outcome {

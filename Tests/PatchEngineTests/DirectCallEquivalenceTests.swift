@@ -19,12 +19,6 @@ final class DirectCallEquivalenceTests: PatchTestCase {
         ("Bool", "BOOL"), ("Sel", "SEL"), ("Class", "Class"), ("Point", "CGPoint"), ("Block", "block"),
     ]
 
-    /// Without libffi (iOS) a hook's block can't take floating-point or struct arguments, so the
-    /// native class's methods of those types can't be kept native entries: those rows are compared
-    /// only where libffi exists.
-    static let testedEncodings = runsWithoutLibFFI
-        ? encodings.filter { !["Float", "Double", "Point"].contains($0.name) }
-        : encodings
 
     /// JS expressions for values of every kind: numbers at the edges of every type, NaN, ±0, ±∞,
     /// BigInt, Symbol, strings, null and undefined, booleans, plain and exotic objects, boxes
@@ -72,7 +66,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
     func testEveryEncodingAndValueKindGivesWhatTheRoundTripGives() throws {
         let direct = uniqueClassName("DCTEqDirect"), native = uniqueClassName("DCTEqNative")
         var protocolEntries: [String] = [], methods: [String] = [], hooks: [String] = []
-        for (name, type) in Self.testedEncodings {
+        for (name, type) in Self.encodings {
             protocolEntries.append("arg\(name)_: { paramsType: '\(type)', returnType: 'void' }")
             methods.append("arg\(name)_: function (v) { globalThis.__eqReceived = __eqDescribe(v); }")
             if name != "Block" {   // a JS function returned as a block is a block of no known type
@@ -104,7 +98,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
         let (cases, differences, entries) = try XCTUnwrap(result.value).get()
         // The direct class's calls really were direct: only the native class's entered natively.
         XCTAssertLessThan(entries, UInt64(cases) + 200, "calls of the first class were not direct")
-        XCTAssertGreaterThan(cases, 100 * Self.testedEncodings.count)
+        XCTAssertGreaterThan(cases, 100 * Self.encodings.count)
         XCTAssertEqual(differences.count, 0, "\(differences.count) of \(cases) cases differ:\n" + differences.prefix(80).joined(separator: "\n"))
     }
 
@@ -121,7 +115,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
             return seen + (reported.isEmpty ? "" : "; reported " + reported.joined(separator: " | "))
         }
         let entriesBefore = PEDispatchPatchedCallCountOnThisThread()
-        for (name, _) in Self.testedEncodings {
+        for (name, _) in Self.encodings {
             for value in Self.values {
                 var calls = ["arg": "return o.arg\(name)_(\(value));"]
                 if name != "Block" { calls["res"] = "globalThis.__eqResult = (\(value)); return o.res\(name)();" }

@@ -134,7 +134,6 @@ final class JSPatchSurfaceTests: PatchTestCase {
 
     /// Type lists take struct names and JSPatch's {Name}, and class names without *.
     func testTypeListsTakeStructAndClassNames() throws {
-        if runsWithoutLibFFI { throw XCTSkip("its block takes a struct: that \(needsLibFFIMessage) (BlockTests asserts the error)") }
         let proto = uniqueClassName("XNamesProtocol")
         try apply("""
             defineProtocol('\(proto)', {

@@ -11,6 +11,7 @@ typedef NSString *(^PFErrorBlock)(NSError *error);
 typedef void (^PFFlagBlock)(BOOL flag, PFStringIntBlock inner);
 typedef double (^PFMixedBlock)(int i, NSPoint p, double d, float f, NSString *s, long long q);
 typedef NSRect (^PFRectBlock)(double scale);
+typedef NSRange (^PFRangeBlock)(NSRange r, double d, NSRange s);
 
 /* The block a script hands over for later; kept with Block_copy like any native API would. */
 static PFIntIntBlock PFKeptBlock = NULL;
@@ -23,6 +24,7 @@ static PFIntIntBlock PFKeptBlock = NULL;
 - (NSString *)callFlagBlock:(PFFlagBlock)block;
 - (double)callMixedBlock:(PFMixedBlock)block;
 - (NSString *)callRectBlock:(PFRectBlock)block;
+- (NSString *)callRangeBlock:(PFRangeBlock)block;
 - (PFStringIntBlock)makeJoiner;
 - (PFDoubleBlock)makeScaler:(double)factor;
 - (PFErrorBlock)makeErrorDescriber;
@@ -66,6 +68,11 @@ static PFIntIntBlock PFKeptBlock = NULL;
 {
     NSRect r = block(2);
     return [NSString stringWithFormat:@"%g,%g,%g,%g", r.origin.x, r.origin.y, r.size.width, r.size.height];
+}
+- (NSString *)callRangeBlock:(PFRangeBlock)block
+{
+    NSRange r = block(NSMakeRange(10, 30), 1, NSMakeRange(1, 4));
+    return [NSString stringWithFormat:@"%lu/%lu", (unsigned long)r.location, (unsigned long)r.length];
 }
 - (PFStringIntBlock)makeJoiner
 {
