@@ -41,6 +41,13 @@ public final class ServerProcess {
     /// What the server printed so far.
     public var log: String { String(decoding: (try? Data(contentsOf: logURL)) ?? Data(), as: UTF8.self) }
 
+    /// Whether this system shows another process's memory, CPU time and descriptors the way
+    /// `memoryKB`, `cpuSeconds` and `openDescriptors` read them (/proc: Linux). Darwin has no
+    /// /proc; its libproc calls are not used here (they could not be run on this CI), so tests
+    /// that measure a server skip there, saying why (`measurementUnavailable`).
+    public static var canMeasure: Bool { FileManager.default.fileExists(atPath: "/proc/self/stat") }
+    public static let measurementUnavailable = "this system has no /proc: a server's memory, CPU time and descriptors are measured on Linux only"
+
     /// A field of /proc/PID/status in kB (VmHWM: the peak resident memory; VmRSS: the current).
     public func memoryKB(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }

@@ -88,18 +88,10 @@ final class EndlessResponseTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let repository = try MemoryRepository()
         try Updater.bootstrap(rootData: repository.rootVersions[0], metadataDirectory: directory)
-        let client = try SpawnedProgram([clientPath(), "--metadata-dir", directory.path,
+        let client = try SpawnedProgram([productsDirectory.appendingPathComponent("patch-tuf-client").path,
+                                         "--metadata-dir", directory.path,
                                          "--metadata-url", "http://127.0.0.1:\(server.port)/metadata/", "refresh"])
         let exit = try client.wait(timeout: 120)
         return (exit.peakResidentKiB, exit.status, server.bytesSent)
-    }
-
-    private func clientPath() -> String {
-        // The test bundle sits in the build products folder beside the executables.
-        var url = Bundle(for: Self.self).bundleURL
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("patch-tuf-client").path), url.path != "/" {
-            url.deleteLastPathComponent()
-        }
-        return url.appendingPathComponent("patch-tuf-client").path
     }
 }
