@@ -236,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "PatchServiceTests",
             dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver",
-                           "PatchFormat", "PatchRepository", "PatchUpdater"]
+                           "PatchFormat", "PatchRepository", "PatchUpdater", "patchctl"]
         ),
         // What the servers' hardening tests share: raw sockets a test controls byte by byte
         // (PortableSocket: the Glibc/Darwin differences once), hostile clients (idle floods),

@@ -44,6 +44,20 @@ func repoRun(_ body: () throws -> Void) throws {
     do { try body() } catch let failure as CommandFailure { throw failure } catch { throw CommandFailure("\(error)") }
 }
 
+/// Parses `key=value` pairs into the attribute map (a key given twice accepts either value).
+func parseAttributes(_ pairs: [String]) throws -> [String: [String]]? {
+    guard !pairs.isEmpty else { return nil }
+    var out: [String: [String]] = [:]
+    for pair in pairs {
+        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex, pair.index(after: eq) != pair.endIndex else {
+            throw CommandFailure("attribute '\(pair)' must be KEY=VALUE")
+        }
+        let key = String(pair[..<eq]), value = String(pair[pair.index(after: eq)...])
+        if !(out[key]?.contains(value) ?? false) { out[key, default: []].append(value) }
+    }
+    return out
+}
+
 /// Parses a percentage with up to two decimals into hundredths of a percent.
 func parseRollout(_ text: String) throws -> Int {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -65,6 +79,9 @@ struct RepoInit: ParsableCommand {
     @Option(name: .long, help: "Key type: ed25519, ecdsa-sha2-nistp256 or rsassa-pss-sha256.") var keyType = "ed25519"
     @Option(name: .long, help: "Folder the new private keys are written to (default DIR/keys).") var keys: String?
     @Option(name: .long, help: "Timestamp validity in seconds (how soon devices must see a revocation).") var timestampExpiry: Int = 86_400
+    @Option(name: .long, help: "Snapshot validity in seconds.") var snapshotExpiry: Int = 7 * 86_400
+    @Option(name: .long, help: "Validity of targets and channel metadata in seconds (edits re-sign them).") var targetsExpiry: Int = 90 * 86_400
+    @Option(name: .long, help: "Root validity in seconds.") var rootExpiry: Int = 365 * 86_400
 
     func run() throws {
         try repoRun {
@@ -80,7 +97,11 @@ struct RepoInit: ParsableCommand {
             let initial = InitialKeys(root: root, rootThreshold: rootThreshold, targets: [try make("targets")],
                                       snapshot: try make("snapshot"), timestamp: try make("timestamp"),
                                       channels: Dictionary(uniqueKeysWithValues: try channel.map { ($0, try make("channel-\($0)")) }))
-            let settings = RepositorySettings(channels: channel, timestampExpiry: TimeInterval(timestampExpiry))
+            guard [timestampExpiry, snapshotExpiry, targetsExpiry, rootExpiry].allSatisfy({ $0 > 0 }) else {
+                throw CommandFailure("expiry periods must be positive numbers of seconds")
+            }
+            let settings = RepositorySettings(channels: channel, rootExpiry: TimeInterval(rootExpiry), targetsExpiry: TimeInterval(targetsExpiry),
+                                              snapshotExpiry: TimeInterval(snapshotExpiry), timestampExpiry: TimeInterval(timestampExpiry))
             let repository = try Repository.create(directory: dir, settings: settings, keys: initial)
             print("created \(dir.path): root 1 (\(rootThreshold) of \(root.count) keys), channels \(channel.joined(separator: ", ")); keys in \(keyDir.path)")
             print("ship \(dir.path)/record/root/1.root.json with the app as its trusted root (\(repository.root.signed.common.version).root.json)")
@@ -115,13 +136,17 @@ struct RepoRelease: ParsableCommand {
     @Option(name: .long, help: "Share of devices, percent (two decimals).") var rollout = "100"
     @Option(name: .long, help: "OS version range.") var osVersions: String?
     @Option(name: .long, help: "Device model (repeatable).") var model: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Targeting attribute the device must report (repeatable; several values of one key: any of them).",
+                                            valueName: "KEY=VALUE")) var attribute: [String] = []
+    @Option(name: .long, help: "Patch version (of several releases of one patch id, devices run the highest).") var version: Int = 1
 
     func run() throws {
         try repoRun {
             var repository = try repo.open()
             let data = try CommandSupport.read(file, what: "patch")
-            let release = PatchRelease(app: app, patchID: patchID, appVersions: appVersions, rollout: try parseRollout(rollout),
-                                       osVersions: osVersions, models: model.isEmpty ? nil : model)
+            let release = PatchRelease(app: app, patchID: patchID, version: version, appVersions: appVersions, rollout: try parseRollout(rollout),
+                                       osVersions: osVersions, models: model.isEmpty ? nil : model,
+                                       attributes: try parseAttributes(attribute))
             let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
             print(try repository.release(name, content: data, release: release, channel: channel, keys: try repo.signingKeys()))
         }
