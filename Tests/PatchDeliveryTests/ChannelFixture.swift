@@ -11,6 +11,8 @@ final class TreeTransport: Transport, @unchecked Sendable {
     private let lock = NSLock()
     private var _tree: URL
     private var _offline = false
+    private var _silent = false
+    private var _redirects: [String: URL] = [:]
     private var _requests: [String] = []
 
     init(tree: URL) { _tree = tree }
@@ -23,10 +25,27 @@ final class TreeTransport: Transport, @unchecked Sendable {
         get { lock.lock(); defer { lock.unlock() }; return _offline }
         set { lock.lock(); _offline = newValue; lock.unlock() }
     }
+    /// A silent server: requests get no answer until `silent` is cleared (or 60 s pass).
+    var silent: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return _silent }
+        set { lock.lock(); _silent = newValue; lock.unlock() }
+    }
     var requests: [String] { lock.lock(); defer { lock.unlock() }; return _requests }
 
+    /// Requests whose path ends with the key go to the URL instead, over the real `HTTPTransport`.
+    func redirect(_ suffix: String, to url: URL) { lock.lock(); _redirects[suffix] = url; lock.unlock() }
+
     func fetch(_ url: URL, maxLength: Int64, deadline: Date) async throws -> Data {
-        let (root, offline): (URL, Bool) = { lock.lock(); defer { lock.unlock() }; _requests.append(url.path); return (_tree, _offline) }()
+        let (root, offline, redirects): (URL, Bool, [String: URL]) = {
+            lock.lock(); defer { lock.unlock() }
+            _requests.append(url.path)
+            return (_tree, _offline, _redirects)
+        }()
+        if let target = redirects.first(where: { url.path.hasSuffix($0.key) })?.value {
+            return try await HTTPTransport.shared.fetch(target, maxLength: maxLength, deadline: deadline)
+        }
+        let start = Date()
+        while silent, Date().timeIntervalSince(start) < 60 { try? await Task.sleep(nanoseconds: 20_000_000) }
         if offline { throw TransportError.failed(url: url.absoluteString, reason: "network is down") }
         let file = root.appendingPathComponent(String(url.path.dropFirst()))
         guard let data = FileManager.default.contents(atPath: file.path) else { throw TransportError.status(404, url: url.absoluteString) }
@@ -61,10 +80,14 @@ final class ChannelFixture {
         repository = try Repository.create(directory: directory.appendingPathComponent("repo"), settings: settings, keys: initial)
         bundledRoot = try repository.roots[0].serialized()
         transport = TreeTransport(tree: directory.appendingPathComponent("none"))
+        repositoryTree = directory.appendingPathComponent("none")
         try publish()
     }
 
     var online: [PatchFormat.SigningKey] { [keys["snapshot"]!, keys["timestamp"]!] }
+
+    /// The tree published last (what the real repository serves now).
+    private(set) var repositoryTree: URL
 
     /// Publishes the repository as it is now to a fresh tree and serves it; returns the tree.
     @discardableResult
@@ -72,6 +95,7 @@ final class ChannelFixture {
         let tree = directory.appendingPathComponent("tree-\(UUID().uuidString)")
         try repository.publish(to: tree)
         transport.tree = tree
+        repositoryTree = tree
         return tree
     }
 
