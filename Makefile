@@ -41,22 +41,16 @@ APP_STORE_CONFIGURATION = PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBO
 # NSInvocation for the rest: docs/platform-notes.md, "Apple platforms"; JSPatch's suite too) and
 # in the App Store configuration, then the hook tests with a memory fence per hooked call instead
 # of membarrier (what systems without it run).
-# ExecutionTimeLimitTests run in a process of their own: JavaScriptCore's watchdog compares the
-# trapping thread's CPU clock with a deadline taken from another thread's, so after a long run on
-# the main thread a runaway on a worker thread is ended late or not at all (issue 23, item 1,
-# still open; README, Known limitations). In a fresh process the tests measure the limit itself.
 test: deps
 	$(SWIFT) build --build-tests
-	$(RUN_TESTS) --skip ExecutionTimeLimitTests
-	$(RUN_TESTS) --filter ExecutionTimeLimitTests
-	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
-	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter ExecutionTimeLimitTests
+	$(RUN_TESTS)
+	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_DISPATCH_ROUTE=forwarding $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
-	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
-	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
+	PATCHENGINE_NO_LAYOUT_SHORTCUTS=1 $(RUN_TESTS) --filter PatchEngineTests
+	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
-	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests --skip ExecutionTimeLimitTests
+	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop

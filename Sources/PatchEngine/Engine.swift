@@ -68,7 +68,8 @@ final class Engine: @unchecked Sendable {
     typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
 
     var scriptGetter: JSObjectRef?
-    var contextResetter: JSObjectRef?
+    /// runtime.js's `frame`, whose `context` is the JS method running (see `resetCallContext`).
+    var callFrame: JSObjectRef?
 
     /// Tables any thread may read or change (see `EngineTables`).
     let tables = LockedValue(EngineTables())
@@ -137,7 +138,7 @@ final class Engine: @unchecked Sendable {
         if !timeLimit.isAvailable {
             log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
         } else if let limit = PatchEngine.defaultExecutionTimeLimit {
-            timeLimit.set(limit)
+            apiLock.withLock(ctx) { _ = timeLimit.set(limit) }
         }
     }
 
@@ -230,15 +231,31 @@ final class Engine: @unchecked Sendable {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
+        var error: Error?
         let outerBatch = PEPoolEntryBegin()
-        let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
+        let result = entering { () -> JSValueRef? in
+            let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
+            if let exception { error = thrownError(exception) }
+            return result
+        }
         PEPoolEntryEnd(outerBatch)
-        if let exception {
-            let error = thrownError(exception)
+        if let exception, let error {
             if passingExceptions, error is JSException { throw JSThrown(value: exception) }
             throw error
         }
         return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// Runs `body`, an entry into JS, under the API lock and inside the thread's entry record, so
+    /// the time limit judges this thread by this entry (`ExecutionTimeLimit`). An exception is
+    /// classified inside too: after a termination runtime.js's per-call context is reset before
+    /// another thread can run JS with it.
+    @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
+        try apiLock.withLock(ctx) {
+            timeLimit.beginEntry()
+            defer { timeLimit.endEntry() }
+            return try body()
+        }
     }
 
     func checkSyntax(_ code: String, sourceURL: String) throws {
@@ -256,14 +273,28 @@ final class Engine: @unchecked Sendable {
 
     /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
     /// termination by the time limit, `JSException` otherwise.
+    /// Called inside `entering`, with the API lock held.
     private func thrownError(_ exception: JSValueRef) -> Error {
         let js = JSException(ctx: ctx, value: exception)
-        guard timeLimit.takeTermination(exception, js, ctx: ctx) else { return js }
-        // The terminated JS skipped its `finally` blocks. Called directly: inside a nested entry
-        // the VM may still be terminating, and that exception is of no interest here (the
-        // enclosing entry resets again when its own termination reaches it).
-        if let contextResetter { _ = JSObjectCallAsFunction(ctx, contextResetter, nil, 0, nil, nil) }
+        let termination = timeLimit.termination(of: exception, js, ctx: ctx)
+        if termination == .none { return js }
+        resetCallContext()
+        if termination == .otherThreads { return ExecutionEndedForAnotherThread() }
         return ExecutionTimeout(limit: timeLimit.seconds ?? 0)
+    }
+
+    /// After a termination: the terminated JS skipped its `finally` blocks, so runtime.js's per-call
+    /// context (`self`, the defining class, the script) is the terminated method's. Stores through
+    /// the C API run no JS, so they are done even while the VM is still terminating (a JS resetter
+    /// was itself ended then, and the next script's definitions were recorded under the runaway's
+    /// name). Under the API lock, before another thread runs JS.
+    private func resetCallContext() {
+        guard let callFrame else { return }
+        let context = JSObjectMake(ctx, nil, nil)!
+        JSC.set(ctx, context, "self", undefinedValue)
+        JSC.set(ctx, context, "definingClass", JSValueMakeNull(ctx))
+        JSC.set(ctx, callFrame, "context", context)
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", undefinedValue)
     }
 
     /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time
@@ -275,10 +306,15 @@ final class Engine: @unchecked Sendable {
     /// The same, with the arguments in caller-provided storage.
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
+        var error: Error?
         let outerBatch = PEPoolEntryBegin()
-        let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
+        let result = entering { () -> JSValueRef? in
+            let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
+            if let exception { error = thrownError(exception) }
+            return result
+        }
         PEPoolEntryEnd(outerBatch)
-        if let exception { throw thrownError(exception) }
+        if let error { throw error }
         return result ?? JSValueMakeUndefined(ctx)
     }
 
@@ -288,17 +324,20 @@ final class Engine: @unchecked Sendable {
     func call(_ function: JSObjectRef, argumentCount count: Int,
               _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
+        var error: Error?
         let outerBatch = PEPoolEntryBegin()
         defer { PEPoolEntryEnd(outerBatch) }   // after the lock is released: draining runs -dealloc
         let result = try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
             let args = buffer.baseAddress!
             args.initialize(repeating: nil, count: max(count, 1))
-            return try apiLock.withLock(ctx) {
+            return try entering { () -> JSValueRef? in
                 try makeArguments(args)
-                return JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+                let result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+                if let exception { error = thrownError(exception) }
+                return result
             }
         }
-        if let exception { throw thrownError(exception) }
+        if let error { throw error }
         return result ?? undefinedValue
     }
 

@@ -2,29 +2,43 @@ import CJavaScriptCore
 import Foundation
 import PatchRuntime
 
-/// JavaScriptCore's execution time limit for the engine's context group, and the recognition of
-/// the terminations it causes.
+/// JavaScriptCore's execution time limit for the engine's context group, applied per thread, and
+/// the recognition of the terminations it causes.
 ///
-/// How JavaScriptCore measures it (WebKit's `Watchdog`): the clock starts when a thread makes the
-/// outermost entry into the VM (an evaluation, or a native → JS call while no JS runs on that
-/// thread) and counts that thread's CPU time; nested entries (JS → Objective-C → JS) run on the
-/// same clock. Past the limit the callback runs on the thread running JS, which then gets an
-/// uncatchable "JavaScript execution terminated." exception at its current entry. The limit is
-/// per VM (one for all threads): JS runs on one thread at a time under JSC's API lock, and a
-/// thread waiting for that lock is not counted.
+/// How JavaScriptCore measures it (WebKit's `Watchdog`): one clock per VM, started when a thread
+/// makes the VM's outermost entry (an evaluation, or a native → JS call while no JS is open on any
+/// thread), counting the CPU time of the thread that started it. When its timer fires, the thread
+/// then running JS compares its own CPU clock with that deadline and, past it, asks `callback`;
+/// true throws an uncatchable "JavaScript execution terminated." at that thread's current entry.
+/// With several threads the clock and the thread judged differ (docs/threads.md): a fresh thread
+/// running away under a deadline taken on the main thread's long CPU history was never ended, and
+/// a thread with a long history was ended for another thread's deadline.
 ///
-/// A termination inside a nested entry also ends the JS around it (seen with WebKitGTK 2.50: the
-/// enclosing evaluation gets the same termination exception as soon as it resumes). Should a
-/// JavaScriptCore let it resume instead, the clock would not restart before the next outermost
-/// entry, so `takeTermination` re-arms the limit: enclosing JS never runs unbounded.
+/// So the engine judges each thread by its own entry (`PEThreadEntries.h`): every entry into JS
+/// runs under the API lock between `beginEntry` and `endEntry`; a thread's outermost entry made
+/// while another thread has one open (JavaScriptCore starts no clock for it) restarts the clock on
+/// the entering thread, and `deadlineEntry` records whose entry the clock was started for. The
+/// callback ends JS only on the thread in that entry; on any other thread it restarts the clock
+/// there and lets the JS go on. The limit is CPU time of the thread's outermost entry: a thread
+/// waiting for the API lock, or sleeping in a native call, is not running away.
+///
+/// A termination inside a nested entry also ends the JS around it on that thread (seen with
+/// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
+/// resumes); the thread stays marked until its outermost entry ends, and the clock is restarted
+/// for any JS still running there. JavaScriptCore keeps a termination in force until the VM's
+/// outermost entry ends: JS another thread runs meanwhile is ended too, without being asked about
+/// (`Termination.otherThreads`); that thread's script is not blamed for it.
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
     private let clearFunction: PEJSClearExecutionTimeLimitFunction?
     private let lock = NSLock()
     private var limit: TimeInterval?
-    /// Threads whose JS the callback ended and whose termination no entry has claimed yet.
-    private var terminatedThreads: [pthread_t] = []
+    /// The limit in force, 0 when off; written under the API lock and `lock`, read under the API lock.
+    private var armed: TimeInterval = 0
+    /// The thread entry (`PEThreadEntryCurrent`) JavaScriptCore's clock was last started for;
+    /// guarded by the API lock.
+    private var deadlineEntry: UInt64 = .max
     /// JavaScriptCore's termination exception, once seen: the VM throws the same value every time
     /// (scripts never get hold of it: it can't be caught).
     private var terminationValue: JSValueRef?
@@ -47,17 +61,18 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Sets the limit for every later entry into JS (nil, a non-positive or non-finite value: off).
-    /// Takes JavaScriptCore's API lock, so it waits while another thread runs JS.
+    /// Call with JavaScriptCore's API lock held (`APILock`); it waits while another thread runs JS.
     /// - Returns: false when this JavaScriptCore has no time limit (nothing is enforced).
     @discardableResult
     func set(_ seconds: TimeInterval?) -> Bool {
         guard let setFunction, let clearFunction else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
-        lock.lock(); limit = value; lock.unlock()
+        lock.lock(); limit = value; armed = value ?? 0; lock.unlock()
         // Calls of JS-defined methods from JS are kept native entries while a limit is set
         // (DirectCalls.swift): answers found before the change are asked again.
         PEDispatchGenerationBumpAll()
         if let value {
+            deadlineEntry = PEThreadEntryCurrent()
             setFunction(group, value, Self.callback, Unmanaged.passUnretained(self).toOpaque())
         } else {
             clearFunction(group)
@@ -65,37 +80,72 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         return true
     }
 
-    private static let callback: PEJSShouldTerminateCallback = { _, context in
-        let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
-        limit.lock.lock()
-        limit.terminatedThreads.append(pthread_self())
-        limit.lock.unlock()
-        return true
+    /// Restarts JavaScriptCore's clock on this thread, for this thread's entry. API lock held.
+    private func restartClock() {
+        guard armed > 0, let setFunction else { return }
+        deadlineEntry = PEThreadEntryCurrent()
+        setFunction(group, armed, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Whether `value` (`exception`), just returned to this thread by an entry into JS, is a
-    /// termination by this limit. Re-arms the limit for any JS still running around this entry on
-    /// this thread (a no-op when this was the outermost entry).
-    ///
-    /// A termination in a nested entry (JS → Objective-C → JS) also ends the JS around it without
-    /// another callback: that is why a termination is recognised by the value once the callback has
-    /// confirmed it on this thread.
-    func takeTermination(_ value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Bool {
-        guard exception.message == Self.terminationMessage else { return false }
+    /// Before an entry into JS, with the API lock held until the matching `endEntry`.
+    @inline(__always) func beginEntry() {
+        var othersOpen = false
+        let entry = PEThreadEntryBegin(&othersOpen)
+        guard entry != 0, armed > 0 else { return }
+        // Alone, the VM's outermost entry: JavaScriptCore starts the clock on this thread itself.
+        // Nested in another thread's, it starts none: restart it here, so it measures this thread.
+        if othersOpen { restartClock() } else { deadlineEntry = entry }
+    }
+
+    /// After the entry's JS returned, still under the API lock.
+    @inline(__always) func endEntry() { PEThreadEntryEnd() }
+
+    /// Runs on the thread running JS once JavaScriptCore's clock passed its deadline.
+    private static let callback: PEJSShouldTerminateCallback = { _, context in
+        let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
+        let entry = PEThreadEntryCurrent()
+        if entry == limit.deadlineEntry {
+            if entry != 0 { PEThreadEntryMarkTerminated() }
+            return true
+        }
+        // The clock measured another thread, or an earlier entry of this one: this entry has not
+        // been judged. Measure it from now on its own thread's clock (at most twice the limit).
+        limit.restartClock()
+        return false
+    }
+
+    /// How an exception returned by an entry into JS relates to the time limit.
+    enum Termination {
+        /// Not a termination: the script's own exception.
+        case none
+        /// The limit ended this thread's entry (or JS nested in it).
+        case timeout
+        /// JavaScriptCore ended this thread's JS while ending another thread's runaway.
+        case otherThreads
+    }
+
+    /// Classifies `value` (`exception`), just returned to this thread by an entry into JS, under
+    /// the API lock. After this thread's own termination, restarts the clock for any JS still
+    /// running around this entry on this thread.
+    func termination(of value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Termination {
+        guard exception.message == Self.terminationMessage else { return .none }
         lock.lock()
-        var isTermination = terminationValue.map { $0 == value } ?? false
-        if let index = terminatedThreads.firstIndex(where: { pthread_equal($0, pthread_self()) != 0 }) {
-            terminatedThreads.remove(at: index)
-            isTermination = true
-            if terminationValue == nil { terminationValue = value; JSValueProtect(ctx, value) }
-        }
-        let current = limit
+        let known = terminationValue
+        if known == nil, PEThreadEntryWasTerminated() { terminationValue = value; JSValueProtect(ctx, value) }
         lock.unlock()
-        guard isTermination else { return false }
-        if let current, let setFunction {
-            setFunction(group, current, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+        if PEThreadEntryWasTerminated() {
+            restartClock()
+            return .timeout
         }
-        return true
+        // Only the VM's own termination value; a script's `throw` of that text is its own error.
+        return known == nil || known == value ? .otherThreads : .none
+    }
+}
+
+/// JavaScriptCore ended a thread's JS while it terminated a runaway script on another thread.
+struct ExecutionEndedForAnotherThread: Error, CustomStringConvertible {
+    var description: String {
+        "ended by JavaScriptCore while it terminated a runaway script on another thread"
     }
 }
 

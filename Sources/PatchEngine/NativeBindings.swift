@@ -92,7 +92,9 @@ extension Engine {
             return nil
         }
         addFunction(n, "setJSOnlyRemover") { [unowned self] _, _, a in jsOnlyRemover = keep(try function(arg(a, 0), "remover")); return nil }
-        addFunction(n, "setContextResetter") { [unowned self] _, _, a in contextResetter = keep(try function(arg(a, 0), "context resetter")); return nil }
+        addFunction(n, "setCallFrame") { [unowned self] ctx, _, a in
+            callFrame = JSValueToObject(ctx, arg(a, 0), nil).map(keep); return nil
+        }
         addFunction(n, "setScriptGetter") { [unowned self] _, _, a in scriptGetter = keep(try function(arg(a, 0), "script getter")); return nil }
 
         // Values.

@@ -137,7 +137,8 @@ public enum PatchEngine {
     public static var executionTimeLimit: TimeInterval? {
         get { Engine.shared.timeLimit.seconds }
         set {
-            if !Engine.shared.timeLimit.set(newValue), newValue != nil {
+            let engine = Engine.shared
+            if !engine.apiLock.withLock(engine.ctx, { engine.timeLimit.set(newValue) }), newValue != nil {
                 Engine.shared.log("this JavaScriptCore has no execution time limit: executionTimeLimit is ignored")
             }
         }

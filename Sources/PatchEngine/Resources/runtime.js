@@ -326,11 +326,10 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   N.setJSOnlyTable(jsOnlyMethods);
   N.setScriptGetter(function () { return frame.context.script === undefined ? null : frame.context.script; });
   // A script terminated by the time limit skips every `finally`: the engine resets the per-call
-  // context through this after a termination, so the next call doesn't run with a stale self.
-  N.setContextResetter(function () {
-    frame.context = { self: undefined, definingClass: null };
-    self = undefined;
-  });
+  // context of this frame after a termination (property stores through the C API, no JS: while
+  // JavaScriptCore is still terminating, a JS resetter would be ended before it ran), so the next
+  // call doesn't run with a stale self or script.
+  N.setCallFrame(frame);
   N.setJSOnlyRemover(function (className, name, previous) {
     var table = jsOnlyMethods[className];
     if (!table) return;

@@ -13,4 +13,5 @@
 #include "PELiveRecords.h"
 #include "PERuntimeScript.h"
 #include "PEPrivateSymbols.h"
+#include "PEThreadEntries.h"
 #endif

@@ -1,0 +1,183 @@
+import Foundation
+import XCTest
+import PatchEngine
+import PatchFixtures
+
+/// The execution time limit with several threads in JS: each thread is judged by its own entry
+/// (docs/threads.md). Threads are made fresh where the test needs a CPU clock far behind the main
+/// thread's: JavaScriptCore's watchdog compares the CPU clock of the thread running JS with a
+/// deadline, and that deadline used to come from whichever thread entered the VM first.
+final class ThreadedTimeLimitTests: PatchTestCase {
+    private var previousLimit: TimeInterval?
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if runsWithoutPrivateSymbols {
+            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
+        }
+        previousLimit = PatchEngine.executionTimeLimit
+        PatchEngine.executionTimeLimit = 0.2
+    }
+
+    override func tearDown() {
+        PatchEngine.executionTimeLimit = previousLimit
+        super.tearDown()
+    }
+
+    private let accumulatorPatch = """
+    defineClass('PFAccumulator', { addValue: function(n) { self.ORIGaddValue(n + 1000) } })
+    """
+
+    private let runawayPatch = """
+    defineClass('PFFailing', { riskyValue: function() {
+      var t0 = Date.now(); while (Date.now() - t0 < 5000) {} return 99 } })
+    """
+
+    /// This thread's CPU time in seconds.
+    private func threadCPU() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// Spends `seconds` of this thread's CPU, so that its clock is far ahead of a new thread's.
+    private func burnCPU(_ seconds: Double) {
+        let start = threadCPU()
+        var sink = 0
+        while threadCPU() - start < seconds { for i in 0..<10_000 { sink &+= i } }
+        XCTAssertNotEqual(sink, 1)
+    }
+
+    /// Runs `body` on a new thread (a CPU clock at zero); the semaphore is signalled when it's done.
+    private func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread { body(); done.signal() }
+        thread.start()
+        return done
+    }
+
+    /// A runaway on a new thread while the main thread, 1 s of CPU ahead, is inside JS (asleep in
+    /// a native call made from a script): ended within the limit of its own thread's CPU time.
+    /// Before, JavaScriptCore measured it against a deadline from the main thread's clock and it
+    /// ran its full 5 s.
+    func testARunawayOnANewThreadEndsWithinTheLimitWhileAnotherThreadIsInJS() throws {
+        let errors = captureErrors()
+        let runaway = uniqueScriptName()
+        try apply(runawayPatch, name: runaway)
+        burnCPU(1.0)
+        nonisolated(unsafe) var result: Int32 = -1
+        nonisolated(unsafe) var elapsed = 0.0
+        let done = onNewThread {
+            Thread.sleep(forTimeInterval: 0.2)   // the main thread is in its native call by now
+            let started = Date()
+            var raised: Int32 = 0
+            result = pf_failing_risky_value(&raised)
+            elapsed = Date().timeIntervalSince(started)
+        }
+        let outer = uniqueScriptName()
+        addTeardownBlock { try? PatchEngine.revert(outer) }
+        let outerResult = Result { try PatchEngine.evaluate("require('NSThread').sleepForTimeInterval_(1.0); 'slept'", name: outer) }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(result, 7, "the native caller got the original's result")
+        XCTAssertLessThan(elapsed, 1.5, "ended after about 0.2 s of its own CPU time, not the 5 s it spins")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [runaway], "\(errors.errors)")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(runaway), "the runaway's script is reverted")
+        // JavaScriptCore keeps the termination in force until the VM's outermost entry (here the
+        // main thread's) ends: that evaluation may be ended too, but it is not called a timeout.
+        switch outerResult {
+        case .success(let value): XCTAssertEqual(value as? String, "slept")
+        case .failure(let error):
+            XCTAssertEqual((error as? PatchError)?.kind, .evaluation, "\(error)")
+            XCTAssertTrue("\(error)".contains("while it terminated a runaway script on another thread"), "\(error)")
+        }
+        XCTAssertEqual(render(try apply("'still ' + 'working'")), "\"still working\"")
+        // The next script's definitions are its own. Before, the terminated method's per-call
+        // context outlived it (its reset was JS, itself ended while JavaScriptCore was still
+        // terminating), and this patch was recorded under the runaway's name: reverting it did nothing.
+        let next = uniqueScriptName()
+        try apply("defineClass('PFFailing', { riskyValue: function() { return 8 } })", name: next)
+        var raised: Int32 = 0
+        XCTAssertEqual(pf_failing_risky_value(&raised), 8)
+        try PatchEngine.revert(next)
+        XCTAssertEqual(pf_failing_risky_value(&raised), 7, "reverting the next script removed its patch")
+    }
+
+    /// The main thread, 1 s of CPU ahead, makes short patched calls for a second while a new
+    /// thread holds the VM's outermost entry (asleep in a native call made from JS). Before, the
+    /// main thread's calls were judged against the new thread's deadline and ended as timeouts
+    /// after 0.2 s, and the innocent patch was reverted.
+    func testShortCallsAreNotEndedForAnotherThreadsDeadline() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply(accumulatorPatch, name: name)
+        burnCPU(1.0)
+        let sleeper = uniqueScriptName()
+        addTeardownBlock { try? PatchEngine.revert(sleeper) }
+        let done = onNewThread {
+            _ = try? PatchEngine.evaluate("require('NSThread').sleepForTimeInterval_(1.2)", name: sleeper)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        let object = pf_accumulator_new(1)!
+        defer { pf_release(object) }
+        var calls: Int32 = 0
+        let started = Date()
+        while Date().timeIntervalSince(started) < 1.0 { pf_accumulator_add(object, 1); calls += 1 }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(pf_accumulator_count(object), calls)
+        XCTAssertEqual(pf_accumulator_all_equal(object, 1001), 1, "every call ran the patch: \(take(pf_accumulator_values(object))?.prefix(200) ?? "")")
+        XCTAssertTrue(errors.errors.isEmpty, "\(errors.errors.prefix(3))")
+        XCTAssertTrue(PatchEngine.appliedPatchNames.contains(name))
+    }
+
+    /// 4 threads × 10,000 patched calls (each calling its original natively) while a fifth thread
+    /// runs a runaway: only the runaway is ended; every innocent call ran the patch with its own
+    /// `self`; afterwards the app keeps working from several threads. One of the four is the main
+    /// thread, 1 s of CPU ahead of the others.
+    func testFourThreadsOfPatchedCallsWhileAFifthRunsAway() throws {
+        let errors = captureErrors()
+        let innocent = uniqueScriptName(), runaway = uniqueScriptName()
+        try apply(accumulatorPatch, name: innocent)
+        try apply(runawayPatch, name: runaway)
+        burnCPU(1.0)
+        let objects = (0..<4).map { pf_accumulator_new(Int32($0))! }
+        defer { objects.forEach { pf_release($0) } }
+        let workers = objects.enumerated().dropFirst().map { index, object in
+            let target = SendablePointer(raw: object)
+            return onNewThread { for _ in 0..<10_000 { pf_accumulator_add(target.raw, Int32(index)) } }
+        }
+        nonisolated(unsafe) var result: Int32 = -1
+        nonisolated(unsafe) var elapsed = 0.0
+        let runner = onNewThread {
+            Thread.sleep(forTimeInterval: 0.05)
+            let started = Date()
+            var raised: Int32 = 0
+            result = pf_failing_risky_value(&raised)
+            elapsed = Date().timeIntervalSince(started)
+        }
+        for _ in 0..<10_000 { pf_accumulator_add(objects[0], 0) }
+        XCTAssertEqual(runner.wait(timeout: .now() + 60), .success)
+        for worker in workers { XCTAssertEqual(worker.wait(timeout: .now() + 120), .success, "calls did not finish") }
+        XCTAssertEqual(result, 7)
+        XCTAssertLessThan(elapsed, 3, "the runaway is ended (0.2 s of its own CPU time; the machine is shared)")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [runaway], "\(errors.errors)")
+        let ended = errors.errors.filter { $0.kind != .timeout }
+        XCTAssertEqual(ended.count, 0, "innocent calls ended: \(ended.prefix(3))")
+        XCTAssertTrue(PatchEngine.appliedPatchNames.contains(innocent), "the innocent script is not reverted")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(runaway))
+        for (index, object) in objects.enumerated() {
+            XCTAssertEqual(pf_accumulator_count(object), 10_000)
+            XCTAssertEqual(pf_accumulator_all_equal(object, Int32(index + 1000)), 1, "object \(index): a call ran the original or with another self")
+        }
+        // Afterwards: several threads again, every call through the patch.
+        let after = (0..<4).map { pf_accumulator_new(Int32(10 + $0))! }
+        defer { after.forEach { pf_release($0) } }
+        let again = after.enumerated().map { index, object in
+            let target = SendablePointer(raw: object)
+            return onNewThread { for _ in 0..<1_000 { pf_accumulator_add(target.raw, Int32(10 + index)) } }
+        }
+        for worker in again { XCTAssertEqual(worker.wait(timeout: .now() + 60), .success) }
+        for (index, object) in after.enumerated() {
+            XCTAssertEqual(pf_accumulator_all_equal(object, Int32(1010 + index)), 1)
+        }
+    }
+}
