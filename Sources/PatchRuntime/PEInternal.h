@@ -97,6 +97,33 @@ bool PEMixedCall(void *fn, const PESignature *sig, void **arguments, void *retur
    arguments past the registers on the stack (PEMixedRegisters.m). False, nothing called, when
    they don't fit. */
 bool PEMixedCallWithStack(void *fn, const PESignature *sig, unsigned fixedCount, void **arguments, void *returnValue);
+/* Points `args` at the arguments a mixed-register call left in `g` and `d` (sig->places). */
+void PEMixedArguments(const PESignature *sig, uintptr_t *g, double *d, void **args);
+/* Where a mixed-register entry's handler writes the result, whatever its class. */
+typedef union { PEDoubleAggregate doubles; PEWordPair words; } PEMixedReturnBuffer;
+/* The five functions of one mixed-register entry, one per return class (generalEntry<suffix>,
+   doubleEntry…, floatEntry…, doublesEntry…, wordsEntry…): each gathers its registers and runs
+   `RUN(g, d, &ret)`, then returns `ret` as its class does. */
+#define PE_MIXED_ENTRY_GATHER(RUN) \
+    uintptr_t g[PE_MIXED_GENERAL] = { a0, a1, a2, a3, a4, a5 }; \
+    double d[PE_MIXED_FLOATING] = { d0, d1, d2, d3, d4, d5, d6, d7 }; \
+    PEMixedReturnBuffer ret; memset(&ret, 0, sizeof ret); \
+    RUN(g, d, &ret)
+#define PE_MIXED_ENTRY_FUNCTIONS(linkage, suffix, RUN) \
+    linkage uintptr_t generalEntry##suffix(PE_MIXED_PARAMETERS) { PE_MIXED_ENTRY_GATHER(RUN); return ret.words.w[0]; } \
+    linkage double doubleEntry##suffix(PE_MIXED_PARAMETERS) { PE_MIXED_ENTRY_GATHER(RUN); return ret.doubles.d[0]; } \
+    linkage float floatEntry##suffix(PE_MIXED_PARAMETERS) { PE_MIXED_ENTRY_GATHER(RUN); float r; memcpy(&r, &ret, sizeof r); return r; } \
+    linkage PEDoubleAggregate doublesEntry##suffix(PE_MIXED_PARAMETERS) { PE_MIXED_ENTRY_GATHER(RUN); return ret.doubles; } \
+    linkage PEWordPair wordsEntry##suffix(PE_MIXED_PARAMETERS) { PE_MIXED_ENTRY_GATHER(RUN); return ret.words; }
+
+/* A mixed-register entry bound to a context (PEMixedEntries.m): a plain function of `sig`'s shape
+   (a mixed-register signature) that calls `handler(context, arguments, returnValue)`, the
+   arguments as the call left them. What a swizzle's continuation is without libffi for methods
+   with floating-point or struct arguments. NULL when the pool's 256 entries are used up. */
+typedef void (*PEMixedEntryHandler)(void *context, void **arguments, void *returnValue);
+void *PEMixedEntryMake(const PESignature *sig, PEMixedEntryHandler handler, void *context, unsigned *index);
+void PEMixedEntryRelease(unsigned index);
+
 /* The invoke function for an engine block of a mixed-register signature, or NULL. */
 void *PEMixedBlockEntry(const PESignature *sig);
 /* Runs an engine block's handler with a frame (PEBlocks.m): what its invoke functions do. */

@@ -222,40 +222,34 @@ bool PEMixedCallWithStack(void *fn, const PESignature *sig, unsigned fixedCount,
     return true;
 }
 
-/* Block entries: one plain function per return class (the block arrives as the first integer
-   argument, so no binding is needed). Each gathers its registers into the frame the engine's
-   block handler takes, by the places its block's signature gives. */
-static void runFromRegisters(uintptr_t *g, double *d, void *ret) {
-    void *block = (void *)g[0];
-    const PESignature *sig = PEBlockGetSignature(block);
-    void *args[PE_MIXED_GENERAL + PE_MIXED_FLOATING];
+void PEMixedArguments(const PESignature *sig, uintptr_t *g, double *d, void **args) {
     for (unsigned i = 0; i < sig->argumentCount; i++) {
         PERegisterPlace place = sig->places[i];
         args[i] = place.floating ? (void *)&d[place.index] : (void *)&g[place.index];
     }
-    PEBlockRun(block, args, sig->returnType->kind == PETypeKindVoid ? NULL : ret);
 }
 
-#define PE_GATHER \
-    uintptr_t g[PE_MIXED_GENERAL] = { a0, a1, a2, a3, a4, a5 }; \
-    double d[PE_MIXED_FLOATING] = { d0, d1, d2, d3, d4, d5, d6, d7 }; \
-    union { PEDoubleAggregate doubles; PEWordPair words; } ret; memset(&ret, 0, sizeof ret); \
-    runFromRegisters(g, d, &ret)
-
-static uintptr_t generalEntry(PE_MIXED_PARAMETERS) { PE_GATHER; uintptr_t r; memcpy(&r, &ret, sizeof r); return r; }
-static double doubleEntry(PE_MIXED_PARAMETERS) { PE_GATHER; return ret.doubles.d[0]; }
-static float floatEntry(PE_MIXED_PARAMETERS) { PE_GATHER; float r; memcpy(&r, &ret, sizeof r); return r; }
-static PEDoubleAggregate doublesEntry(PE_MIXED_PARAMETERS) { PE_GATHER; return ret.doubles; }
-static PEWordPair wordsEntry(PE_MIXED_PARAMETERS) { PE_GATHER; return ret.words; }
+/* Block entries: one plain function per return class (the block arrives as the first integer
+   argument, so no binding is needed). Each gathers its registers into the frame the engine's
+   block handler takes, by the places its block's signature gives. */
+static void runFromRegisters(uintptr_t *g, double *d, PEMixedReturnBuffer *ret) {
+    void *block = (void *)g[0];
+    const PESignature *sig = PEBlockGetSignature(block);
+    void *args[PE_MIXED_GENERAL + PE_MIXED_FLOATING];
+    PEMixedArguments(sig, g, d, args);
+    PEBlockRun(block, args, sig->returnType->kind == PETypeKindVoid ? NULL : ret);
+}
+#define PE_RUN_BLOCK(g, d, ret) runFromRegisters(g, d, ret)
+PE_MIXED_ENTRY_FUNCTIONS(static, Block, PE_RUN_BLOCK)
 
 void *PEMixedBlockEntry(const PESignature *sig) {
     if (!sig->mixedRegisters) return NULL;
     switch ((PEMixedReturn)sig->mixedReturn) {
-        case PEMixedReturnGeneral: return (void *)generalEntry;
-        case PEMixedReturnDouble: return (void *)doubleEntry;
-        case PEMixedReturnFloat: return (void *)floatEntry;
-        case PEMixedReturnDoubles: return (void *)doublesEntry;
-        case PEMixedReturnWords: return (void *)wordsEntry;
+        case PEMixedReturnGeneral: return (void *)generalEntryBlock;
+        case PEMixedReturnDouble: return (void *)doubleEntryBlock;
+        case PEMixedReturnFloat: return (void *)floatEntryBlock;
+        case PEMixedReturnDoubles: return (void *)doublesEntryBlock;
+        case PEMixedReturnWords: return (void *)wordsEntryBlock;
     }
     return NULL;
 }

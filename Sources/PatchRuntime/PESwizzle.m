@@ -17,6 +17,7 @@ struct PESwizzleLayer {
     IMP original;               /* continuation: runs what is below this layer */
     void *closure;              /* the ffi_closure behind `original`, or NULL for a register entry */
     unsigned registerEntry;     /* the register entry behind `original` when not a closure */
+    bool mixedEntry;            /* registerEntry indexes the mixed-register entries (PEMixedEntries.m) */
     struct PESwizzleLayer *next;
 };
 
@@ -87,8 +88,11 @@ static void continuation(ffi_cif *cif, void *ret, void **args, void *userData) {
 }
 #endif
 
+static void mixedContinuation(void *context, void **args, void *ret) { runBelow(context, args, ret); }
+
 /* The layer's `original`: a libffi closure where libffi is used; without it (iOS) a register
-   entry, which exists only for methods whose arguments fit in integer registers. */
+   entry for methods whose arguments fit in integer registers, a mixed-register entry for those
+   whose arguments fit once floating-point registers count apart; none for the others. */
 static bool makeContinuation(struct PESwizzleLayer *layer) {
     const PESignature *sig = layer->slot->signature;
 #if PE_HAS_LIBFFI
@@ -106,6 +110,8 @@ static bool makeContinuation(struct PESwizzleLayer *layer) {
 #endif
     if (sig->registerOnly)
         layer->original = (IMP)PERegisterEntryMake(registerContinuation, layer, 0, &layer->registerEntry);
+    else if ((layer->original = (IMP)PEMixedEntryMake(sig, mixedContinuation, layer, &layer->registerEntry)))
+        layer->mixedEntry = true;
     return layer->original != NULL;
 }
 
@@ -113,7 +119,8 @@ static void freeContinuation(struct PESwizzleLayer *layer) {
 #if PE_HAS_LIBFFI
     if (layer->closure) { ffi_closure_free(layer->closure); return; }
 #endif
-    if (layer->original) PERegisterEntryRelease(layer->registerEntry);
+    if (layer->original && layer->mixedEntry) PEMixedEntryRelease(layer->registerEntry);
+    else if (layer->original) PERegisterEntryRelease(layer->registerEntry);
 }
 
 @implementation PESwizzleInfo
@@ -231,7 +238,10 @@ static bool kindsCompatible(const PEType *a, const PEType *b) {
         PESlotUninstallIfUnused(slot);
         if (error) *error = swizzleError(slot->signature->registerOnly || PEUsesLibFFI()
             ? @"could not make the continuation to the original implementation"
-            : [NSString stringWithFormat:@"-[%s %s] takes arguments that don't all fit in integer registers: handing its "
+            : slot->signature->mixedRegisters
+            ? [NSString stringWithFormat:@"-[%s %s]: the 256 entries for swizzles of methods with floating-point or struct "
+               "arguments are used up, and there is no libffi on this platform for more (iOS)", class_getName(cls), name]
+            : [NSString stringWithFormat:@"-[%s %s] takes arguments that don't all fit in registers: handing its "
                "original implementation to a swizzle block needs libffi, which this platform doesn't have (iOS)",
                class_getName(cls), name]);
         return nil;
