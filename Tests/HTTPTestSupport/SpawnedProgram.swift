@@ -6,11 +6,13 @@ import Darwin
 #endif
 
 /// A program started with `posix_spawn` and reaped with `wait4`, for the two things Foundation's
-/// `Process` can't do: report the child's peak memory (its rusage), and notice the exit of a child
-/// that leaves a daemon behind (Process waits on a descriptor the daemon inherits: pg_ctl's postgres).
+/// `Process` can't do: report the child's peak memory, and notice the exit of a child that leaves
+/// a daemon behind (Process waits on a descriptor the daemon inherits: pg_ctl's postgres).
 /// Platform differences, once: `posix_spawn_file_actions_t` is a struct on Glibc and a pointer on
-/// Darwin; `ru_maxrss` is in KiB on Linux and in bytes on Darwin. The environment is passed from
-/// `ProcessInfo` (Darwin has no `environ` symbol for Swift). The Darwin branches are not compiled here.
+/// Darwin; the peak is rusage's `ru_maxrss` on Darwin (in bytes there), and on Linux the child's
+/// VmHWM polled while it runs (its `ru_maxrss` starts at the spawning process's size). The
+/// environment is passed from `ProcessInfo` (Darwin has no `environ` symbol for Swift). The
+/// Darwin branches are not compiled here.
 public struct SpawnedProgram {
     public struct Failure: Error, CustomStringConvertible { public var description: String }
 
@@ -52,7 +54,9 @@ public struct SpawnedProgram {
         let end = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         var usage = rusage()
+        var polledPeakKiB = 0
         while true {
+            polledPeakKiB = max(polledPeakKiB, Self.highWaterKiB(pid) ?? 0)
             let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid { break }
             if reaped < 0 && errno != EINTR { throw Failure(description: "wait4: \(String(cString: strerror(errno)))") }
@@ -61,14 +65,24 @@ public struct SpawnedProgram {
                 while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
                 throw Failure(description: "\(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s")
             }
-            usleep(20_000)
+            usleep(2_000)
         }
         #if canImport(Darwin)
         let peakKiB = Int(usage.ru_maxrss) / 1024
         #else
-        let peakKiB = Int(usage.ru_maxrss)
+        // Linux counts into a child's ru_maxrss the resident size of the process it was spawned
+        // from (the parent's memory, shared until exec): that of the test process, far above a
+        // small program's. The program's own peak is its VmHWM, read while it runs.
+        let peakKiB = polledPeakKiB
         #endif
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Exit(status: exit, peakResidentKiB: peakKiB)
+    }
+
+    /// VmHWM of /proc/PID/status (the peak resident size of the program since its exec), in KiB.
+    private static func highWaterKiB(_ pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 }
