@@ -135,10 +135,19 @@ let package = Package(
             dependencies: ["PatchEngine"],
             path: "Tools/PatchAuthoring"
         ),
+        // `patchctl convert`'s corpus: one construct per method, compiled, so the tests can call each
+        // method natively and converted (NotCompiled: what GCC's runtime can't compile; Expected: scripts).
+        .target(
+            name: "ConversionCorpus",
+            path: "Tests/ConversionCorpus",
+            exclude: ["NotCompiled", "Expected"],
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
         .testTarget(
             name: "PatchAuthoringTests",
             // ShopKit: the round trip converts the shop's Objective-C and patches its compiled classes.
-            dependencies: ["PatchAuthoring", "PatchEngine", "ShopKit"]
+            dependencies: ["PatchAuthoring", "PatchEngine", "ShopKit", "ConversionCorpus"]
         ),
         // The Update Framework's metadata: roles, canonical JSON, keys, signatures, thresholds,
         // hashes (docs/tuf-design.md). No engine, no network: servers and tools build on it.

@@ -86,20 +86,18 @@ final class ShopRoundTripTests: XCTestCase {
         // patched method (the engine reports a JS method's failure and returns nil to its native
         // caller; it never lets an exception unwind native frames), so the screen shows no rows
         // instead of the crash line.
-        var reported: [String] = []
-        let handler = PatchEngine.errorHandler, log = PatchEngine.logHandler
-        PatchEngine.errorHandler = { reported.append("\($0)") }
-        PatchEngine.logHandler = { reported.append($0) }
-        let patchedShipped = Self.screens()
-        PatchEngine.errorHandler = handler
-        PatchEngine.logHandler = log
+        let shippedFailures = EngineFailures()
+        let patchedShipped = shippedFailures.during { Self.screens() }
+        let reported = shippedFailures.messages
         XCTAssertEqual(patchedShipped, shipped.replacingOccurrences(
             of: "!! screen crashed: NSInvalidArgumentException: Tried to add nil value for key 'title' to dictionary\n", with: ""))
         XCTAssertTrue(reported.contains { $0.contains("Tried to add nil value for key 'title'") }, "\(reported)")
 
         // With the product-name fix over the converted methods: the same screens exactly.
         _ = try PatchEngine.evaluate(try Self.productNameFix(), name: "product-name.js")
-        XCTAssertEqual(Self.screens(), fixed)
+        let fixedFailures = EngineFailures()
+        XCTAssertEqual(fixedFailures.during { Self.screens() }, fixed)
+        XCTAssertEqual(fixedFailures.messages, [])
 
         // The converted methods ran (the screens above are theirs, not the compiled code's).
         let calls = try PatchEngine.evaluate("JSON.stringify(Object.keys(globalThis.roundTripCalls).sort())", name: "round-trip-read.js") as? String ?? ""

@@ -57,7 +57,7 @@ extension MethodConverter {
         let args = Array(node.inner.dropFirst())
         let callee = calleeNode.unwrapped
         if CTypes.isBlock(callee.type) || CTypes.isBlock(calleeNode.type) {
-            return "\(operand(calleeNode))(\(args.map { expr($0) }.joined(separator: ", ")))"
+            return "\(operand(calleeNode))(\(args.map { expr($0, boxed: true) }.joined(separator: ", ")))"
         }
         guard callee.kind == "DeclRefExpr", let ref = callee.referencedDecl, ref.kind == "FunctionDecl" else {
             return unconverted("call through a function pointer", node)

@@ -36,7 +36,7 @@ enum CTypes {
     static func isObjectPointer(_ type: String?) -> Bool {
         let t = strip(type)
         if t == "id" || t == "Class" || t == "instancetype" || t.hasPrefix("id<") || t.hasPrefix("id <") { return true }
-        if t.contains("(^") { return true }
+        if isBlock(t) { return true }
         guard t.hasSuffix("*") else { return false }
         let base = strip(String(t.dropLast()).trimmingCharacters(in: .whitespaces))
         guard let first = base.first, first.isUppercase else { return false }
@@ -49,7 +49,12 @@ enum CTypes {
         return isObjectPointer(t) || t.hasSuffix("*") || t == "SEL" || t.contains("(*)")
     }
 
-    static func isBlock(_ type: String?) -> Bool { strip(type).contains("(^") }
+    /// A block pointer (`void (^)(int)`), not a function type taking one (`void (void (^)(void))`).
+    static func isBlock(_ type: String?) -> Bool {
+        let t = strip(type)
+        guard let open = t.firstIndex(of: "(") else { return false }
+        return t[t.index(after: open)...].hasPrefix("^")
+    }
 
     static func isStruct(_ canonical: String?) -> Bool { strip(canonical).hasPrefix("struct ") }
 

@@ -43,6 +43,33 @@ public struct ClangInterfaceReader {
         #endif
     }
 
+    /// Code written for ARC and for manual reference counting both parse: ARC's `__weak` is
+    /// accepted (`-fobjc-weak`) and MRC's retain/release stay legal (no `-fobjc-arc`).
+    static let referenceCountingFlags = ["-fobjc-weak"]
+
+    /// Blocks, as the app is compiled with them. Linux: GNUstep's headers then include
+    /// `<objc/blocks_runtime.h>`, which GCC's runtime doesn't ship; a stand-in declaring the
+    /// Blocks runtime's two functions is searched after the app's own directories.
+    private func blocksFlags(in dir: URL) throws -> [String] {
+        #if os(Linux)
+        let shim = dir.appendingPathComponent("blocks-shim/objc")
+        try FileManager.default.createDirectory(at: shim, withIntermediateDirectories: true)
+        try """
+            #ifndef PATCHCTL_BLOCKS_RUNTIME
+            #define PATCHCTL_BLOCKS_RUNTIME
+            void *_Block_copy(const void *);
+            void _Block_release(const void *);
+            #define Block_copy(b) ((__typeof__(b))_Block_copy((const void *)(b)))
+            #define Block_release(b) _Block_release((const void *)(b))
+            #endif
+
+            """.write(to: shim.appendingPathComponent("blocks_runtime.h"), atomically: true, encoding: .utf8)
+        return ["-fblocks", "-idirafter", shim.deletingLastPathComponent().path]
+        #else
+        return []
+        #endif
+    }
+
     /// The interface the headers declare. Classes and protocols from headers they import
     /// (Foundation's) are included, marked `isAppClass: false`, so calls to them check too.
     public func read(headers: [String]) throws -> ObjCInterface {
@@ -78,7 +105,7 @@ public struct ClangInterfaceReader {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         var arguments = ["-x", "objective-c", "-Xclang", "-ast-dump=json", "-fsyntax-only"]
-        arguments += includePaths.map { "-I" + $0 } + Self.platformFlags + extraFlags + [source]
+        arguments += includePaths.map { "-I" + $0 } + Self.platformFlags + (try blocksFlags(in: dir)) + Self.referenceCountingFlags + extraFlags + [source]
         let status = try run(arguments, stdout: output, stderr: errors)
         let diagnostics = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         guard status == 0 else {

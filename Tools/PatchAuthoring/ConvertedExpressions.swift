@@ -42,10 +42,14 @@ extension MethodConverter {
             return JSNames.string(CStringLiteral.decode(node.value ?? ""))
         case "ObjCStringLiteral":
             let text = JSNames.string(CStringLiteral.decode(node.inner.first?.value ?? "\"\""))
-            return boxed ? "NSString.stringWithString(\(text))" : text
+            guard boxed else { return text }
+            requireClass("NSString")
+            return "NSString.stringWithString(\(text))"
         case "ObjCArrayLiteral":
             let items = "[" + node.inner.map { expr($0) }.joined(separator: ", ") + "]"
-            return boxed ? "NSArray.arrayWithArray(\(items))" : items
+            guard boxed else { return items }
+            requireClass("NSArray")
+            return "NSArray.arrayWithArray(\(items))"
         case "ObjCDictionaryLiteral":
             var keys: [String] = [], values: [String] = []
             for (i, child) in node.inner.enumerated() { if i % 2 == 0 { keys.append(expr(child)) } else { values.append(expr(child)) } }
@@ -282,6 +286,7 @@ extension MethodConverter {
             }
             return "{x: \(operand(origin)).x, y: \(operand(origin)).y, width: \(operand(size)).width, height: \(operand(size)).height}"
         }
+        if t.hasSuffix("]") { return unconverted("a C array (a patch has no C memory)", node) }
         guard let fields = unit.structFields[t] ?? unit.structFields[CTypes.strip(node.type)] else {
             return unconverted("initializer list of \(t.isEmpty ? "an unknown type" : t)", node)
         }

@@ -24,6 +24,7 @@ extension MethodConverter {
             // autoreleased), so retain/autorelease give the object and release does nothing.
             if selector == "retain" || selector == "autorelease" { return expr(r, boxed: true) }
             if selector == "release" { return "undefined" }
+            if let number = numberAccessor(selector, r) { return number }
             receiver = operand(r, boxed: true)
         case "class":
             let cls = CTypes.strip(node.classType)
@@ -50,6 +51,31 @@ extension MethodConverter {
             converted = args.map { argument($0) }
         }
         return "\(receiver).\(JSNames.methodName(selector))(\(converted.joined(separator: ", ")))"
+    }
+
+    /// NSNumber's value accessors. The engine hands every NSNumber to JS as a number (a BOOL as a
+    /// boolean), so `[n integerValue]` is computed in JS. For an `id` receiver (an NSString also
+    /// answers `integerValue`) the choice is made when the patch runs.
+    mutating func numberAccessor(_ selector: String, _ receiver: ClangNode) -> String? {
+        let integers: Set<String> = ["integerValue", "intValue", "longValue", "longLongValue", "shortValue", "charValue",
+                                     "unsignedIntegerValue", "unsignedIntValue", "unsignedLongValue", "unsignedLongLongValue",
+                                     "unsignedShortValue", "unsignedCharValue"]
+        let conversion: (String) -> String
+        switch selector {
+        case _ where integers.contains(selector): conversion = { "Math.trunc(Number(\($0)))" }
+        case "doubleValue", "floatValue": conversion = { "Number(\($0))" }
+        case "boolValue": conversion = { "Boolean(\($0))" }
+        case "stringValue": conversion = { "String(Number(\($0)))" }
+        default: return nil
+        }
+        let type = CTypes.strip(receiver.unwrapped.type)
+        if type == "NSNumber *" || type == "NSNumber" {
+            return conversion(expr(receiver))
+        }
+        guard type == "id" || type.hasPrefix("id<") || type.hasPrefix("id <") else { return nil }
+        temporaries += 1
+        let v = "value\(temporaries)"
+        return "(function (\(v)) { return typeof \(v) === 'number' || typeof \(v) === 'boolean' ? \(conversion(v)) : \(v).\(JSNames.methodName(selector))(); })(\(expr(receiver)))"
     }
 
     /// An argument: literals stay plain (the engine converts JS strings and arrays where an

@@ -9,6 +9,8 @@ extension MethodConverter {
         var flags: String
         var width: Int?
         var precision: Int?
+        /// `l`, `ll`, `q`, `j`, `z`, `t`: a 64-bit integer.
+        var isWide: Bool
         var conversion: Character
     }
 
@@ -31,10 +33,11 @@ extension MethodConverter {
                 if chars.first == "*" { return nil }
                 precision = p
             }
-            while let l = chars.first, "hlqLjzt".contains(l) { chars = chars.dropFirst() }
+            var isWide = false
+            while let l = chars.first, "hlqLjzt".contains(l) { isWide = isWide || l != "h"; chars = chars.dropFirst() }
             guard let conversion = chars.popFirst() else { return nil }
             if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
-            parts.append(.spec(FormatSpec(flags: flags, width: Int(width), precision: precision.map { Int($0) ?? 0 }, conversion: conversion)))
+            parts.append(.spec(FormatSpec(flags: flags, width: Int(width), precision: precision.map { Int($0) ?? 0 }, isWide: isWide, conversion: conversion)))
         }
         if !literal.isEmpty { parts.append(.text(literal)) }
         return parts
@@ -77,6 +80,21 @@ extension MethodConverter {
         return [JSNames.string(format)] + out
     }
 
+    /// An expression JS gives as a boolean where C gives the int 0 or 1: BOOLs, `!`, comparisons.
+    func isTruthValue(_ node: ClangNode) -> Bool {
+        let n = node.unwrapped
+        if CTypes.isBool(node.type) || CTypes.isBool(n.type) { return true }
+        if n.kind == "UnaryOperator", n.opcode == "!" { return true }
+        if n.kind == "BinaryOperator", ["<", ">", "<=", ">=", "==", "!=", "&&", "||"].contains(n.opcode ?? "") { return true }
+        return false
+    }
+
+    /// A value as a JS string: a literal as it is, an NSString through `toJS()`.
+    static func jsString(_ value: String) -> String {
+        if value.hasPrefix("'"), isAtomic(value) { return value }
+        return "String(\(isAtomic(value) ? value : "(\(value))").toJS())"
+    }
+
     /// One argument as the object `%@` prints the way the original conversion printed it.
     mutating func formatted(_ node: ClangNode, _ spec: FormatSpec) -> String {
         var value: String
@@ -85,18 +103,20 @@ extension MethodConverter {
         case "@":
             value = expr(node)
             if spec.width == nil && spec.precision == nil { return value }
-            value = "String(\(Self.isAtomic(value) ? value : "(\(value))").toJS())"
+            value = Self.jsString(value)
             isText = true
         case "d", "i", "u", "D", "U":
             var raw = expr(node)
-            if CTypes.isBool(node.type) || CTypes.isBool(node.unwrapped.type) { raw = "(\(raw) ? 1 : 0)" }
+            if isTruthValue(node) { raw = "(\(raw) ? 1 : 0)" }
             if spec.width == nil && !spec.flags.contains("+") { return raw }
             let operandText = Self.isAtomic(raw) ? raw : "(\(raw))"
             value = spec.flags.contains("+") ? "((\(operandText) >= 0 ? '+' : '') + String(\(raw)))" : "String(\(raw))"
             isText = true
         case "x", "X", "o":
             let radix = spec.conversion == "o" ? 8 : 16
-            value = "\(operand(node)).toString(\(radix))"
+            // Unsigned, as printf reads them: a negative value prints its two's complement.
+            let v = expr(node)
+            value = spec.isWide ? "BigInt.asUintN(64, BigInt(Math.trunc(\(v)))).toString(\(radix))" : "(\(v) >>> 0).toString(\(radix))"
             if spec.conversion == "X" { value += ".toUpperCase()" }
             if spec.flags.contains("#") { value = "'\(spec.conversion == "o" ? "0" : (spec.conversion == "X" ? "0X" : "0x"))' + \(value)" }
             isText = true
@@ -125,7 +145,7 @@ extension MethodConverter {
                 return unconverted("%s of a C string that isn't an NSString's UTF8String (a patch has no C memory)", node)
             }
             if spec.width == nil && spec.precision == nil { return value }
-            value = "String(\(Self.isAtomic(value) ? value : "(\(value))").toJS())"
+            value = Self.jsString(value)
             isText = true
         case "c", "C":
             value = "String.fromCharCode(\(expr(node)))"

@@ -168,8 +168,9 @@ struct MethodConverter {
         return braced(indent(depth) + "for (\(initText); \(condText); \(incText))", loopBody, depth: depth)
     }
 
-    /// `for (x in collection)`: NSFastEnumeration through the collection's enumerator (a
-    /// dictionary enumerates its keys), so the loop sees what the native loop sees.
+    /// `for (x in collection)`: over a snapshot of what the collection's enumerator gives (a
+    /// dictionary enumerates its keys), by index: an element that arrives in JS as 0 or false
+    /// (an NSNumber) must not end the loop.
     mutating func forInStatement(_ node: ClangNode, depth: Int) -> [String] {
         guard node.inner.count == 3 else { return [indent(depth) + unconvertedStatement("for-in of an unexpected shape", node)] }
         let element = node.inner[0], collection = node.inner[1]
@@ -182,11 +183,13 @@ struct MethodConverter {
             variable = expr(element)
         }
         temporaries += 1
-        let enumerator = "enumerator\(temporaries)"
+        let list = "list\(temporaries)", index = "i\(temporaries)"
         let collectionType = CTypes.strip(collection.unwrapped.type)
         let method = collectionType.contains("Dictionary") ? "keyEnumerator" : "objectEnumerator"
-        let head = "for (var \(enumerator) = \(operand(collection)).\(method)()\(declares ? ", \(variable)" : ""); (\(variable) = \(enumerator).nextObject()); )"
-        return braced(indent(depth) + head, node.inner[2], depth: depth)
+        let head = "for (var \(list) = \(operand(collection, boxed: true)).\(method)().allObjects(), \(index) = 0\(declares ? ", \(variable)" : ""); \(index) < \(list).count(); \(index)++)"
+        let body = node.inner[2]
+        let inner = body.kind == "CompoundStmt" ? statements(body.inner, depth: depth + 1) : statement(body, depth: depth + 1)
+        return [indent(depth) + head + " {", indent(depth + 1) + "\(variable) = \(list).objectAtIndex(\(index));"] + inner + [indent(depth) + "}"]
     }
 
     mutating func switchStatement(_ node: ClangNode, depth: Int) -> [String] {
@@ -240,7 +243,11 @@ struct MethodConverter {
         if let initial = node.inner.first(where: { !$0.kind.hasSuffix("Attr") }) {
             value = expr(initial, boxed: true)
             let written = CTypes.strip(node.type)
-            if (node.type ?? "").contains("__weak") || written.hasPrefix("__weak") { value = "__weak(\(value))" }
+            if (node.type ?? "").contains("__weak") || written.hasPrefix("__weak") {
+                value = "__weak(\(value))"
+            } else if (initial.unwrapped.type ?? "").contains("__weak"), CTypes.isObjectPointer(node.type) {
+                value = "__strong(\(value))"   // a strong local from a weak one: nil once the object is gone
+            }
             if CTypes.isStruct(node.canonicalType), ["DeclRefExpr", "MemberExpr", "ObjCIvarRefExpr"].contains(initial.unwrapped.kind) {
                 value = "Object.assign({}, \(value))"   // C copies a struct; JS would share the object
             }

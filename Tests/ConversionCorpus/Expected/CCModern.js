@@ -1,0 +1,31 @@
+// Converted from CCModern.m by patchctl convert.
+require('NSMutableArray, NSMutableDictionary, NSString');
+defineProtocol('CCModernConvertedMethods', {
+  scaled_by_flag: { paramsType: 'NSInteger, CGFloat, BOOL', returnType: 'NSInteger' }
+});
+defineClass('CCModern <CCModernConvertedMethods>', {
+  reload: function () {
+    var blockSelf = self;
+    var weakSelf = __weak(self);
+    dispatch_async_global_queue(function () {
+        var loaded = NSString.stringWithFormat('%@ items', 3);
+        dispatch_async_main(function () {
+            var strongSelf = __strong(weakSelf);
+            strongSelf.setStatus(loaded);
+          });
+      });
+    dispatch_after(Math.trunc((1.5 * 1000000000)) / 1000000000, function () {
+        blockSelf.setStatus('late');
+      });
+  },
+  subscripts: function () {
+    var a = NSMutableArray.arrayWithObjects('p', 'q');
+    var d = NSMutableDictionary.dictionary();
+    d.setObject_forKeyedSubscript(a.objectAtIndexedSubscript(1), 'key');
+    a.setObject_atIndexedSubscript('z', 0);
+    return NSString.stringWithFormat('%@%@', a.objectAtIndexedSubscript(0), d.objectForKeyedSubscript('key'));
+  },
+  scaled_by_flag: function (value, factor, flag) {
+    throw new Error('patchctl convert: not converted: @synchronized has no equivalent in a patch (NotCompiled/CCModern.m:55:5)');
+  }
+});
