@@ -143,7 +143,7 @@ static void HZSetDelegate(id self, SEL _cmd, id delegate)
         }
     }
     SEL original = sel_registerName("HZ_setDelegate:");
-    ((void (*)(id, SEL, id))objc_msg_lookup(self, original))(self, original, delegate);
+    ((void (*)(id, SEL, id))PF_LOOKUP(self, original))(self, original, delegate);
 }
 
 void pf_s4_begin_naive_tracker(const char *family)

@@ -183,7 +183,7 @@ char *pf_send(void *object, const char *selector)
     PF_POOL_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            id result = ((PFIdIMP0)objc_msg_lookup((id)object, sel))((id)object, sel);
+            id result = ((PFIdIMP0)PF_LOOKUP((id)object, sel))((id)object, sel);
             return PFCopyString(PFDescribe(result));
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -196,7 +196,7 @@ char *pf_send_obj(void *object, const char *selector, void *argument)
     PF_POOL_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            id result = ((PFIdIMP1)objc_msg_lookup((id)object, sel))((id)object, sel, (id)argument);
+            id result = ((PFIdIMP1)PF_LOOKUP((id)object, sel))((id)object, sel, (id)argument);
             return PFCopyString(PFDescribe(result));
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -209,7 +209,7 @@ char *pf_send_str(void *object, const char *selector, const char *argument)
     PF_POOL_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            id result = ((PFIdIMP1)objc_msg_lookup((id)object, sel))((id)object, sel, PFStr(argument));
+            id result = ((PFIdIMP1)PF_LOOKUP((id)object, sel))((id)object, sel, PFStr(argument));
             return PFCopyString(PFDescribe(result));
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -222,7 +222,7 @@ char *pf_send_str_str(void *object, const char *selector, const char *a, const c
     PF_POOL_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            id result = ((PFIdIMP2)objc_msg_lookup((id)object, sel))((id)object, sel, PFStr(a), PFStr(b));
+            id result = ((PFIdIMP2)PF_LOOKUP((id)object, sel))((id)object, sel, PFStr(a), PFStr(b));
             return PFCopyString(PFDescribe(result));
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -236,7 +236,7 @@ char *pf_send_void_obj(void *object, const char *selector, void *argument)
         @try {
             SEL sel = sel_registerName(selector);
             typedef void (*IMPType)(id, SEL, id);
-            ((IMPType)objc_msg_lookup((id)object, sel))((id)object, sel, (id)argument);
+            ((IMPType)PF_LOOKUP((id)object, sel))((id)object, sel, (id)argument);
             return NULL;
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -279,7 +279,7 @@ void *pf_send_retained(void *object, const char *selector)
     PF_POOL_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            id result = ((PFIdIMP0)objc_msg_lookup((id)object, sel))((id)object, sel);
+            id result = ((PFIdIMP0)PF_LOOKUP((id)object, sel))((id)object, sel);
             return [result retain];
         } @catch (NSException *e) {
             return NULL;
@@ -294,7 +294,7 @@ double pf_send_double_double_int(void *object, const char *selector, double a, i
         @try {
             SEL sel = sel_registerName(selector);
             typedef double (*IMPType)(id, SEL, double, int);
-            return ((IMPType)objc_msg_lookup((id)object, sel))((id)object, sel, a, b);
+            return ((IMPType)PF_LOOKUP((id)object, sel))((id)object, sel, a, b);
         } @catch (NSException *e) {
             *raised = 1;
             return 0;
@@ -309,7 +309,7 @@ int pf_send_int_str(void *object, const char *selector, const char *argument, in
         @try {
             SEL sel = sel_registerName(selector);
             typedef int (*IMPType)(id, SEL, id);
-            return ((IMPType)objc_msg_lookup((id)object, sel))((id)object, sel, PFStr(argument));
+            return ((IMPType)PF_LOOKUP((id)object, sel))((id)object, sel, PFStr(argument));
         } @catch (NSException *e) {
             *raised = 1;
             return 0;

@@ -5,6 +5,15 @@
 #include <string.h>
 #include <stdlib.h>
 
+/* The IMP a native message send to `receiver` calls, as the fixtures' native callers look it up:
+   GCC's runtime has objc_msg_lookup (and no objc_msgSend); Apple's objc_msgSend finds what
+   class_getMethodImplementation returns. */
+#if defined(GNU_RUNTIME) || defined(__GNU_LIBOBJC__)
+#define PF_LOOKUP(receiver, sel) objc_msg_lookup(receiver, sel)
+#else
+#define PF_LOOKUP(receiver, sel) class_getMethodImplementation(object_getClass(receiver), sel)
+#endif
+
 /* A malloc'd UTF-8 copy of `string`, or NULL for nil. Swift frees it with free(). */
 char *PFCopyString(NSString *string);
 

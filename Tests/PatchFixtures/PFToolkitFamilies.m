@@ -218,7 +218,7 @@ char *pf_tk_send_void(void *object, const char *selector)
     PFTK_BEGIN
         @try {
             SEL sel = sel_registerName(selector);
-            ((void (*)(id, SEL))objc_msg_lookup((id)object, sel))((id)object, sel);
+            ((void (*)(id, SEL))PF_LOOKUP((id)object, sel))((id)object, sel);
             return NULL;
         } @catch (NSException *e) {
             return PFCopyExceptionString(e);
@@ -238,7 +238,7 @@ static id naiveStep(id self, SEL _cmd)
 {
     PFTkLog(@"naive");
     SEL next = sel_registerName("naive_step");
-    return ((id (*)(id, SEL))objc_msg_lookup(self, next))(self, next);
+    return ((id (*)(id, SEL))PF_LOOKUP(self, next))(self, next);
 }
 
 void pf_tk_naive_exchange_step(const char *className)

@@ -105,7 +105,7 @@ long pf_types_echo_long(long v)
     PF_POOL_BEGIN
         PFTypes *t = [[PFTypes new] autorelease];
         SEL sel = sel_registerName("echoLong:");
-        return ((long (*)(id, SEL, long))objc_msg_lookup(t, sel))(t, sel, v);
+        return ((long (*)(id, SEL, long))PF_LOOKUP(t, sel))(t, sel, v);
     PF_POOL_END
 }
 
@@ -114,7 +114,7 @@ unsigned long pf_types_echo_ulong(unsigned long v)
     PF_POOL_BEGIN
         PFTypes *t = [[PFTypes new] autorelease];
         SEL sel = sel_registerName("echoULong:");
-        return ((unsigned long (*)(id, SEL, unsigned long))objc_msg_lookup(t, sel))(t, sel, v);
+        return ((unsigned long (*)(id, SEL, unsigned long))PF_LOOKUP(t, sel))(t, sel, v);
     PF_POOL_END
 }
 

@@ -1,5 +1,5 @@
 /* Generic native messaging helpers: create objects, send messages exactly as compiled
-   Objective-C code would (through objc_msg_lookup), and inspect the runtime.
+   Objective-C code would (through a message lookup: PF_LOOKUP), and inspect the runtime.
    Plain C so Swift can import it. Every returned char * is malloc'd: free() it.
    A string result that starts with "!" reports an NSException caught at the
    boundary: "!Name: reason". */
