@@ -117,6 +117,7 @@ struct Catalog {
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
         catalog.addObjCToJSRows()
+        catalog.addTimeLimitRows()
 
         // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
         addJSCallRows(to: &catalog, settings: settings)

@@ -74,7 +74,7 @@ extension Engine {
         } catch {
             if let ret = frame.pointee.returnValue { memset(ret, 0, max(signature.returnType.size, 8)) }
             report(patchError(error, script: record.script ?? "block", context: record.what == "hook" ? "hook" : "block"))
-            if error is ExecutionTimeout, let script = record.script { revertAfterTimeout(script) }
+            revertIfTimedOut(error, script: record.script)
         }
         PEPoolPop(pool)
         drainReleases()

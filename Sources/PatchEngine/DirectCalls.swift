@@ -203,10 +203,9 @@ extension Engine {
             set("view", JSObjectMakeTypedArrayWithBytesNoCopy(ctx, masked ? kJSTypedArrayTypeInt32Array : kJSTypedArrayTypeFloat64Array,
                                                               object, MemoryLayout<UInt>.size, nil, nil, nil))
         }
-        // With an execution time limit, every call of a JS method stays an entry from native code,
-        // so that a runaway method is ended, reported and reverted as its own script's (a
-        // termination can't be caught in JS: a direct call would end its caller's script instead).
-        if timeLimit.seconds == nil, let patch = directPatch(cls, selector), let function = patch.function,
+        // With an execution time limit too: a runaway method called directly is ended with the
+        // entry around it, and reverted as its own script's (`ExecutionTimeout.script`).
+        if let patch = directPatch(cls, selector), let function = patch.function,
            let raw = patch.signature, patch.family == .none, !patch.isDealloc, let impAddress = patch.impAddress {
             let signature = ObjCSignature(raw: raw)
             let codes = (2..<signature.argumentCount).map { DirectValueCode(signature.argument($0)) }

@@ -278,9 +278,10 @@ final class Engine: @unchecked Sendable {
         let js = JSException(ctx: ctx, value: exception)
         let termination = timeLimit.termination(of: exception, js, ctx: ctx)
         if termination == .none { return js }
+        let running = runningScript()
         resetCallContext()
         if termination == .otherThreads { return ExecutionEndedForAnotherThread() }
-        return ExecutionTimeout(limit: timeLimit.seconds ?? 0)
+        return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running)
     }
 
     /// After a termination: the terminated JS skipped its `finally` blocks, so runtime.js's per-call
@@ -288,6 +289,13 @@ final class Engine: @unchecked Sendable {
     /// the C API run no JS, so they are done even while the VM is still terminating (a JS resetter
     /// was itself ended then, and the next script's definitions were recorded under the runaway's
     /// name). Under the API lock, before another thread runs JS.
+    /// The script of the JS method runtime.js's per-call context names (a plain property read).
+    private func runningScript() -> String? {
+        guard let callFrame, let context = JSValueToObject(ctx, JSC.get(ctx, callFrame, "context"), nil) else { return nil }
+        let script = JSC.get(ctx, context, "script")
+        return JSValueIsString(ctx, script) ? JSC.toString(ctx, script) : nil
+    }
+
     private func resetCallContext() {
         guard let callFrame else { return }
         let context = JSObjectMake(ctx, nil, nil)!

@@ -33,6 +33,12 @@ extension Engine {
         } catch {
             let patchError = evaluationError(error, script: name)   // before the rollback drops the source map
             rollBack(name, to: mark, revert: false)
+            // A JS method of another script, called directly from this one, ran away: reverted too.
+            if let timeout = error as? ExecutionTimeout, let running = timeout.script, running != name {
+                report(PatchError(kind: .timeout, message: timeout.message(for: "JS of \(running), called from the evaluation of \(name),"),
+                                  scriptName: running))
+                revertAfterTimeout(running)
+            }
             throw patchError
         }
     }

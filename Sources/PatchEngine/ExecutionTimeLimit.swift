@@ -68,9 +68,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard let setFunction, let clearFunction else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         lock.lock(); limit = value; armed = value ?? 0; lock.unlock()
-        // Calls of JS-defined methods from JS are kept native entries while a limit is set
-        // (DirectCalls.swift): answers found before the change are asked again.
-        PEDispatchGenerationBumpAll()
         if let value {
             deadlineEntry = PEThreadEntryCurrent()
             setFunction(group, value, Self.callback, Unmanaged.passUnretained(self).toOpaque())
@@ -152,6 +149,10 @@ struct ExecutionEndedForAnotherThread: Error, CustomStringConvertible {
 /// A script ran past the execution time limit and was terminated.
 struct ExecutionTimeout: Error, CustomStringConvertible {
     let limit: TimeInterval
+    /// The script of the innermost JS method running when it was ended (a termination skips the
+    /// method wrappers' `finally`, so runtime.js's per-call context still names it): a method
+    /// called directly from JS may belong to another script than the entry's. nil: not a method's.
+    var script: String?
 
     /// "2.0", "0.2", "0.25": seconds as a person writes them.
     var formattedLimit: String {

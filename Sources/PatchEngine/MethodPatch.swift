@@ -112,7 +112,7 @@ extension Engine {
                 log("original of \(describeMethod(method, receiver)) raised \(nativeError.map { String(cString: $0) } ?? "")")
                 free(nativeError)
             }
-            if error is ExecutionTimeout { revertAfterTimeout(method.script) }
+            revertIfTimedOut(error, script: method.script)
             return
         }
         PEFlushDeferredAutoreleases()
@@ -179,6 +179,13 @@ extension Engine {
     }
 
     /// A script whose JS ran past the time limit is taken out: it would most likely hang again.
+    /// After JS that native code entered failed: a timeout reverts the script whose JS ran away,
+    /// the innermost JS method's (`ExecutionTimeout.script`), else the entry's `script`.
+    func revertIfTimedOut(_ error: Error, script: String?) {
+        guard let timeout = error as? ExecutionTimeout, let blamed = timeout.script ?? script else { return }
+        revertAfterTimeout(blamed)
+    }
+
     func revertAfterTimeout(_ script: String) {
         guard transactions.isApplied(script) else { return }
         rollBack(script)
@@ -190,7 +197,12 @@ extension Engine {
         if let timeout = error as? ExecutionTimeout {
             let what = context ?? "JS code"
             let relation = what.hasPrefix("-[") || what.hasPrefix("+[") ? "patched by" : "from"
-            return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script))"), scriptName: script)
+            guard let running = timeout.script, running != script else {
+                return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script))"), scriptName: script)
+            }
+            // A JS method of another script, called directly from this one's JS, ran away.
+            return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script)), in JS of \(running),"),
+                              scriptName: running)
         }
         let prefix = context.map { "\($0): " } ?? ""
         if let js = error as? JSException {

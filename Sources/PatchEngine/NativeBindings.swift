@@ -282,7 +282,7 @@ extension Engine {
             PEThreadRegister()
             do { _ = try call(function.value, []) } catch {
                 report(patchError(error, script: script, context: "dispatched function"))
-                if error is ExecutionTimeout { revertAfterTimeout(script) }
+                revertIfTimedOut(error, script: script)
             }
             JSValueUnprotect(ctx, function.value)
             finishPendingDispatch()

@@ -113,12 +113,10 @@ public enum PatchEngine {
         set { _ = Engine.shared; PESetDefaultRoute(newValue == .forwarding ? PERouteForwarding : PERouteClosure) }
     }
 
-    /// The execution time limit in force when the engine starts: none, for now. With a limit set,
-    /// the engine's concurrency test (100 threads' worth of patched calls) saw a call run with
-    /// another thread's `self` in about 1 run in 10, and never without one (see "Known
-    /// limitations" in the README); until that is understood the limit is opt-in.
-    /// `recommendedExecutionTimeLimit` is the value to opt in with.
-    public static let defaultExecutionTimeLimit: TimeInterval? = nil
+    /// The execution time limit in force when the engine starts: `recommendedExecutionTimeLimit`,
+    /// so a runaway patch can't hang the app. Each thread is judged by the CPU time of its own
+    /// outermost entry into JS (docs/threads.md).
+    public static let defaultExecutionTimeLimit: TimeInterval? = recommendedExecutionTimeLimit
 
     /// A limit long enough for any sane patch and short enough that a hang is noticed: 2.0 s.
     public static let recommendedExecutionTimeLimit: TimeInterval = 2.0
@@ -127,13 +125,13 @@ public enum PatchEngine {
     /// a block, a route handler, a dispatched function), may run before it is terminated; nil:
     /// no limit.
     ///
-    /// JavaScriptCore counts the CPU time of the thread running JS from its outermost entry
-    /// into JS, so JS → Objective-C → JS is one clock. A terminated evaluation is rolled back and
+    /// Each thread is judged by the CPU time of its own outermost entry into JS, so
+    /// JS → Objective-C → JS is one clock, and other threads' JS doesn't count (docs/threads.md). A terminated evaluation is rolled back and
     /// throws a `.timeout` `PatchError`. A terminated call is reported to `errorHandler` as
     /// `.timeout`, the native caller gets the original implementation's result (zero/nil for a
     /// method the patch added, or a block), and the script it belongs to is reverted: a patch that
     /// hung once is not run again. Setting waits while another thread runs JS. Always nil when
-    /// `isExecutionTimeLimitAvailable` is false. Default `defaultExecutionTimeLimit` (off).
+    /// `isExecutionTimeLimitAvailable` is false. Default `defaultExecutionTimeLimit` (2.0 s).
     public static var executionTimeLimit: TimeInterval? {
         get { Engine.shared.timeLimit.seconds }
         set {

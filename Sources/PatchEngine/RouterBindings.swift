@@ -31,7 +31,7 @@ extension Engine {
                 return JSValueToBoolean(ctx, result)
             } catch {
                 report(patchError(error, script: script, context: "route handler"))
-                if error is ExecutionTimeout { revertAfterTimeout(script) }
+                revertIfTimedOut(error, script: script)
                 return false
             }
         }

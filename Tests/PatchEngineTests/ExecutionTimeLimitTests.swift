@@ -38,7 +38,7 @@ final class ExecutionTimeLimitTests: PatchTestCase {
 
     func testTheLimitIsAvailableAndHasADefault() {
         XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable)
-        XCTAssertNil(PatchEngine.defaultExecutionTimeLimit, "opt-in for now (see its documentation)")
+        XCTAssertEqual(PatchEngine.defaultExecutionTimeLimit, PatchEngine.recommendedExecutionTimeLimit, "on by default")
         XCTAssertEqual(PatchEngine.recommendedExecutionTimeLimit, 2.0)
     }
 
@@ -105,8 +105,32 @@ final class ExecutionTimeLimitTests: PatchTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 8)
         XCTAssertEqual(error?.kind, .timeout)
         XCTAssertEqual(error?.message, "evaluation of \(outer) exceeded the 0.2 s execution time limit")
+        // The method is called directly from JS (no native entry): its script is named and reverted.
         XCTAssertTrue(errors.errors.contains { $0.kind == .timeout && $0.scriptName == method }, "\(errors.errors)")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(method))
         XCTAssertEqual(render(try apply("2 + 2")), "4")
+    }
+
+    /// JS methods stay direct JS → JS calls with the limit on: a runaway one is ended with the
+    /// native entry around it, and blamed on (reported under, reverted as) its own script.
+    func testARunawayMethodCalledDirectlyIsBlamedOnItsOwnScript() throws {
+        let errors = captureErrors()
+        let callee = uniqueScriptName(), caller = uniqueScriptName()
+        let cls = uniqueClassName("PFDirectRunaway")
+        try apply("defineClass('\(cls)', { spinAway: function() { \(spin(5000)); return 1 } })", name: callee)
+        try apply("defineClass('PFFailing', { riskyValue: function() { return require('\(cls)').alloc().init().spinAway() + 100 } })",
+                  name: caller)
+        var raised: Int32 = 0
+        let started = Date()
+        XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the native caller gets the original's result")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4)
+        let timeout = errors.errors.first { $0.kind == .timeout }
+        XCTAssertEqual(timeout?.scriptName, callee, "\(errors.errors)")
+        XCTAssertEqual(timeout?.message, "-[PFFailing riskyValue] (patched by \(caller)), in JS of \(callee), exceeded the 0.2 s execution time limit")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(callee), "the runaway's script is reverted")
+        XCTAssertTrue(PatchEngine.appliedPatchNames.contains(caller), "its caller's is not")
+        // The method the reverted script added stays, answering zero (README: Known limitations).
+        XCTAssertEqual(pf_failing_risky_value(&raised), 100)
     }
 
     func testRunawayHookIsATimeoutAndTheHookIsRemoved() throws {

@@ -16,12 +16,59 @@ final class ThreadedTimeLimitTests: PatchTestCase {
             throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
         }
         previousLimit = PatchEngine.executionTimeLimit
-        PatchEngine.executionTimeLimit = 0.2
+        if ProcessInfo.processInfo.environment[Self.childVariable] == nil { PatchEngine.executionTimeLimit = 0.2 }
     }
 
     override func tearDown() {
         PatchEngine.executionTimeLimit = previousLimit
         super.tearDown()
+    }
+
+    private static let childVariable = "PATCHENGINE_TEST_DEFAULT_LIMIT_CHILD"
+
+    /// By default (no setting at all, a fresh process) `while (true) {}` in a patched method ends:
+    /// on the main thread and on a background thread, within the default 2.0 s of the thread's
+    /// CPU time, reverted, the original's result returned; calls from several threads work after.
+    func testByDefaultARunawayEndsOnTheMainThreadAndOnABackgroundThread() throws {
+        if ProcessInfo.processInfo.environment[Self.childVariable] != nil { return try runDefaultLimitChild() }
+        guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
+        let child = try ChildTestProcess.run("PatchEngineTests.ThreadedTimeLimitTests/testByDefaultARunawayEndsOnTheMainThreadAndOnABackgroundThread",
+                                             environment: [Self.childVariable: "1"], timeout: 120)
+        XCTAssertEqual(child.line("default-limit: "), "2.0 main 7 reverted background 7 reverted after 4000", "exit \(child.status)\n\(child.output.suffix(2000))")
+        let seconds = child.line("default-limit-seconds: ")?.split(separator: " ").compactMap { Double($0) } ?? []
+        XCTAssertEqual(seconds.count, 2)
+        for elapsed in seconds { XCTAssertLessThan(elapsed, 10, "ended near 2 s of CPU time (the machine is shared)") }
+    }
+
+    private func runDefaultLimitChild() throws {
+        // Nothing set: the limit in force since the engine started.
+        var words = [PatchEngine.executionTimeLimit.map { String($0) } ?? "none"]
+        var seconds: [String] = []
+        for (place, runsOnMain) in [("main", true), ("background", false)] {
+            let name = uniqueScriptName()
+            try PatchEngine.evaluate("defineClass('PFFailing', { riskyValue: function() { while (true) {} } })", name: name)
+            nonisolated(unsafe) var result: Int32 = -1
+            let started = Date()
+            if runsOnMain {
+                var raised: Int32 = 0
+                result = pf_failing_risky_value(&raised)
+            } else {
+                _ = onNewThread { var raised: Int32 = 0; result = pf_failing_risky_value(&raised) }.wait(timeout: .now() + 60)
+            }
+            seconds.append(String(format: "%.2f", Date().timeIntervalSince(started)))
+            words += [place, "\(result)", PatchEngine.appliedPatchNames.contains(name) ? "applied" : "reverted"]
+        }
+        try PatchEngine.evaluate(accumulatorPatch, name: uniqueScriptName())
+        let objects = (0..<4).map { pf_accumulator_new(Int32($0))! }
+        let workers = objects.enumerated().map { index, object in
+            let target = SendablePointer(raw: object)
+            return onNewThread { for _ in 0..<1_000 { pf_accumulator_add(target.raw, Int32(index)) } }
+        }
+        for worker in workers { _ = worker.wait(timeout: .now() + 60) }
+        let patched = objects.enumerated().reduce(0) { $0 + (pf_accumulator_all_equal($1.element, Int32($1.offset + 1000)) == 1 ? Int(pf_accumulator_count($1.element)) : 0) }
+        words += ["after", "\(patched)"]
+        print("default-limit: " + words.joined(separator: " "))
+        print("default-limit-seconds: " + seconds.joined(separator: " "))
     }
 
     private let accumulatorPatch = """
