@@ -345,7 +345,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleShopTests",
-            dependencies: ["shop", "PatchDelivery", "PatchServer"]
+            dependencies: ["shop", "PatchDelivery", "PatchServer", "PatchFormat", "PatchRepository"]
         ),
         .testTarget(
             name: "PatchDeliveryTests",

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# `make demo`: the sample shop fetches a signed patch from a local patch server and applies it;
-# then a staged rollout through the release service to 200 simulated devices (steps 10-13).
+# `make demo`: patch delivery on The Update Framework, end to end on loopback.
 #
-# Builds the shop and patchctl, makes a throwaway key pair, signs Samples/patches, serves them on
-# loopback, and runs the shop: before the patch is published, after, offline from its cache, with a
-# tampered patch, and after a revocation (at run time and at the next launch). Every step checks
-# the output for what it must show; the script exits non-zero when one does not.
+# Builds the shop, patchctl and fleet; `patchctl repo init` makes a TUF repository (root 2 of 3
+# keys, targets, snapshot, timestamp, channels staging and production); the shop's fixes are
+# released to staging and promoted to production, the static tree is published and served on
+# loopback, and the shop runs: before the release, after, offline from its cache, with a tampered
+# target, and after a revocation (at run time and at the next launch). Then 200 simulated devices
+# follow production through a staged rollout: release at 10 %, 100 %, disable, revoke, and a
+# channel key rotation, with per-release counts after each step. Every step checks the output
+# for what it must show; the script exits non-zero when one does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,18 +16,16 @@ SWIFT=${SWIFT:-swift}
 APP_ID=com.example.shop
 APP_RANGE='>=1.4.0 <1.5.0'   # the shop reports version 1.4.0
 PATCH_ID=shop-fixes
-PATCH_FILE=shop-fixes.json
+RELEASE=shop-fixes.js
 SCRIPTS=(Samples/patches/total.js Samples/patches/product-name.js Samples/patches/gift-wrap.js Samples/patches/deep-link.js)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/patchengine-demo.XXXXXX")
 SERVER_PID=
-RELEASE_SERVER_PID=
-CDN_PID=
 FAILURES=0
 CHECKS=0
 
 cleanup() {
-    for pid in $SERVER_PID $RELEASE_SERVER_PID $CDN_PID; do
+    for pid in $SERVER_PID; do
         if kill -0 "$pid" 2>/dev/null; then
             kill -TERM "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -87,13 +88,13 @@ side_by_side() {
         }' "$WORK/left.txt" "$WORK/right.txt"
 }
 
-# The patch-loading part of a run: what the loader did.
+# The patch part of a run: what the client did.
 patch_lines() { grep -E '^(patch:|live patches|== (launch|update))' "$1" | sed 's/^/  /'; }
 
 # run_shop NAME DEVICE [OPTIONS...]: runs the shop as device DEVICE; output in $WORK/NAME.txt.
 run_shop() {
     local name=$1 device=$2; shift 2
-    if ! "$SHOP" --public-key "$PUBLIC_KEY" --state-dir "$WORK/devices/$device" "$@" > "$WORK/$name.txt" 2>&1; then
+    if ! "$SHOP" --root "$ROOT" --state-dir "$WORK/devices/$device" "$@" > "$WORK/$name.txt" 2>&1; then
         cat "$WORK/$name.txt"
         die "the shop exited with an error in step '$name'"
     fi
@@ -108,9 +109,9 @@ flip_byte() {
 
 # ---------------------------------------------------------------------------------------------
 
-heading "1. Build the shop, patchctl, patchserver and fleet (a first build compiles swift-crypto, SwiftNIO and Hummingbird: several minutes)"
+heading "1. Build the shop, patchctl and fleet (a first build compiles swift-crypto and SwiftNIO: several minutes)"
 start=$SECONDS
-for product in shop patchctl patchserver fleet; do
+for product in shop patchctl fleet; do
     "$SWIFT" build --product "$product" > "$WORK/build-$product.log" 2>&1 &
     build_pid=$!
     while kill -0 "$build_pid" 2>/dev/null; do
@@ -125,28 +126,27 @@ done
 BIN=$("$SWIFT" build --show-bin-path)
 SHOP="$BIN/shop"
 PATCHCTL="$BIN/patchctl"
-PATCHSERVER="$BIN/patchserver"
 FLEET="$BIN/fleet"
-echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL, $PATCHSERVER, $FLEET"
+echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL, $FLEET"
 
-heading "2. A throwaway key pair; lint, sign and verify the patch; a revocation list"
-mkdir -p "$WORK/keys" "$WORK/served" "$WORK/devices"
-"$PATCHCTL" keygen --out "$WORK/keys" --id demo-key | sed 's/^/  /'
-PRIVATE_KEY="$WORK/keys/demo-key.private-key.json"
-PUBLIC_KEY="$WORK/keys/demo-key.public-key.json"
+REPO="$WORK/repo"
+CDN="$WORK/cdn"
+# publish: the static tree any CDN serves, written again after every edit.
+publish() { "$PATCHCTL" repo publish "$REPO" "$CDN" | sed 's/^/  /'; }
+
+heading "2. patchctl repo init: root (2 of 3 keys), targets, snapshot, timestamp, channels staging and production"
+"$PATCHCTL" repo init "$REPO" | sed 's/^/  /'
+ROOT="$REPO/record/root/1.root.json"
+[ -f "$ROOT" ] || die "no root at $ROOT"
+echo "  the app ships with $ROOT"
 "$PATCHCTL" lint "${SCRIPTS[@]}" | sed 's/^/  /'
-# A patch names its app and expires (GNU date, then BSD date): a leaked copy can't run anywhere, forever.
-EXPIRES=$(date -u -d '+30 days' +%Y-%m-%d 2>/dev/null || date -u -v+30d +%Y-%m-%d)
-"$PATCHCTL" sign "${SCRIPTS[@]}" --key "$PRIVATE_KEY" --id "$PATCH_ID" --version 1 \
-    --app-id "$APP_ID" --app-version "$APP_RANGE" --expires "$EXPIRES" --out "$WORK/$PATCH_FILE" | sed 's/^/  /'
-"$PATCHCTL" verify "$WORK/$PATCH_FILE" --public-key "$PUBLIC_KEY" --app-id "$APP_ID" --app-version 1.4.0 | sed 's/^/  /'
-# The server always carries a revocation list; this one withdraws an old experiment.
-"$PATCHCTL" revoke shop-experiment --key "$PRIVATE_KEY" --out "$WORK/served/revocations.json" | sed 's/^/  /'
+cat "${SCRIPTS[@]}" > "$WORK/$RELEASE"
+mkdir -p "$WORK/devices"
+publish
 
-heading "3. Start the patch server on loopback"
-# --port 0: the kernel picks a free port, so nothing can take it between choosing and binding;
-# the server writes it to --port-file once it listens.
-"$PATCHCTL" serve "$WORK/served" --port 0 --port-file "$WORK/port" > "$WORK/server.log" 2>&1 &
+heading "3. Serve the static tree on loopback"
+# --port 0: the kernel picks a free port; the server writes it to --port-file once it listens.
+"$PATCHCTL" serve "$CDN" --port 0 --port-file "$WORK/port" > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 100); do
     [ -s "$WORK/port" ] && break
@@ -158,80 +158,80 @@ PORT=$(tr -d '\n' < "$WORK/port")
 URL="http://127.0.0.1:$PORT/"
 # It answers HTTP (bash's /dev/tcp: no curl needed).
 status=$( (exec 3<>"/dev/tcp/127.0.0.1/$PORT" &&
-            printf 'GET /revocations.json HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 &&
+            printf 'GET /metadata/timestamp.json HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 &&
             head -1 <&3) 2>/dev/null | tr -d '\r') || true
 case "$status" in *" 200 "*) ;; *) die "the server on port $PORT answered '${status:-nothing}'";; esac
-echo "  serving $WORK/served on $URL (pid $SERVER_PID): $status"
+echo "  serving $CDN on $URL (pid $SERVER_PID): $status"
 
-heading "4. Before: the shop on device A, no patch published yet"
-run_shop before device-a --server "$URL" --allow-http
+heading "4. Before: the shop on device A, nothing released yet"
+run_shop before device-a --repository "$URL" --allow-http
 patch_lines "$WORK/before.txt"
-check "$WORK/before.txt" "^patch: fetch failed for $PATCH_FILE: HTTP 404" "no patch on the server yet (404)"
+check "$WORK/before.txt" "^patch: channel production refreshed: 0 release\(s\) listed$" "fresh metadata, no release in production yet"
 check "$WORK/before.txt" '^Total +\$38\.37$' "bug: the total takes the discount off twice (\$38.37)"
 check "$WORK/before.txt" "^!! screen crashed: NSInvalidArgumentException" "bug: the catalog crashes on the product without a name (caught)"
 check_not "$WORK/before.txt" '^Gift wrap' "missing feature: no gift-wrap offer"
 check "$WORK/before.txt" '^  \(nothing opened\)$' "bug: shop://product/TEE-02 opens nothing"
 
-heading "5. After: publish $PATCH_ID v1, launch device A again"
-cp "$WORK/$PATCH_FILE" "$WORK/served/$PATCH_FILE"
-run_shop after device-a --server "$URL" --allow-http
+heading "5. After: release $RELEASE to staging, promote it to production, publish; launch device A again"
+"$PATCHCTL" repo release "$REPO" "$WORK/$RELEASE" --channel staging --app "$APP_ID" --patch-id "$PATCH_ID" \
+    --app-versions "$APP_RANGE" | sed 's/^/  /'
+"$PATCHCTL" repo promote "$REPO" "$RELEASE" --from staging --to production --rollout 100 | sed 's/^/  /'
+publish
+run_shop after device-a --repository "$URL" --allow-http
 patch_lines "$WORK/after.txt"
 echo
 screens "$WORK/before.txt" 1 > "$WORK/before-screens.txt"
 screens "$WORK/after.txt" 1 > "$WORK/after-screens.txt"
-side_by_side "BEFORE (no patch)" "$WORK/before-screens.txt" "AFTER ($PATCH_ID v1 applied)" "$WORK/after-screens.txt"
+side_by_side "BEFORE (no release)" "$WORK/before-screens.txt" "AFTER ($PATCH_ID v1 applied)" "$WORK/after-screens.txt"
 echo
-check "$WORK/after.txt" "^patch: applied $PATCH_ID v1 from network$" "downloaded, verified, applied"
+check "$WORK/after.txt" "^patch: release production/$RELEASE \($PATCH_ID v1\) applied \(from network\)$" "downloaded, verified, applied"
 check "$WORK/after.txt" '^Total +\$42\.77$' "fixed: total \$42.77 (discount once, tax on the discounted subtotal)"
 check "$WORK/after.txt" '^GIFT-50 +Item GIFT-50 +\$50\.00$' "fixed: the catalog shows the unnamed product"
 check "$WORK/after.txt" '^Gift wrap\? \(3 items\) +\+\$4\.50$' "new: the gift-wrap offer (a method the patch added)"
 check "$WORK/after.txt" '^  T-shirt +\$20\.00$' "fixed: shop://product/TEE-02 opens the product (route replaced)"
 check_not "$WORK/after.txt" '^!!|nothing opened' "no crash, no dead link"
 
-heading "6. Relaunch device A offline: the verified cached copy applies without the network"
+heading "6. Relaunch device A offline: what it verified last applies from its cache without the network"
 run_shop offline device-a
 patch_lines "$WORK/offline.txt"
-check "$WORK/offline.txt" "^patch: applied $PATCH_ID v1 from cache$" "applied from the cache"
+check "$WORK/offline.txt" "^patch: release production/$RELEASE \($PATCH_ID v1\) applied \(from cache\)$" "applied from the cache"
 check "$WORK/offline.txt" '^Total +\$42\.77$' "still fixed offline"
 
-heading "7. Refused: a tampered copy (one byte of total.js flipped) on a new device B"
-cp "$WORK/$PATCH_FILE" "$WORK/tampered.json"
-offset=$(grep -bo 'discountedSubtotalCents() + self' "$WORK/tampered.json" | head -1 | cut -d: -f1)
-[ -n "$offset" ] || die "total.js not found in the signed patch"
-flip_byte "$WORK/tampered.json" "$offset"
-echo "  total.js now says: $(grep -o 'return self.[A-Za-z]*() + self' "$WORK/tampered.json" | head -1)"
-if "$PATCHCTL" verify "$WORK/tampered.json" --public-key "$PUBLIC_KEY" > /dev/null 2> "$WORK/verify-tampered.txt"; then
-    die "patchctl verify accepted the tampered patch"
-fi
-sed 's/^/  patchctl verify: /' "$WORK/verify-tampered.txt"
-cp "$WORK/tampered.json" "$WORK/served/$PATCH_FILE"
-run_shop tampered device-b --server "$URL" --allow-http
+heading "7. Refused: a tampered target on the server (one byte of total.js flipped), a new device B"
+# The target is stored once per hash it is listed with (consistent snapshots): flip each copy.
+TARGETS=("$CDN"/targets/production/*."$RELEASE")
+cp "${TARGETS[0]}" "$WORK/good-target.js"
+offset=$(grep -bo 'discountedSubtotalCents() + self' "${TARGETS[0]}" | head -1 | cut -d: -f1)
+[ -n "$offset" ] || die "total.js not found in the target"
+for target in "${TARGETS[@]}"; do flip_byte "$target" "$offset"; done
+echo "  total.js now says: $(grep -o 'return self.[A-Za-z]*() + self' "${TARGETS[0]}" | head -1)"
+run_shop tampered device-b --repository "$URL" --allow-http
 patch_lines "$WORK/tampered.txt"
-check "$WORK/tampered.txt" "^patch: refused $PATCH_FILE: script hash mismatch: 'total.js'" "refused: script hash mismatch"
+check "$WORK/tampered.txt" "^patch: release production/$RELEASE refused: .*hash" "refused: the target's hash is not the one its signed metadata lists"
 check "$WORK/tampered.txt" '^Total +\$38\.37$' "nothing of it ran: the bugs remain"
 check "$WORK/tampered.txt" '^launch succeeded$' "the app kept running"
-cp "$WORK/$PATCH_FILE" "$WORK/served/$PATCH_FILE"   # the good copy again
+for target in "${TARGETS[@]}"; do cp "$WORK/good-target.js" "$target"; done   # the good copies again
 
-heading "8. Revoked: patchctl revoke $PATCH_ID, device A running with its cached patch"
-"$PATCHCTL" revoke "$PATCH_ID" --key "$PRIVATE_KEY" --out "$WORK/served/revocations.json" | sed 's/^/  /'
-run_shop revoked device-a --server "$URL" --allow-http --show-before-update
+heading "8. Revoked: patchctl repo revoke $RELEASE, device A running it from its cache"
+"$PATCHCTL" repo revoke "$REPO" "$RELEASE" --channel production | sed 's/^/  /'
+publish
+run_shop revoked device-a --repository "$URL" --allow-http --show-before-update
 patch_lines "$WORK/revoked.txt"
 echo
 screens "$WORK/revoked.txt" 1 > "$WORK/revoked-1.txt"
 screens "$WORK/revoked.txt" 2 > "$WORK/revoked-2.txt"
-side_by_side "LIVE (from cache)" "$WORK/revoked-1.txt" "AFTER THE REVOCATION LIST" "$WORK/revoked-2.txt"
+side_by_side "LIVE (from cache)" "$WORK/revoked-1.txt" "AFTER THE REFRESH" "$WORK/revoked-2.txt"
 echo
-check "$WORK/revoked.txt" "^patch: applied $PATCH_ID v1 from cache$" "the patch was live (from the cache)"
+check "$WORK/revoked.txt" "^patch: release production/$RELEASE \($PATCH_ID v1\) applied \(from cache\)$" "the release was live (from the cache)"
 check "$WORK/revoked-1.txt" '^Total +\$42\.77$' "fixed while live"
-check "$WORK/revoked.txt" "^patch: reverted $PATCH_ID v1: revoked$" "reverted at run time by the revocation list"
+check "$WORK/revoked.txt" "^patch: release production/$RELEASE \($PATCH_ID v1\) reverted \(withdrawn\)$" "reverted at run time: the channel no longer lists it"
 check "$WORK/revoked-2.txt" '^Total +\$38\.37$' "the bugs are back in the same process"
 check "$WORK/revoked-2.txt" '^  \(nothing opened\)$' "the app's own (broken) route is back"
 
-heading "9. Next launch of device A: the revoked patch is refused"
-run_shop relaunch device-a --server "$URL" --allow-http
+heading "9. Next launch of device A, offline: the revoked release does not come back"
+run_shop relaunch device-a
 patch_lines "$WORK/relaunch.txt"
-check "$WORK/relaunch.txt" '^patch: nothing cached$' "the cached copy was deleted"
-check "$WORK/relaunch.txt" "^patch: refused $PATCH_FILE: patch '$PATCH_ID' version 1 is revoked$" "refused: revoked"
+check "$WORK/relaunch.txt" '^patch: nothing cached$' "its cached target was deleted"
 check "$WORK/relaunch.txt" '^Total +\$38\.37$' "runs as shipped"
 
 # check_count FILE REGEX MIN MAX WHAT: the first number after REGEX on a matching line is in MIN..MAX.
@@ -247,70 +247,55 @@ check_count() {
     fi
 }
 
-# wait_port FILE PID NAME: waits (10 s) until the server wrote its port.
-wait_port() {
-    for _ in $(seq 1 100); do
-        [ -s "$1" ] && return 0
-        kill -0 "$2" 2>/dev/null || die "$3 exited"
-        sleep 0.1
-    done
-    die "$3 did not report a port within 10 s"
+# fleet NAME: 200 simulated devices refresh production; output in $WORK/fleet-NAME.txt.
+fleet() {
+    "$FLEET" --repository "$URL" --root "$ROOT" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-$1.txt"
+    sed 's/^/  /' "$WORK/fleet-$1.txt"
 }
 
-heading "10. The release service: patchserver with SQLite, a publisher key apart from the release key"
-"$PATCHCTL" keygen --out "$WORK/keys" --id demo-publisher | sed 's/^/  /'
-PUBLISHER_KEY="$WORK/keys/demo-publisher.private-key.json"
-"$PATCHSERVER" "$WORK/releases" --app-id "$APP_ID" --release-key "$PUBLIC_KEY" \
-    --publisher-key "$WORK/keys/demo-publisher.public-key.json" --port 0 --port-file "$WORK/release-port" > "$WORK/patchserver.log" 2>&1 &
-RELEASE_SERVER_PID=$!
-wait_port "$WORK/release-port" "$RELEASE_SERVER_PID" patchserver
-RELEASES="http://127.0.0.1:$(tr -d '\n' < "$WORK/release-port")/"
-echo "  patchserver on $RELEASES (SQLite in $WORK/releases, status page ${RELEASES}status)"
 PROMO=shop-promo
-for version in 1 2; do
-    "$PATCHCTL" sign Samples/patches/gift-wrap.js --key "$PRIVATE_KEY" --id "$PROMO" --version "$version" \
-        --app-id "$APP_ID" --app-version "$APP_RANGE" --expires "$EXPIRES" --out "$WORK/$PROMO-$version.json" > /dev/null
-done
-OPS=(--server "$RELEASES" --key "$PRIVATE_KEY" --publisher-key "$PUBLISHER_KEY")
-# The revocation list of step 8 goes to the service too: devices following a channel take it in first.
-"$PATCHCTL" revocations "$WORK/served/revocations.json" --server "$RELEASES" --publisher-key "$PUBLISHER_KEY" | sed 's/^/  /'
-"$PATCHCTL" release "$WORK/$PROMO-1.json" --channel staging "${OPS[@]}" | sed 's/^/  /'
-"$PATCHCTL" promote "$PROMO-1" --from staging --to production --rollout 100 "${OPS[@]}" | sed 's/^/  /'
-"$PATCHCTL" release "$WORK/$PROMO-2.json" --channel staging "${OPS[@]}" | sed 's/^/  /'
-"$PATCHCTL" promote "$PROMO-2" --from staging --to production --rollout 10 "${OPS[@]}" > "$WORK/promote.txt"
-sed 's/^/  /' "$WORK/promote.txt"
-check "$WORK/promote.txt" "^  $PROMO-2 +$PROMO v2 +10 % +enabled" "production: $PROMO-2 at 10 %, signed on this machine"
+heading "10. Staged rollout: $PROMO v1 to every device, then $PROMO v2 at 10 %"
+"$PATCHCTL" repo release "$REPO" Samples/patches/gift-wrap.js --name "$PROMO-1.js" --channel production --app "$APP_ID" \
+    --patch-id "$PROMO" --version 1 --app-versions "$APP_RANGE" | sed 's/^/  /'
+"$PATCHCTL" repo release "$REPO" Samples/patches/gift-wrap.js --name "$PROMO-2.js" --channel production --app "$APP_ID" \
+    --patch-id "$PROMO" --version 2 --app-versions "$APP_RANGE" --rollout 10 | sed 's/^/  /'
+publish
+fleet 10
+check_count "$WORK/fleet-10.txt" "^  $PROMO-2\.js +" 5 40 "about 10 % of 200 devices run $PROMO-2"
+check_count "$WORK/fleet-10.txt" "^  $PROMO-1\.js +" 160 195 "the rest run $PROMO-1"
 
-heading "11. 200 simulated devices follow production: $PROMO-2 at 10 %"
-"$FLEET" --server "$RELEASES" --public-key "$PUBLIC_KEY" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-10.txt"
-sed 's/^/  /' "$WORK/fleet-10.txt"
-check_count "$WORK/fleet-10.txt" "^  $PROMO-2 +" 5 40 "about 10 % of 200 devices run $PROMO-2"
-check "$WORK/fleet-10.txt" "^  $PROMO-1 +" "the rest run $PROMO-1"
-"$PATCHCTL" status --server "$RELEASES" > "$WORK/status-10.txt"
-sed 's/^/  /' "$WORK/status-10.txt"
-check_count "$WORK/status-10.txt" "^  $PROMO-2 +$PROMO v2 +10 % +enabled +" 5 40 "the service counted the devices that applied $PROMO-2"
+heading "11. Rollout to 100 %: every device moves to $PROMO-2"
+"$PATCHCTL" repo rollout "$REPO" "$PROMO-2.js" 100 --channel production | sed 's/^/  /'
+publish
+fleet 100
+check "$WORK/fleet-100.txt" "^  $PROMO-2\.js +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-2"
+check_count "$WORK/fleet-100.txt" "^  reverted this run: " 160 195 "$PROMO-1 reverted (superseded) on the devices that had it"
 
-heading "12. Rollout to 100 %: every device moves to $PROMO-2"
-"$PATCHCTL" rollout "$PROMO-2" 100 --channel production "${OPS[@]}" | sed 's/^/  /'
-"$FLEET" --server "$RELEASES" --public-key "$PUBLIC_KEY" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-100.txt"
-sed 's/^/  /' "$WORK/fleet-100.txt"
-check "$WORK/fleet-100.txt" "^  $PROMO-2 +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-2"
-"$PATCHCTL" status --server "$RELEASES" > "$WORK/status-100.txt"
-sed 's/^/  /' "$WORK/status-100.txt"
-check "$WORK/status-100.txt" "^  $PROMO-2 +$PROMO v2 +100 % +enabled +200 " "applied counted on all 200 devices"
-check_count "$WORK/status-100.txt" "^  $PROMO-1 +$PROMO v1 +100 % +enabled +[0-9]+ +[0-9]+ +" 160 195 "$PROMO-1 reverted (superseded) on the devices that had it"
+heading "12. Disable $PROMO-2: every device falls back to $PROMO-1"
+"$PATCHCTL" repo disable "$REPO" "$PROMO-2.js" --channel production | sed 's/^/  /'
+publish
+fleet disabled
+check "$WORK/fleet-disabled.txt" "^  $PROMO-1\.js +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-1 again"
 
-heading "13. Any CDN: patchctl publish writes the signed files as a static tree; devices need nothing else"
-"$PATCHCTL" publish --server "$RELEASES" --channel production --channel staging --out "$WORK/cdn" | sed 's/^/  /'
-"$PATCHCTL" serve "$WORK/cdn" --port 0 --port-file "$WORK/cdn-port" > "$WORK/cdn.log" 2>&1 &
-CDN_PID=$!
-wait_port "$WORK/cdn-port" "$CDN_PID" "patchctl serve (cdn)"
-"$FLEET" --server "http://127.0.0.1:$(tr -d '\n' < "$WORK/cdn-port")/" --public-key "$PUBLIC_KEY" --state "$WORK/fleet-cdn" --devices 20 > "$WORK/fleet-cdn.txt"
-sed 's/^/  /' "$WORK/fleet-cdn.txt"
-check "$WORK/fleet-cdn.txt" "^  $PROMO-2 +20 devices \(100\.0 %\)$" "20 new devices got $PROMO-2 from the static tree"
+heading "13. Revoke $PROMO-1: it leaves every device; nothing of $PROMO runs"
+"$PATCHCTL" repo revoke "$REPO" "$PROMO-1.js" --channel production | sed 's/^/  /'
+publish
+fleet revoked
+check "$WORK/fleet-revoked.txt" "^  \(none\) +200 devices \(100\.0 %\)$" "no device runs $PROMO"
 
-heading "Patch server log"
-sed 's/^/  /' "$WORK/server.log"
+heading "14. Channel key rotation: production's key replaced (a leak), $PROMO-2 enabled again with the new key"
+"$PATCHCTL" repo keygen "$REPO/keys/channel-production-2.key" | sed 's/^/  /'
+"$PATCHCTL" repo rotate "$REPO" --role production --remove "$REPO/keys/channel-production.key" \
+    --add "$REPO/keys/channel-production-2.key" | sed 's/^/  /'
+mv "$REPO/keys/channel-production.key" "$WORK/leaked-channel-production.key"
+"$PATCHCTL" repo enable "$REPO" "$PROMO-2.js" --channel production | sed 's/^/  /'
+publish
+fleet rotated
+check "$WORK/fleet-rotated.txt" "^  $PROMO-2\.js +200 devices \(100\.0 %\)$" "every device took the channel signed with the new key, no app release"
+check "$WORK/fleet-rotated.txt" "refused: none$" "nothing refused"
+
+heading "Static server log (last lines)"
+tail -5 "$WORK/server.log" | sed 's/^/  /'
 
 echo
 if [ "$FAILURES" -eq 0 ]; then

@@ -4,8 +4,8 @@ import Logging
 import PatchEngine
 
 /// The sample shop app. It launches the way an app that embeds PatchEngine would: apply the
-/// verified cached patches, check the patch server for newer ones and for revocations, show its
-/// screens, then tell the crash-loop guard that the launch succeeded.
+/// releases it verified and cached before, refresh its channel from the app's TUF repository,
+/// show its screens, then tell the crash-loop guard that the launch succeeded.
 @main
 struct Shop: ParsableCommand {
     static let appID = "com.example.shop"
@@ -14,29 +14,32 @@ struct Shop: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "shop",
-        abstract: "The sample shop app: loads signed patches at launch, then shows its screens.",
+        abstract: "The sample shop app: takes its channel's patch releases at launch, then shows its screens.",
         discussion: """
             Screens: the catalog, the checkout of a sample cart, and two deep links (shop://cart, \
             shop://product/TEE-02). Version 1.4.0 ships with four bugs that Samples/patches fixes: a \
             wrong total, a catalog that crashes on a product without a name, a gift-wrap offer that \
             never shows, and a product deep link that opens nothing. Patch events are printed as \
-            'patch: …'. A refused or failed patch never stops the app: it keeps running without it.
+            'patch: …'. A refused or failed release never stops the app: it keeps running without it.
             """)
 
     @Option(help: ArgumentHelp(
-        "Base URL of the patch server (serving \(ShopPatches.patchFile) and \(ShopPatches.revocationListFile)). Without it the app runs offline, with its cached patches only.",
+        "Base URL of the app's TUF repository (serving metadata/ and targets/). Without it the app runs offline, with what it verified and cached before.",
         valueName: "URL"))
-    var server: String?
+    var repository: String?
 
-    @Option(name: .customLong("public-key"), help: ArgumentHelp(
-        "Trusted public key file from `patchctl keygen` (repeatable). Without one, patches are off.", valueName: "FILE"))
-    var publicKeys: [String] = []
+    @Option(help: ArgumentHelp(
+        "The root metadata the app ships with (the repository's 1.root.json). Without it, patches are off.", valueName: "FILE"))
+    var root: String?
+
+    @Option(help: "The release channel this build follows.")
+    var channel = "production"
 
     @Option(name: .customLong("state-dir"), help: ArgumentHelp(
         "Where this device keeps its patch cache and state (created if missing).", valueName: "DIR"))
     var stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("patchengine-shop").path
 
-    @Flag(name: .customLong("allow-http"), help: "Allow a plain http:// server (local QA only; production uses https).")
+    @Flag(name: .customLong("allow-http"), help: "Allow a plain http:// repository (local QA only; production uses https).")
     var allowHTTP = false
 
     @Option(name: .customLong("app-version"), help: "Run as this app version (to rehearse a patch's version range).")
@@ -90,7 +93,7 @@ struct Shop: ParsableCommand {
         print("shop \(appVersion) (\(Shop.appID))")
         try ShopRoutes.register()
         let patches = try ShopPatches(
-            server: server, publicKeys: publicKeys, stateDirectory: stateDirectory,
+            repository: repository, rootFile: root, channel: channel, stateDirectory: stateDirectory,
             allowHTTP: allowHTTP, appVersion: appVersion, timeout: timeout)
 
         patches.applyCachedPatches()

@@ -1,95 +1,97 @@
 import Foundation
 import PatchDelivery
 
-/// The shop's patch set-up: one signed patch file and the revocation list on the patch server,
-/// checked with the trusted keys, cached in the device's state directory.
+/// The shop's patch set-up: the releases of one channel of the app's TUF repository, taken
+/// through `PatchClient` from the root metadata the app ships with, cached in the device's
+/// state directory.
 final class ShopPatches {
-    static let patchFile = "shop-fixes.json"
-    /// The patch id the shop's patch file must carry.
-    static let patchID = "shop-fixes"
-    static let revocationListFile = "revocations.json"
-
     /// A start-up problem the app reports before exiting (a user error, not a crash).
     struct SetupError: Error, CustomStringConvertible {
         var description: String
     }
 
-    private let loader: PatchLoader?
-    private let serverURL: URL?
+    private let client: PatchClient?
+    private let online: Bool
 
-    /// Without public keys, patches are off (the app runs as shipped). Without a server, only
-    /// cached patches apply.
-    init(server: String?, publicKeys: [String], stateDirectory: String, allowHTTP: Bool,
+    /// Without a root, patches are off (the app runs as shipped). Without a repository, only
+    /// what was verified and cached before applies.
+    init(repository: String?, rootFile: String?, channel: String, stateDirectory: String, allowHTTP: Bool,
          appVersion: String, timeout: TimeInterval) throws {
-        if let server {
-            var text = server
-            if !text.hasSuffix("/") { text += "/" }  // so the file names resolve under it
+        var base = URL(string: "https://offline.invalid/")!
+        online = repository != nil
+        if let repository {
+            var text = repository
+            if !text.hasSuffix("/") { text += "/" }  // so metadata/ and targets/ resolve under it
             guard let url = URL(string: text), url.host != nil else {
-                throw SetupError(description: "--server '\(server)' is not a URL like http://127.0.0.1:8080/")
+                throw SetupError(description: "--repository '\(repository)' is not a URL like http://127.0.0.1:8080/")
             }
-            serverURL = url
-        } else {
-            serverURL = nil
+            base = url
         }
-        guard !publicKeys.isEmpty else {
-            print("patches: off (no --public-key)")
-            loader = nil
+        guard let rootFile else {
+            print("patches: off (no --root)")
+            client = nil
             return
         }
-        var keys: [TrustedKey] = []
-        for path in publicKeys {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw SetupError(description: "cannot read public key \(path): \((error as NSError).localizedDescription)")
-            }
-            do { keys.append(try TrustedKey(fileData: data)) } catch {
-                throw SetupError(description: "public key \(path): \(error)")
-            }
+        let root: Data
+        do { root = try Data(contentsOf: URL(fileURLWithPath: rootFile)) } catch {
+            throw SetupError(description: "cannot read root \(rootFile): \((error as NSError).localizedDescription)")
         }
-        var configuration = PatchLoader.Configuration(
-            // Offline: a base URL that is never fetched, since update() is not called.
-            baseURL: serverURL ?? URL(string: "https://offline.invalid/")!,
-            appID: Shop.appID, appVersion: appVersion,
-            trustStore: TrustStore(keys: keys),
-            stateDirectory: URL(fileURLWithPath: stateDirectory),
-            patchFiles: [.init(Self.patchFile, patchID: Self.patchID)], revocationListFile: Self.revocationListFile)
+        let state = URL(fileURLWithPath: stateDirectory)
+        var configuration = PatchClientConfiguration(
+            metadataURL: base.appendingPathComponent("metadata/"), targetsURL: base.appendingPathComponent("targets/"),
+            bundledRoot: root, appID: Shop.appID, appVersion: appVersion, channel: channel,
+            device: DeviceProfile(deviceID: try Self.installID(in: state), osVersion: SemanticVersion(17, 4), model: "iPhone15,2"),
+            stateDirectory: state)
         configuration.allowsInsecureHTTP = allowHTTP
-        configuration.timeout = timeout
+        configuration.downloadTimeout = timeout
+        configuration.updateDeadline = timeout * 4
         do {
-            loader = try PatchLoader(configuration: configuration, onEvent: { event in print("patch: \(event)") })
+            client = try PatchClient(configuration: configuration, onEvent: { event in print("patch: \(event)") })
         } catch {
             throw SetupError(description: "\(error)")
         }
-        print("patches: trusting \(keys.map(\.id).joined(separator: ", ")); state in \(stateDirectory)")
+        print("patches: channel \(channel) from \(online ? base.absoluteString : "(offline)"); state in \(stateDirectory)")
+    }
+
+    /// This install's random id (the rollout bucket is derived from it), kept in the state folder.
+    private static func installID(in state: URL) throws -> String {
+        let file = state.appendingPathComponent("install-id")
+        if let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8), !text.isEmpty, text.count <= 64 {
+            return text
+        }
+        let id = UUID().uuidString
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        try Data(id.utf8).write(to: file, options: .atomic)
+        return id
     }
 
     /// At launch, before or without the network.
     func applyCachedPatches() {
-        guard let loader else { return }
-        print("== launch: cached patches ==")
-        if loader.applyCachedPatches().isEmpty { print("patch: nothing cached") }
+        guard let client else { return }
+        print("== launch: cached releases ==")
+        if client.applyCached().isEmpty { print("patch: nothing cached") }
         print("live patches: \(liveSummary)")
     }
 
-    /// Downloads and applies newer patches and the revocation list (nothing when offline).
+    /// Fresh metadata, downloads, applies and reverts (nothing when offline).
     func update() {
-        guard let loader else { return }
-        guard let serverURL else {
-            print("== update: offline (no --server) ==")
+        guard let client else { return }
+        guard online else {
+            print("== update: offline (no --repository) ==")
             return
         }
-        print("== update: \(serverURL.absoluteString) ==")
-        loader.update()
+        print("== update: \(client.configuration.metadataURL.deletingLastPathComponent().absoluteString) ==")
+        client.update()
         print("live patches: \(liveSummary)")
     }
 
     func markLaunchSucceeded() {
-        loader?.markLaunchSucceeded()
+        client?.markLaunchSucceeded()
     }
 
     /// "shop-fixes v1", or "none".
     var liveSummary: String {
-        guard let loader, !loader.livePatches.isEmpty else { return "none" }
-        return loader.livePatches.map { "\($0.patchID) v\($0.version)" }.joined(separator: ", ")
+        guard let client, !client.liveReleases.isEmpty else { return "none" }
+        return client.liveReleases.map { "\($0.reference.patchID) v\($0.reference.version)" }.joined(separator: ", ")
     }
 }

@@ -203,6 +203,9 @@ public final class PatchClient {
         let obtainable = targets.filter { !chosenPaths.contains($0.path) || files[$0.path] != nil }
         let selection = obtainable.count == targets.count ? first : select(obtainable, &events, quiet: true)
         reconcile(selection, files: files, source: .network, &events)
+        for release in selection.releases {
+            if let reason = selection.exclusions[release.target.path] { emit(.notSelected(release.reference, reason: reason), &events) }
+        }
         removeUnlistedTargets(keeping: Set(targets.map { Updater.localName(for: $0.path) }))
         return events
     }

@@ -57,7 +57,7 @@ public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendabl
         case .noChannel(let channel): return "no delegation reaches channel \(LogSafe.escape(channel))"
         case let .releaseMetadata(path, reason): return "release \(LogSafe.escape(path)): \(LogSafe.escape(reason))"
         case let .targetTooLarge(path, length): return "release \(LogSafe.escape(path)): \(length) bytes is over the limit"
-        case let .target(path, error): return "release \(LogSafe.escape(path)): \(LogSafe.escape(error.description))"
+        case let .target(_, error): return LogSafe.escape(error.description)
         case let .disabledByCrashLoop(patchID, version): return "\(LogSafe.escape(patchID)) v\(version) is disabled by the crash-loop guard"
         case .storedMetadata(let reason): return "stored metadata unusable: \(LogSafe.escape(reason))"
         case .storage(let reason): return "storage: \(LogSafe.escape(reason))"

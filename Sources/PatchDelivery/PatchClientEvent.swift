@@ -56,6 +56,8 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
     /// Its script threw: nothing of it stays, the release it was replacing runs again.
     case failed(ReleaseReference, message: String)
     case reverted(ReleaseReference, reason: DeviceExclusion)
+    /// The channel lists the release, and it doesn't run on this device (reported by `update()`).
+    case notSelected(ReleaseReference, reason: DeviceExclusion)
     /// The crash-loop guard disabled this release after `launches` failed launches.
     case disabledByCrashLoop(ReleaseReference, launches: Int)
     /// Several releases were pending through failed launches: the guard is finding the culprit.
@@ -72,6 +74,7 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
         case let .applied(release, source): return "release \(release) applied (from \(source.rawValue))"
         case let .failed(release, message): return "release \(release) failed: \(LogSafe.escape(message))"
         case let .reverted(release, reason): return "release \(release) reverted (\(reason.rawValue))"
+        case let .notSelected(release, reason): return "release \(release) not run here (\(reason.rawValue))"
         case let .disabledByCrashLoop(release, launches): return "release \(release) disabled by the crash-loop guard after \(launches) failed launches"
         case .crashLoopSearchStarted(let suspects): return "crash-loop guard searching the culprit among \(suspects.map(\.description).joined(separator: ", "))"
         case .storedMetadataUnusable(let reason): return "last verified metadata unusable: \(reason)"

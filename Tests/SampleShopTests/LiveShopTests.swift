@@ -64,10 +64,10 @@ final class LiveShopTests: XCTestCase {
     }
 
     func testAProductionShopCannotTrustTheDevelopmentKey() throws {
-        // Handed the development public key as a release key, the shop refuses to start.
-        let run = try ShopFixture.runShop(["--public-key", publicKeyFile.path, "--state-dir", root.appendingPathComponent("device").path])
+        // Handed the development public key as the root it ships with, the shop refuses to start.
+        let run = try ShopFixture.runShop(["--root", publicKeyFile.path, "--state-dir", root.appendingPathComponent("device").path])
         XCTAssertNotEqual(run.status, 0)
-        XCTAssertTrue(run.err.contains("not a patchengine-ed25519-public-key file"), run.err)
+        XCTAssertTrue(run.err.contains("bundled root: "), run.err)
     }
 }
 

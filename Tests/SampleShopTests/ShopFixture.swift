@@ -1,5 +1,6 @@
 import Foundation
-import PatchDelivery
+import PatchFormat
+import PatchRepository
 import PatchServer
 import XCTest
 
@@ -11,7 +12,7 @@ struct ShopRun {
 
     var lines: [String] { out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
 
-    /// The loader's events, without the `patch: ` prefix.
+    /// The patch client's events, without the `patch: ` prefix.
     var events: [String] { lines.filter { $0.hasPrefix("patch: ") }.map { String($0.dropFirst(7)) } }
 
     /// The `n`th screens section (1-based), without its title line; nil when there is none.
@@ -39,14 +40,15 @@ struct ShopRun {
     }
 }
 
-/// One patch server (the project's own `PatchServer` on loopback) serving a directory, a signing
-/// key whose public half the app trusts, and device state directories. `launch` runs the built
-/// `shop` executable as one app launch.
+/// The app's TUF repository (`PatchRepository`, channels staging and production, keys in
+/// memory), its published tree served by the project's own `PatchServer` on loopback, the root
+/// the app ships with, and device state directories. `launch` runs the built `shop` executable
+/// as one app launch.
 final class ShopFixture {
     static let appID = "com.example.shop"
     static let range = ">=1.4.0 <1.5.0"
-    static let patchFile = "shop-fixes.json"
-    /// The sample patches, in the order `make demo` signs them.
+    static let release = "shop-fixes.js"
+    /// The sample patches, in the order `make demo` releases them (one target, concatenated).
     static let scripts = ["total.js", "product-name.js", "gift-wrap.js", "deep-link.js"]
 
     /// `Samples/patches`, found from this file's place in the repository.
@@ -68,8 +70,10 @@ final class ShopFixture {
 
     let root: URL
     let served: URL
-    let key: SigningKey
-    let publicKeyFile: URL
+    var keys: [String: PatchFormat.SigningKey] = [:]
+    var repository: Repository
+    /// The root metadata the app ships with.
+    let rootFile: URL
     let server: PatchServer
 
     init(_ test: XCTestCase) throws {
@@ -78,50 +82,63 @@ final class ShopFixture {
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         let root = self.root
         test.addTeardownBlock { try? FileManager.default.removeItem(at: root) }
-        key = SigningKey.generate(id: "shop-release")
-        publicKeyFile = root.appendingPathComponent("shop-release.public-key.json")
-        try key.trustedKey.fileData().write(to: publicKeyFile)
+        for name in ["root-1", "root-2", "root-3", "targets", "snapshot", "timestamp", "staging", "production"] {
+            keys[name] = try PatchFormat.SigningKey.generate(.ed25519)
+        }
+        let initial = InitialKeys(root: [keys["root-1"]!, keys["root-2"]!, keys["root-3"]!], rootThreshold: 2,
+                                  targets: [keys["targets"]!], snapshot: keys["snapshot"]!, timestamp: keys["timestamp"]!,
+                                  channels: ["staging": keys["staging"]!, "production": keys["production"]!])
+        repository = try Repository.create(directory: root.appendingPathComponent("repo"),
+                                           settings: RepositorySettings(channels: ["staging", "production"]), keys: initial)
+        rootFile = root.appendingPathComponent("1.root.json")
+        try repository.roots[0].serialized().write(to: rootFile)
         server = PatchServer(directory: served, log: nil)
         try server.start()
         let server = self.server
         test.addTeardownBlock { server.stop(gracePeriod: 0.1) }
-        // A device takes no patch before it has a fresh revocation list: the server always has one.
-        try publishRevocations([], sequence: 1)
+        try publish()
     }
 
     var serverURL: String { server.baseURL?.absoluteString ?? "http://127.0.0.1:9/" }
+    var online: [PatchFormat.SigningKey] { [keys["snapshot"]!, keys["timestamp"]!] }
 
-    /// The sample patch (all four scripts by default), signed for the shop's 1.4 versions.
-    func signedPatch(id: String = "shop-fixes", version: Int = 1, scripts: [String] = ShopFixture.scripts,
-                     range: String = ShopFixture.range, key: SigningKey? = nil) throws -> SignedPatch {
-        let sources = try scripts.map { name in
-            (name: name, source: try String(contentsOf: Self.patchesDirectory.appendingPathComponent(name), encoding: .utf8))
-        }
-        return try PatchSigner(key: key ?? self.key).sign(
-            patchID: id, version: version, appID: Self.appID, appVersions: try AppVersionRange(parsing: range),
-            scripts: sources)
+    /// The sample scripts (all four by default), concatenated: one release's target.
+    static func script(_ scripts: [String] = ShopFixture.scripts) throws -> Data {
+        var text = ""
+        for name in scripts { text += try String(contentsOf: patchesDirectory.appendingPathComponent(name), encoding: .utf8) + "\n" }
+        return Data(text.utf8)
     }
 
-    /// Puts bytes on the server as the shop's patch file.
-    func publish(_ data: Data) throws {
-        try data.write(to: served.appendingPathComponent(Self.patchFile))
+    /// Releases the sample scripts to production as `name` and publishes.
+    func release(_ name: String = ShopFixture.release, scripts: [String] = ShopFixture.scripts, patchID: String = "shop-fixes",
+                 version: Int = 1, range: String = ShopFixture.range) throws {
+        try repository.release(name, content: try Self.script(scripts),
+                               release: PatchRelease(app: Self.appID, patchID: patchID, version: version, appVersions: range),
+                               channel: "production", keys: [keys["production"]!] + online)
+        try publish()
     }
 
-    func publish(_ patch: SignedPatch) throws { try publish(patch.fileData()) }
+    func revoke(_ name: String = ShopFixture.release) throws {
+        try repository.revoke(name, channel: "production", keys: [keys["production"]!] + online)
+        try publish()
+    }
 
-    /// Serves a signed revocation list naming `ids`.
-    func publishRevocations(_ ids: [String], sequence: Int) throws {
-        let list = RevocationList(sequence: sequence, issued: Date(), keyID: key.id,
-                                  entries: ids.map { RevocationList.Entry(patchID: $0) })
-        try PatchSigner(key: key).sign(list).fileData().write(to: served.appendingPathComponent("revocations.json"))
+    /// Writes the repository's static tree into the served folder.
+    func publish() throws { try repository.publish(to: served) }
+
+    /// The served files of a target (one per hash it is listed with).
+    func servedTargets(_ name: String = ShopFixture.release) throws -> [URL] {
+        let folder = served.appendingPathComponent("targets/production")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("." + name) }
+            .map { folder.appendingPathComponent($0) }
     }
 
     /// One launch of the shop as device `device` (its own state directory), against this fixture's
     /// server unless `online` is false; `extra` are more command-line options.
     func launch(device: String, online: Bool = true, trusting: Bool = true, extra: [String] = []) throws -> ShopRun {
         var arguments = ["--state-dir", root.appendingPathComponent("devices/\(device)").path, "--timeout", "5"]
-        if trusting { arguments += ["--public-key", publicKeyFile.path] }
-        if online { arguments += ["--server", serverURL, "--allow-http"] }
+        if trusting { arguments += ["--root", rootFile.path] }
+        if online { arguments += ["--repository", serverURL, "--allow-http"] }
         return try Self.runShop(arguments + extra)
     }
 
