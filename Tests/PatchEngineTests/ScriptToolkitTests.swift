@@ -136,6 +136,26 @@ final class ScriptToolkitTests: ToolkitTestCase {
         XCTAssertTrue(Router.canRouteURL(URL(string: "shoptest2://broken")!))
     }
 
+    /// C functions taking structs, with or without libffi: an NSRange (two integer registers),
+    /// an NSPoint (two floating-point registers), an NSRect (four; on x86-64 a copy on the stack).
+    func testCFunctionsTakeStructArguments() throws {
+        PatchEngine.allowedCFunctions = ["NSStringFromRange", "NSStringFromPoint", "NSStringFromRect"]
+        addTeardownBlock { PatchEngine.allowedCFunctions = [] }
+        let result = try apply("""
+        defineCFunction('NSStringFromRange', 'NSString *, NSRange');
+        defineCFunction('NSStringFromPoint', 'NSString *, NSPoint');
+        defineCFunction('NSStringFromRect', 'NSString *, NSRect');
+        [NSStringFromRange({location: 2, length: 3}).toJS(), NSStringFromPoint({x: 1.5, y: -2}).toJS(),
+         NSStringFromRect({origin: {x: 1, y: 2}, size: {width: 3.25, height: 4}}).toJS()]
+        """)
+        #if os(Linux)
+        let expected = #"["{location=2, length=3}", "{x = 1.5; y = -2}", "{x = 1; y = 2; width = 3.25; height = 4}"]"#  // GNUstep's forms
+        #else
+        let expected = #"["{2, 3}", "{1.5, -2}", "{{1, 2}, {3.25, 4}}"]"#
+        #endif
+        XCTAssertEqual(render(result), expected)
+    }
+
     func testCFunctionsNeedTheAppsPermission() throws {
         PatchEngine.allowedCFunctions = ["strlen", "pow"]
         addTeardownBlock { PatchEngine.allowedCFunctions = [] }
