@@ -317,6 +317,61 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertTrue(missing.err.contains("cannot read interface \(path("nope.json")): no such file"), missing.err)
     }
 
+    /// `patchctl convert` a method of the shop into a patch, `check` it against the shop's interface;
+    /// a file with code a patch can't run: its places on stderr, exit 1 unless --allow-partial.
+    func testConvertThenCheck() throws {
+        let shopKit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Samples/ShopKit")
+        let includes = ["-I", shopKit.path, "-I\(shopKit.path)/include"]
+        let converted = try patchctl(["convert", shopKit.appendingPathComponent("SKCart.m").path, "--method", "-[SKCart totalCents]",
+                                      "--method", "+[SKCart sampleCart]", "-o", path("fix.js")] + includes)
+        XCTAssertEqual(converted.status, 0, converted.err)
+        XCTAssertEqual(converted.err, "")
+        XCTAssertEqual(try String(contentsOfFile: path("fix.js"), encoding: .utf8), """
+            // Converted from SKCart.m by patchctl convert.
+            require('SKCatalog');
+            defineClass('SKCart', {
+              totalCents: function () {
+                return (self.discountedSubtotalCents() - self.discountCents()) + self.taxCents();
+              }
+            }, {
+              sampleCart: function () {
+                var cart = self.new();
+                cart.addProduct_quantity(SKCatalog.productWithSKU('MUG-01'), 2);
+                cart.addProduct_quantity(SKCatalog.productWithSKU('TEE-02'), 1);
+                cart.applyCoupon_percent('SPRING10', 10);
+                return cart;
+              }
+            });
+
+            """)
+        let headers = try FileManager.default.contentsOfDirectory(atPath: shopKit.path).filter { $0.hasSuffix(".h") }.sorted()
+            .map { shopKit.appendingPathComponent($0).path }
+        XCTAssertEqual(try patchctl(["interface"] + headers + includes + ["-o", path("shop.json")]).status, 0)
+        let checked = try patchctl(["check", path("fix.js"), "--interface", path("shop.json")])
+        XCTAssertEqual(checked.status, 0, checked.err)
+        XCTAssertEqual(checked.out, "1 script checked: 0 errors, 0 warnings\n")
+
+        let display = shopKit.appendingPathComponent("SKDisplay.m").path
+        let partial = try patchctl(["convert", display] + includes)
+        XCTAssertEqual(partial.status, 1)
+        let lines = partial.err.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "\(display):14:6: error: C function SKDisplayLines is static in the app: there is no symbol for the patch to call")
+        XCTAssertTrue(lines.contains("\(display):20:5: error: compiler builtin __builtin_va_start: variadic C arguments can't be read in a patch"), partial.err)
+        XCTAssertTrue(partial.err.contains("places not converted (marked in the script: it throws there)"), partial.err)
+        XCTAssertTrue(partial.out.contains("throw new Error('patchctl convert: not converted: C function SKDisplayLines is static"), partial.out)
+        let allowed = try patchctl(["convert", display, "--allow-partial"] + includes)
+        XCTAssertEqual(allowed.status, 0, allowed.err)
+        XCTAssertEqual(allowed.out, partial.out)
+
+        let unknown = try patchctl(["convert", display, "--method", "-[SKDisplay nothing]"] + includes)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.err.contains("not implemented in \(display): -[SKDisplay nothing]"), unknown.err)
+        let malformed = try patchctl(["convert", display, "--method", "SKDisplay show"] + includes)
+        XCTAssertNotEqual(malformed.status, 0)
+        XCTAssertTrue(malformed.err.contains("write it as '-[Class selector:]'"), malformed.err)
+    }
+
     func testRevokeCreatesAndExtendsASignedList() throws {
         try keygen()
         try keygen("other")

@@ -19,7 +19,7 @@ extension PatchCtl {
         @Argument(help: ArgumentHelp("The Objective-C file.", valueName: "FILE.m"))
         var file: String
 
-        @Option(name: .customLong("method"), help: ArgumentHelp("A method to convert, as '-[Class selector:]' or '+[Class selector]' (repeatable).", valueName: "METHOD"))
+        @Option(name: .customLong("method"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A method to convert, as '-[Class selector:]' or '+[Class selector]' (repeatable).", valueName: "METHOD"))
         var methods: [String] = []
 
         @Option(name: .customShort("I", allowingJoined: true), parsing: .singleValue, help: ArgumentHelp("Include directory (repeatable).", valueName: "DIR"))
