@@ -94,7 +94,7 @@ extension MethodConverter {
             return "require(String(\(operand(a)).toJS()))"
         case "MIN", "MAX":
             return "Math.\(name == "MIN" ? "min" : "max")(\(args.map { expr($0) }.joined(separator: ", ")))"
-        case "dispatch_async", "dispatch_sync", "dispatch_after", "dispatch_async_f", "dispatch_once":
+        case "dispatch_async", "dispatch_sync", "dispatch_after", "dispatch_once", "_dispatch_once":
             return dispatch(name, args, node)
         case "dispatch_get_main_queue", "dispatch_get_global_queue", "dispatch_time":
             return unconverted("\(name) outside dispatch_async/dispatch_sync/dispatch_after (the engine offers queues only through them)", node)
@@ -181,7 +181,7 @@ extension MethodConverter {
                 return unconverted("dispatch_after's time isn't dispatch_time(DISPATCH_TIME_NOW, …)", node)
             }
             return "dispatch_after(\(operand(when.inner[2])) / 1000000000, \(function(args[2])))"
-        case "dispatch_once":
+        case "dispatch_once", "_dispatch_once":
             // The token lives in the app; a patch runs its block once per script load.
             guard args.count == 2 else { return unconverted("dispatch_once of an unexpected shape", node) }
             temporaries += 1

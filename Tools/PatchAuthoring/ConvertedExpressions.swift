@@ -37,6 +37,9 @@ extension MethodConverter {
             return node.value == "true" || node.value == "1" || node.value == "__objc_yes" ? "true" : "false"
         case "GNUNullExpr", "CXXNullPtrLiteralExpr":
             return "null"
+        case "PredefinedExpr":
+            // __func__, __PRETTY_FUNCTION__ in a method: clang's spelling, "-[Class selector]".
+            return JSNames.string(method.description)
         case "StringLiteral":
             report("a C string literal becomes a JS string (the engine passes it where a char * is taken)", at: node, severity: .warning)
             return JSNames.string(CStringLiteral.decode(node.value ?? ""))
@@ -61,6 +64,9 @@ extension MethodConverter {
             return declRef(node)
         case "ObjCIvarRefExpr":
             guard let ivar = node.decl?.name else { return unconverted("instance variable without a name", node) }
+            if CTypes.isPointer(node.type), !CTypes.isObjectPointer(node.type) {
+                return unconverted("instance variable \(ivar) holds a C pointer (key-value coding can't read it; a patch has no C memory)", node)
+            }
             if CTypes.isStruct(node.canonicalType) {
                 report("struct instance variable \(ivar) is read through key-value coding (an NSValue on some platforms)", at: node, severity: .warning)
             }
@@ -388,6 +394,12 @@ extension MethodConverter {
             var written = value
             if (t.type ?? "").contains("__weak") { written = "__weak(\(value))" }
             return "\(expr(t)) = \(written)"
+        case "UnaryOperator" where t.opcode == "*":
+            // `*error = …` through an object out-parameter (`NSError **`): the engine's assignPointer.
+            guard let pointer = t.inner.first, let pointee = Self.pointee(pointer.type), CTypes.isObjectPointer(pointee) else {
+                return unconverted("assignment through a C pointer (a patch has no C memory)", node)
+            }
+            return "assignPointer(\(expr(pointer)), \(value))"
         case "MemberExpr":
             if t.isArrow { return unconverted("-> on a C pointer (a patch has no C memory)", node) }
             if let field = t.name, Self.rectParts[field] != nil, let base = t.inner.first, isRect(base.unwrapped.canonicalType) || isRect(base.type) {
@@ -400,6 +412,16 @@ extension MethodConverter {
         default:
             return unconverted("assignment to \(t.kind)", node)
         }
+    }
+
+    /// `NSError *__autoreleasing *` → `NSError *`.
+    static func pointee(_ type: String?) -> String? {
+        var t = CTypes.strip(type)
+        guard t.hasSuffix("*") else { return nil }
+        t.removeLast()
+        t = CTypes.strip(t.trimmingCharacters(in: .whitespaces))
+        for q in [" __autoreleasing", " __strong", " _Nullable", " _Nonnull", " __unsafe_unretained"] where t.hasSuffix(q) { t = String(t.dropLast(q.count)) }
+        return t.trimmingCharacters(in: .whitespaces)
     }
 
     mutating func compoundAssign(_ node: ClangNode) -> String {

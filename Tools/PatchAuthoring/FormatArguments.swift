@@ -139,6 +139,8 @@ extension MethodConverter {
             if n.kind == "ObjCMessageExpr", ["UTF8String", "cString", "cStringUsingEncoding:", "fileSystemRepresentation"].contains(n.selector ?? ""),
                n.receiverKind == "instance", let receiver = n.inner.first {
                 value = expr(receiver)
+            } else if n.kind == "PredefinedExpr" {
+                value = expr(n)
             } else if n.kind == "StringLiteral" {
                 value = JSNames.string(CStringLiteral.decode(n.value ?? ""))
             } else {

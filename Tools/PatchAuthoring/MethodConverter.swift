@@ -109,7 +109,11 @@ struct MethodConverter {
         case "ObjCAtThrowStmt":
             return [pad + unconvertedStatement("@throw: a patch can't raise an Objective-C exception", node)]
         case "ObjCAtSynchronizedStmt":
-            return [pad + unconvertedStatement("@synchronized has no equivalent in a patch", node)]
+            // JS runs on one thread at a time, but a native call inside the body lets other
+            // threads run: the body is converted without the lock, and the author is told.
+            report("@synchronized: the body runs without the lock (native calls inside it let other threads in)", at: node, severity: .warning)
+            guard let body = node.inner.last, body.kind == "CompoundStmt" else { return [pad + unconvertedStatement("@synchronized of an unexpected shape", node)] }
+            return braced(pad, body, depth: depth).enumerated().map { $0.offset == 0 ? pad + "{" : $0.element }
         case "GotoStmt", "IndirectGotoStmt":
             return [pad + unconvertedStatement("goto has no equivalent in JavaScript", node)]
         case "LabelStmt":

@@ -1,6 +1,7 @@
 // Converted from CCModern.m by patchctl convert.
-require('NSMutableArray, NSMutableDictionary, NSString');
+require('NSError, NSMutableArray, NSMutableDictionary, NSString');
 defineProtocol('CCModernConvertedMethods', {
+  check: { paramsType: 'NSError **', returnType: 'BOOL' },
   scaled_by_flag: { paramsType: 'NSInteger, CGFloat, BOOL', returnType: 'NSInteger' }
 });
 defineClass('CCModern <CCModernConvertedMethods>', {
@@ -25,7 +26,16 @@ defineClass('CCModern <CCModernConvertedMethods>', {
     a.setObject_atIndexedSubscript('z', 0);
     return NSString.stringWithFormat('%@%@', a.objectAtIndexedSubscript(0), d.objectForKeyedSubscript('key'));
   },
+  check: function (error) {
+    console.log(NSString.stringWithFormat('%@ checking %@', '-[CCModern check:]', self.status()).toJS());
+    if (error) {
+      assignPointer(error, NSError.errorWithDomain_code_userInfo('corpus', 2, null));
+    }
+    return false;
+  },
   scaled_by_flag: function (value, factor, flag) {
-    throw new Error('patchctl convert: not converted: @synchronized has no equivalent in a patch (NotCompiled/CCModern.m:55:5)');
+    {
+      return flag ? Math.trunc((value * factor)) : value;
+    }
   }
 });

@@ -50,6 +50,13 @@ void dispatch_after(dispatch_time_t when, dispatch_queue_t queue, void (^block)(
     return [NSString stringWithFormat:@"%@%@", a[0], d[@"key"]];
 }
 
+- (BOOL)check:(NSError **)error
+{
+    NSLog(@"%s checking %@", __PRETTY_FUNCTION__, self.status);
+    if (error) *error = [NSError errorWithDomain:@"corpus" code:2 userInfo:nil];
+    return NO;
+}
+
 - (NSInteger)scaled:(NSInteger)value by:(CGFloat)factor flag:(BOOL)flag
 {
     @synchronized (self) {
