@@ -106,6 +106,9 @@ public final class PatchClient {
             throw PatchClientError.storage("\(error)")
         }
         crashLoopGuard = CrashLoopGuard(directory: state, threshold: configuration.crashLoopThreshold)
+        if let problem = crashLoopGuard.loadProblem {
+            pendingEvents.append(.storageFailed(message: "crash-loop guard state unreadable, started empty: \(problem)"))
+        }
         for verdict in crashLoopGuard.verdicts {
             switch verdict {
             case let .disabled(id, launches): newlyDisabled[id] = launches
