@@ -119,7 +119,6 @@ let package = Package(
                 "PatchEngine",
                 "PatchDelivery",
                 "PatchServer",
-                "PatchPublishing",
                 "PatchUpdater",
                 "PatchFormat",
                 "PatchRepository",
@@ -158,6 +157,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The telemetry wire format devices send and the release service counts (no engine).
+        .target(name: "PatchTelemetry"),
         // The TUF client workflow (spec §5) over PatchFormat: trusted metadata, delegation
         // search, bounded downloads, atomic persistence.
         .target(
@@ -190,6 +191,7 @@ let package = Package(
             dependencies: [
                 "PatchEngine",
                 "PatchUpdater",
+                "PatchTelemetry",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -214,26 +216,19 @@ let package = Package(
             ],
             path: "Tools/PatchServer"
         ),
-        // What a publisher and the release service share: signed publisher requests, channel
-        // edits (release, promote, rollout, disable) and the static tree a CDN can serve.
-        .target(
-            name: "PatchPublishing",
-            dependencies: ["PatchDelivery", "PatchUpdater", .product(name: "Crypto", package: "swift-crypto")],
-            path: "Tools/PatchPublishing"
-        ),
-        // The release service: channels and releases over HTTP (Hummingbird 2), publisher
-        // authentication, telemetry intake, the status page; storage in SQLite or PostgreSQL.
+        // The release service (Hummingbird 2): hosts the app's TUF repository (uploads verified
+        // against the trusted root, online snapshot and timestamp keys), telemetry intake, the
+        // status page; storage in SQLite or PostgreSQL. No engine: the signed format only.
         .target(
             name: "PatchService",
             dependencies: [
-                "PatchDelivery", "PatchPublishing", "PatchFormat", "ServerDefences",
+                "PatchFormat", "PatchTelemetry", "ServerDefences",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/PatchService"
         ),
@@ -244,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchServiceTests",
-            dependencies: ["PatchService", "PatchPublishing", "PatchDelivery", "HTTPTestSupport", "patchserver",
+            dependencies: ["PatchService", "PatchDelivery", "HTTPTestSupport", "patchserver",
                            "PatchFormat", "PatchRepository", "PatchUpdater", "patchctl"]
         ),
         // What the servers' hardening tests share: raw sockets a test controls byte by byte

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import PatchFormat
 import PatchRepository
 import PatchService
@@ -8,15 +9,7 @@ import XCTest
 /// `patchctl repo` end to end against the release service: init with per-role expiry periods,
 /// a release with targeting attributes, `publish --to` the service, a device reading it.
 final class PatchctlPublishTests: XCTestCase {
-    static var patchctl: URL {
-        #if os(Linux)
-        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: runner).deletingLastPathComponent().appendingPathComponent("patchctl")
-        #else
-        let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }!
-        return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("patchctl")
-        #endif
-    }
+    static var patchctl: URL { productsDirectory.appendingPathComponent("patchctl") }
 
     private func patchctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let run = try await blocking { try runProgram([Self.patchctl.path] + arguments, timeout: 120) }
@@ -48,9 +41,9 @@ final class PatchctlPublishTests: XCTestCase {
 
         let store = try await SQLiteReleaseStore.open(path: dir.appendingPathComponent("releases.sqlite").path)
         let rootData = try Data(contentsOf: URL(fileURLWithPath: repo + "/record/root/1.root.json"))
-        var configuration = ReleaseService.Configuration(appID: "com.example.shop", releaseKeys: .init(keys: []), publisherKeys: .init(keys: []))
-        configuration.trustedRoot = rootData
-        configuration.onlineKeys = OnlineKeys(keys: try ["snapshot", "timestamp"].map { try KeyFile.read(URL(fileURLWithPath: repo + "/keys/\($0).key")) })
+        let configuration = ReleaseService.Configuration(
+            appID: "com.example.shop", trustedRoot: rootData,
+            onlineKeys: OnlineKeys(keys: try ["snapshot", "timestamp"].map { try KeyFile.read(URL(fileURLWithPath: repo + "/keys/\($0).key")) }))
         let service = try await RunningReleaseService.start(ReleaseService(store: store, configuration: configuration))
         do {
             run = try await patchctl(["repo", "publish", repo, "--to", service.baseURL.absoluteString, "--app", "com.example.shop"])

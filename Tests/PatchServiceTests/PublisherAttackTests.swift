@@ -35,7 +35,7 @@ final class PublisherAttackTests: XCTestCase {
             var state = try XCTUnwrap(loaded)
             let base = state.timestamp?.version
             state.delegated["staging"] = try HeldMetadata(forged)
-            let online = try f.service.configuration.onlineKeys!.sign(&state, newSnapshot: true, now: Date())
+            let online = try f.service.configuration.onlineKeys.sign(&state, newSnapshot: true, now: Date())
             let committed = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "staging", version: stripped.common.version,
                                                                                             data: try forged.serialized())] + online, basedOnTimestamp: base))
             XCTAssertTrue(committed)

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import PatchDelivery
-import PatchPublishing
+import PatchFormat
 import PatchService
 import XCTest
 #if canImport(Glibc)
@@ -14,9 +14,9 @@ import Glibc
 final class ReleaseServiceHardeningTests: XCTestCase {
     /// A service on a fresh SQLite store, with release 1 in production; stopped at teardown.
     func startService(_ adjust: (inout ReleaseService.Configuration) -> Void = { _ in }) async throws -> (RunningReleaseService, Publisher) {
-        let publisher = Publisher()
+        let publisher = try Publisher(self)
         let store = try await SQLiteReleaseStore.open(path: try temporaryDirectory(self).appendingPathComponent("releases.sqlite").path)
-        var configuration = publisher.configuration
+        var configuration = publisher.configuration()
         adjust(&configuration)
         let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: configuration))
         addTeardownBlock {
@@ -27,21 +27,23 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         return (running, publisher)
     }
 
+    static let timestampPath = "/apps/com.example.shop/metadata/timestamp.json"
+
     func send(_ port: Int, _ request: String) throws -> RawHTTPConnection {
         let connection = try RawHTTPConnection(port: UInt16(port))
         connection.send(request)
         return connection
     }
 
-    /// A device's fetch of the production channel, over a connection of its own.
+    /// A device's fetch of the timestamp (what every refresh starts with), over a connection of its own.
     func fetchChannel(_ port: Int) throws -> RawHTTPConnection.Response {
-        try send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(timeout: 15)
+        try send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse(timeout: 15)
     }
 
     // MARK: - Connections
 
-    /// Idle connections fill the cap four times over; a device still fetches the channel and a
-    /// publisher still uploads a revocation list: each takes the place of the longest-idle one.
+    /// Idle connections fill the cap four times over; a device still fetches the timestamp and a
+    /// publisher still uploads a release: each takes the place of the longest-idle one.
     func testIdleConnectionsAtTheCapLockOutNeitherDevicesNorPublishers() async throws {
         let (service, publisher) = try await startService { $0.limits.maxConnections = 16 }
         let port = service.port
@@ -51,13 +53,11 @@ final class ReleaseServiceHardeningTests: XCTestCase {
 
         let fetched = try await blocking { try self.fetchChannel(port) }
         XCTAssertEqual(fetched.status, 200)
-        XCTAssertNoThrow(try SignedReleaseChannel(fileData: fetched.body))
+        XCTAssertNoThrow(try Metadata<Timestamp>(data: fetched.body))
 
-        let list = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: "", entries: [.init(patchID: "bad")]))
-        let client = publisher.client(service.baseURL)
-        try await blocking { try client.putRevocationList(list.fileData()) }
-        let served = try await blocking { try self.send(port, "GET /revocations.json HTTP/1.1\r\nHost: x\r\n\r\n").readResponse() }
-        XCTAssertEqual(served.body, list.fileData())
+        try await publisher.release(2, to: "production", via: service.baseURL)
+        let served = try await blocking { try self.fetchChannel(port) }
+        XCTAssertEqual(try Metadata<Timestamp>(data: served.body).signed.common.version, 2, "the upload was taken in")
     }
 
     func testAnIdleConnectionIsClosedAfterTheIdleTimeout() async throws {
@@ -66,7 +66,7 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         try await blocking {
             let silent = try RawHTTPConnection(port: UInt16(port))
             XCTAssertTrue(silent.waitForClose(timeout: 3), "a connection that never sends is closed")
-            let keepAlive = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            let keepAlive = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\n\r\n")
             XCTAssertEqual(try keepAlive.readResponse().status, 200)
             let idleFrom = Date()
             XCTAssertTrue(keepAlive.waitForClose(timeout: 3), "a keep-alive connection is closed once idle")
@@ -129,8 +129,9 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         XCTAssertEqual(stats.refused, 2)
         XCTAssertEqual(stats.sent, 1)
         XCTAssertEqual(stats.queued, 0)
-        let status = try await blocking { try publisher.client(url).status() }
-        XCTAssertEqual(status.first?.releases.first { $0.releaseID == "fix-1" }?.applied, 1)
+        let status: [PatchService.ChannelStatus] = try await publisher.status(url)
+        let production = status.first { $0.channel == "production" }
+        XCTAssertEqual(production?.releases.first { $0.releaseID == "fix-1" }?.applied, 1)
     }
 
     // MARK: - Request heads
@@ -143,15 +144,15 @@ final class ReleaseServiceHardeningTests: XCTestCase {
             XCTAssertTrue(longLine.waitForClose(timeout: 3), "closed at once, not waiting for the rest")
             XCTAssertTrue(longLine.received.hasPrefix("HTTP/1.1 414 "), longLine.received)
 
-            let bigHeader = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "b", count: 9000) + "\r\n\r\n")
+            let bigHeader = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "b", count: 9000) + "\r\n\r\n")
             XCTAssertTrue(bigHeader.waitForClose(timeout: 3))
             XCTAssertTrue(bigHeader.received.hasPrefix("HTTP/1.1 431 "), bigHeader.received)
 
-            let many = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\n" + (0..<150).map { "X-H\($0): 1\r\n" }.joined() + "\r\n")
+            let many = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\n" + (0..<150).map { "X-H\($0): 1\r\n" }.joined() + "\r\n")
             XCTAssertTrue(many.waitForClose(timeout: 3))
             XCTAssertTrue(many.received.hasPrefix("HTTP/1.1 431 "), many.received)
 
-            let drip = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nX-Drip: ")
+            let drip = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nX-Drip: ")
             let started = Date()
             var closed = false
             for _ in 0..<40 where !closed {  // one byte every 100 ms, at most 4 s
@@ -162,7 +163,7 @@ final class ReleaseServiceHardeningTests: XCTestCase {
             XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
             XCTAssertTrue(drip.received.hasPrefix("HTTP/1.1 408 "), drip.received)
 
-            let fits = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "c", count: 7000) + "\r\n\r\n")
+            let fits = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "c", count: 7000) + "\r\n\r\n")
             XCTAssertEqual(try fits.readResponse().status, 200, "a head just under the limit is served")
         }
     }
@@ -175,8 +176,8 @@ final class ReleaseServiceHardeningTests: XCTestCase {
         let (service, _) = try await startService()
         let port = service.port
         try await blocking {
-            for (head, limit) in [("POST /telemetry", 256 << 10), ("POST /api/patches", 4 << 20),
-                                  ("PUT /api/channels/production", 1 << 20), ("GET /channels/production.json", 16 << 10)] {
+            for (head, limit) in [("POST /telemetry", 256 << 10), ("POST /apps/com.example.shop/upload", 32 << 20),
+                                  ("GET \(Self.timestampPath)", 16 << 10)] {
                 let connection = try self.send(port, "\(head) HTTP/1.1\r\nHost: x\r\nContent-Length: \(limit + 1)\r\n\r\n")
                 let response = try connection.readResponse(timeout: 3)
                 XCTAssertEqual(response.status, 413, head)
@@ -184,7 +185,7 @@ final class ReleaseServiceHardeningTests: XCTestCase {
                 XCTAssertTrue(connection.waitForClose(timeout: 3), head)
             }
             // Chunked, without a declared length: cut where it passes the limit.
-            let chunked = try self.send(port, "GET /channels/production.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunked = try self.send(port, "GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = String(repeating: "z", count: 4096)
             for _ in 0..<16 { chunked.send("1000\r\n\(chunk)\r\n") }  // 64 KB, four times the limit; no last chunk
             XCTAssertTrue(chunked.waitForClose(timeout: 3), "still open after 64 KB of body")
@@ -211,21 +212,17 @@ final class ReleaseServiceHardeningTests: XCTestCase {
 }
 
 /// The figure the issue asks for: `patchserver` in a process of its own under a 1,024-descriptor
-/// limit, 2,000 idle connections held open against it; a device fetches the channel and a
-/// publisher uploads a revocation list, each timed.
+/// limit, 2,000 idle connections held open against it; a device fetches the timestamp and a
+/// publisher uploads a release, each timed.
 final class ReleaseServiceLoadTests: XCTestCase {
     static var patchserver: URL { productsDirectory.appendingPathComponent("patchserver") }
 
-    /// `patchserver` on SQLite in `root`, trusting `publisher`'s keys.
+    /// `patchserver` on SQLite in `root`, hosting `publisher`'s repository (its root, the online keys).
     static func start(_ publisher: Publisher, root: URL, openFileLimit: Int?) throws -> ServerProcess {
-        let keys = root.appendingPathComponent("keys")
-        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
-        try publisher.releaseKey.trustedKey.fileData().write(to: keys.appendingPathComponent("release.json"))
-        try publisher.publisherKey.trustedKey.fileData().write(to: keys.appendingPathComponent("publisher.json"))
+        let files = try publisher.serviceFiles(in: root.appendingPathComponent("service"))
         return try ServerProcess(executable: patchserver, arguments: [
-            root.appendingPathComponent("db").path, "--app-id", publisher.appID,
-            "--release-key", keys.appendingPathComponent("release.json").path,
-            "--publisher-key", keys.appendingPathComponent("publisher.json").path, "--port", "0",
+            root.appendingPathComponent("db").path, "--app-id", publisher.appID, "--root", files.root,
+            "--online-key"] + files.onlineKeys + ["--port", "0",
         ], scratch: root, openFileLimit: openFileLimit)
     }
 
@@ -234,7 +231,7 @@ final class ReleaseServiceLoadTests: XCTestCase {
         guard IdleConnectionFlood.raiseOpenFileLimit(to: 2000 + 256) else {
             throw XCTSkip("this process may not open 2,256 descriptors (ulimit -Hn)")
         }
-        let publisher = Publisher()
+        let publisher = try Publisher(self)
         let root = try temporaryDirectory(self)
         let server = try Self.start(publisher, root: root, openFileLimit: 1024)
         defer { server.stop() }
@@ -251,21 +248,17 @@ final class ReleaseServiceLoadTests: XCTestCase {
         let (fetch, fetchSeconds) = try await blocking { () -> (RawHTTPConnection.Response, TimeInterval) in
             let started = Date()
             let connection = try RawHTTPConnection(port: port)
-            connection.send("GET /channels/production.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.send("GET /apps/com.example.shop/metadata/timestamp.json HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try connection.readResponse(timeout: 30)
             return (response, Date().timeIntervalSince(started))
         }
         XCTAssertEqual(fetch.status, 200, "the device's fetch; log:\n\(server.log.suffix(2000))")
 
-        let list = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: "", entries: [.init(patchID: "bad")]))
-        let client = publisher.client(base)
-        let uploadSeconds = try await blocking { () -> TimeInterval in
-            let started = Date()
-            try client.putRevocationList(list.fileData())
-            return Date().timeIntervalSince(started)
-        }
+        let uploadStarted = Date()
+        try await publisher.release(2, to: "production", via: base)
+        let uploadSeconds = Date().timeIntervalSince(uploadStarted)
         let cpuUsed = try XCTUnwrap(server.cpuSeconds) - cpuBefore
-        print("2000 idle connections, ulimit -n 1024: channel fetch \(String(format: "%.2f", fetchSeconds)) s, revocation upload \(String(format: "%.2f", uploadSeconds)) s, "
+        print("2000 idle connections, ulimit -n 1024: timestamp fetch \(String(format: "%.2f", fetchSeconds)) s, release upload \(String(format: "%.2f", uploadSeconds)) s, "
               + "\(flood.closedByServer) idle connections shed, \(server.openDescriptors) descriptors open, \(String(format: "%.2f", cpuUsed)) CPU s meanwhile")
         XCTAssertLessThan(fetchSeconds, 10)
         XCTAssertLessThan(uploadSeconds, 10)
@@ -276,7 +269,7 @@ final class ReleaseServiceLoadTests: XCTestCase {
     /// 10,000 telemetry requests for made-up channels and releases from one address: a burst is
     /// refused as unknown, the rest rate-limited, and the database doesn't grow by a byte.
     func testTenThousandJunkTelemetryRequestsStoreNothing() async throws {
-        let publisher = Publisher()
+        let publisher = try Publisher(self)
         let root = try temporaryDirectory(self)
         let server = try Self.start(publisher, root: root, openFileLimit: nil)
         defer { server.stop() }
@@ -301,7 +294,9 @@ final class ReleaseServiceLoadTests: XCTestCase {
         XCTAssertEqual(Set(statuses.keys), [422, 429])
         XCTAssertLessThanOrEqual(statuses[422] ?? 0, 30 + Int(seconds * 2) + 2, "a burst of 30, then two a second")
         XCTAssertEqual(after, before)
-        let status = try await blocking { try publisher.client(URL(string: "http://127.0.0.1:\(port)/")!).status() }
-        XCTAssertEqual(status.map(\.channel), ["production"])
+        let status: [PatchService.ChannelStatus] = try await publisher.status(URL(string: "http://127.0.0.1:\(port)/")!)
+        let releases = status.flatMap { $0.releases }
+        XCTAssertEqual(releases.map { $0.releaseID }, ["fix-1"])
+        XCTAssertEqual(releases.map { $0.applied }, [0])
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PatchDelivery
-import PatchPublishing
+import PatchFormat
 import PatchService
 import XCTest
 #if canImport(FoundationNetworking)
@@ -11,44 +11,7 @@ import FoundationNetworking
 /// same, and so does the service on top of it.
 enum ReleaseStoreContract {
     static func storage(_ store: ReleaseStore) async throws {
-        // Patches: idempotent, never replaced.
-        try await store.putPatch(path: "patches/a-1.json", data: Data("one".utf8), digest: "d1")
-        try await store.putPatch(path: "patches/a-1.json", data: Data("one".utf8), digest: "d1")
-        do {
-            try await store.putPatch(path: "patches/a-1.json", data: Data("two".utf8), digest: "d2")
-            XCTFail("other content under a taken path must be refused")
-        } catch is StoreConflict {}
-        let stored = try await store.patch(path: "patches/a-1.json")
-        XCTAssertEqual(stored, StoredFile(data: Data("one".utf8), digest: "d1"))
-        let missing = try await store.patch(path: "patches/none.json")
-        XCTAssertNil(missing)
-        let all = try await store.patches()
-        XCTAssertEqual(all, ["patches/a-1.json": Data("one".utf8)])
-
-        // Channels: only a higher sequence replaces the stored document.
-        func doc(_ n: Int) -> StoredChannel { StoredChannel(name: "production", sequence: n, digest: "c\(n)", data: Data("doc \(n)".utf8)) }
-        var ok = try await store.putChannel(doc(1)); XCTAssertTrue(ok)
-        ok = try await store.putChannel(doc(1)); XCTAssertFalse(ok, "same sequence")
-        ok = try await store.putChannel(doc(3)); XCTAssertTrue(ok)
-        ok = try await store.putChannel(doc(2)); XCTAssertFalse(ok, "lower sequence")
-        var current = try await store.channel("production")
-        XCTAssertEqual(current, doc(3))
-        // Racing writers: whatever the interleaving, the highest sequence ends up stored, and
-        // exactly the writers that raised the sequence report success.
-        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for n in 4...23 { group.addTask { try await store.putChannel(doc(n)) } }
-            var wins = 0
-            for try await won in group where won { wins += 1 }
-            return wins
-        }
-        XCTAssertGreaterThanOrEqual(results, 1)
-        current = try await store.channel("production")
-        XCTAssertEqual(current?.sequence, 23)
-        ok = try await store.putChannel(StoredChannel(name: "staging", sequence: 1, digest: "s", data: Data()))
-        XCTAssertTrue(ok)
-        let names = try await store.channels().map(\.name)
-        XCTAssertEqual(names, ["production", "staging"])
-
+        var ok: Bool
         // TUF metadata: a commit lands only on the timestamp it was made from; all or nothing.
         func row(_ role: String, _ version: Int64) -> StoredMetadata { StoredMetadata(role: role, version: version, data: Data("\(role) \(version)".utf8)) }
         ok = try await store.commit(RepositoryCommit(metadata: [row("root", 1)], basedOnTimestamp: nil))
@@ -72,12 +35,6 @@ enum ReleaseStoreContract {
         }
         XCTAssertEqual(racing, 1, "of commits made from one timestamp exactly one lands")
 
-        // Nonces: once only; old ones may be forgotten.
-        var fresh = try await store.useNonce("nonce-000000000001", keyID: "p", timestamp: 1000, forgetBefore: 0)
-        XCTAssertTrue(fresh)
-        fresh = try await store.useNonce("nonce-000000000001", keyID: "p", timestamp: 1000, forgetBefore: 0)
-        XCTAssertFalse(fresh, "a replayed nonce")
-
         // Telemetry adds up.
         try await store.addTelemetry([TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 2)])
         try await store.addTelemetry([TelemetryCount(channel: "production", releaseID: "fix-1", kind: "applied", hour: 3600, count: 3),
@@ -98,10 +55,11 @@ enum ReleaseStoreContract {
                                 TelemetryCount(channel: "production", releaseID: "fix-1", kind: "failed", hour: 7200, count: 1)])
     }
 
-    /// The service on `store`: publisher operations, refusals, files with ETags, telemetry, a device.
+    /// The service on `store`: metadata with ETags, telemetry from a device's reporter counted in
+    /// the status, refusals that store nothing, body limits.
     static func service(_ store: ReleaseStore, _ test: XCTestCase) async throws {
-        let publisher = Publisher()
-        let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: publisher.configuration))
+        let publisher = try Publisher(test)
+        let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: publisher.configuration()))
         do {
             try await exercise(running.baseURL, publisher, test)
         } catch {
@@ -112,106 +70,52 @@ enum ReleaseStoreContract {
     }
 
     private static func exercise(_ url: URL, _ publisher: Publisher, _ test: XCTestCase) async throws {
-        let client = publisher.client(url)
         try await publisher.release(1, to: "production", via: url)
-        let v2 = try await publisher.release(2, to: "production", rollout: 1000, via: url)
+        try await publisher.release(2, to: "production", rollout: 1000, via: url)
+        try publisher.repository.updateRelease("fix-2", channel: "production", keys: publisher.channelKeys("production")) { $0.rollout = 5000 }
+        try await publisher.upload(to: url)
 
-        // Public files, with ETags and 304.
-        let (status, body) = try await blocking { try client.request("GET", "/channels/production.json", body: Data(), signed: false) }
-        XCTAssertEqual(status, 200)
-        let signed = try SignedReleaseChannel(fileData: body)
-        XCTAssertEqual(signed.channel.sequence, 2)
-        XCTAssertEqual(signed.channel.releases.map(\.releaseID), ["fix-1", "fix-2"])
-        let notModified = try await blocking { () -> Int in
-            var request = URLRequest(url: url.appendingPathComponent("channels/production.json"))
-            request.setValue("\"\(signed.digest)\"", forHTTPHeaderField: "If-None-Match")
-            return try PublisherClientProbe.status(request)
-        }
+        // Metadata with ETags and 304; versioned files immutable, the timestamp never cached.
+        let app = url.appendingPathComponent("apps/\(publisher.appID)")
+        let (timestampStatus, timestampHeaders, _) = try await blocking { try HTTPProbe.get(app.appendingPathComponent("metadata/timestamp.json")) }
+        XCTAssertEqual(timestampStatus, 200)
+        XCTAssertEqual(timestampHeaders["Cache-Control"], "no-cache")
+        let etag = try XCTUnwrap(timestampHeaders["Etag"] ?? timestampHeaders["ETag"])
+        let (notModified, _, _) = try await blocking { try HTTPProbe.get(app.appendingPathComponent("metadata/timestamp.json"), headers: ["If-None-Match": etag]) }
         XCTAssertEqual(notModified, 304)
+        let (rootStatus, rootHeaders, rootBody) = try await blocking { try HTTPProbe.get(app.appendingPathComponent("metadata/1.root.json")) }
+        XCTAssertEqual(rootStatus, 200)
+        XCTAssertEqual(rootBody, publisher.rootData)
+        XCTAssertEqual(rootHeaders["Cache-Control"], "public, max-age=31536000, immutable")
+        for missing in ["metadata/2.root.json", "metadata/x.json", "metadata/1.timestamp.json", "metadata/1.%2E%2E.json", "targets/production/0000.fix-1",
+                        "targets/production/\(String(repeating: "0", count: 64)).fix-1"] {
+            let (status, _, _) = try await blocking { try HTTPProbe.get(app.appendingPathComponent(missing)) }
+            XCTAssertEqual(status, 404, missing)
+        }
+        let (otherApp, _, _) = try await blocking { try HTTPProbe.get(url.appendingPathComponent("apps/com.example.other/metadata/timestamp.json")) }
+        XCTAssertEqual(otherApp, 404, "an app the service doesn't host")
 
-        // Refusals: unsigned, replayed, stale, tampered, not newer, unknown patch, untrusted release key.
-        let document = try PatchSigner(key: publisher.releaseKey).sign(
-            try ChannelEdit.rollout(releaseID: "fix-2", rollout: 5000).apply(to: signed.channel, appID: publisher.appID, channel: "production", now: Date()))
-        let put = document.fileData()
-        let unsigned = try await blocking { try client.request("PUT", "/api/channels/production", body: put, signed: false).0 }
-        XCTAssertEqual(unsigned, 401)
-        let headers = try PublisherSignature.headers(method: "PUT", path: "/api/channels/production", body: put, key: publisher.publisherKey)
-        let answer1 = try await blocking { try PublisherClientProbe.send("PUT", url, "/api/channels/production", put, headers) }
-        XCTAssertEqual(answer1, 200)
-        let answer2 = try await blocking { try PublisherClientProbe.send("PUT", url, "/api/channels/production", put, headers) }
-        XCTAssertEqual(answer2, 409, "replayed request")
-        let stale = try PublisherSignature.headers(method: "PUT", path: "/api/channels/production", body: put, key: publisher.publisherKey,
-                                                   now: Date().addingTimeInterval(-3600))
-        let answer3 = try await blocking { try PublisherClientProbe.send("PUT", url, "/api/channels/production", put, stale) }
-        XCTAssertEqual(answer3, 401, "stale timestamp")
-        let tampered = try PublisherSignature.headers(method: "PUT", path: "/api/channels/production", body: Data("x".utf8), key: publisher.publisherKey)
-        let answer4 = try await blocking { try PublisherClientProbe.send("PUT", url, "/api/channels/production", put, tampered) }
-        XCTAssertEqual(answer4, 401, "body not the signed one")
-        let stranger = SigningKey.generate(id: "publisher-1")
-        let forged = try PublisherSignature.headers(method: "PUT", path: "/api/channels/production", body: put, key: stranger)
-        let answer5 = try await blocking { try PublisherClientProbe.send("PUT", url, "/api/channels/production", put, forged) }
-        XCTAssertEqual(answer5, 401, "same key id, other key")
-        do {
-            try await blocking { try client.putChannel(document) }
-            XCTFail("the same sequence again must be refused")
-        } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 409) }
-        var unknownPatch = document.channel
-        unknownPatch.sequence += 1
-        unknownPatch.releases.append(.init(releaseID: "ghost", patchID: "shop-fixes", version: 9, digest: String(repeating: "0", count: 64), file: "patches/ghost.json"))
-        let ghost = try PatchSigner(key: publisher.releaseKey).sign(unknownPatch)
-        do {
-            try await blocking { try client.putChannel(ghost) }
-            XCTFail("a release naming a patch the service doesn't hold must be refused")
-        } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 422) }
-        var otherKey = document.channel
-        otherKey.sequence += 1
-        let untrusted = try PatchSigner(key: SigningKey.generate(id: "release-1")).sign(otherKey)
-        do {
-            try await blocking { try client.putChannel(untrusted) }
-            XCTFail("a document the release key didn't sign must be refused")
-        } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 422) }
-
-        // The revocation list: uploaded by the publisher, served to devices, never rolled back.
-        let list2 = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 2, issued: Date(), keyID: "", entries: [.init(patchID: "old-experiment")]))
-        let list1 = try PatchSigner(key: publisher.releaseKey).sign(RevocationList(sequence: 1, issued: Date(), keyID: ""))
-        try await blocking { try client.putRevocationList(list2.fileData()) }
-        do {
-            try await blocking { try client.putRevocationList(list1.fileData()) }
-            XCTFail("an older revocation list must be refused")
-        } catch let failure as PublisherClient.Failure { XCTAssertEqual(failure.status, 409) }
-        let served = try await blocking { try client.revocationList() }
-        XCTAssertEqual(served, list2.fileData())
-
-        // A device following production over the service (revocation list included); its telemetry shows up in the status.
-        let device = DeviceProfile(deviceID: (0...).lazy.map { "dev-\($0)" }.first { RolloutBucket.bucket(deviceID: $0, releaseID: v2.releaseID) < 5000 }!)
-        let root = try temporaryDirectory(test)
-        let events: [ReleaseEvent] = try await blocking {
-            var config = ReleaseLoader.Configuration(baseURL: url, appID: publisher.appID, appVersion: "1.4.0", channel: "production",
-                                                     device: device, trustStore: TrustStore(keys: [publisher.releaseKey.trustedKey]),
-                                                     stateDirectory: root.appendingPathComponent("device"))
-            config.allowsInsecureHTTP = true
-            config.retryPolicy = RetryPolicy(maxAttempts: 1)
+        // A device's telemetry reporter: its events show up in the status, by release name.
+        let delivered: Bool = try await blocking {
             var telemetry = TelemetryReporter.Configuration(collectorURL: url.appendingPathComponent("telemetry"), appID: publisher.appID,
                                                             appVersion: "1.4.0", channel: "production", directory: nil)
             telemetry.allowsInsecureHTTP = true
             let reporter = try TelemetryReporter(configuration: telemetry)
-            let loader = try ReleaseLoader(configuration: config, applier: DeviceApplier(), telemetry: reporter)
-            let events = loader.update()
-            XCTAssertTrue(reporter.flush(timeout: 15))
-            return events
+            reporter.record(TelemetryEvent(kind: .applied, releaseID: "fix-2", patchID: "shop-fixes", version: 2, bucket: 1, time: Date()))
+            return reporter.flush(timeout: 15)
         }
-        XCTAssertTrue(events.contains { if case .applied("fix-2", _, _, .network) = $0 { return true } else { return false } }, "\(events)")
-        XCTAssertTrue(events.contains(.revocationListUpdated(sequence: 2)), "\(events)")
-        let report = try await blocking { try client.status() }
+        XCTAssertTrue(delivered)
+        let report = try await publisher.status(url)
         let production = try XCTUnwrap(report.first { $0.channel == "production" })
+        XCTAssertEqual(production.releases.map(\.releaseID), ["fix-1", "fix-2"])
         XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.applied, 1)
-        XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.rollout, 5000)
+        XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.rollout, 5000, "read from the channel role's custom metadata")
+        XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.version, 2)
+        XCTAssertEqual(production.releases.first { $0.releaseID == "fix-2" }?.state, "enabled")
 
         // Telemetry that names what the service doesn't host is refused with a reason and stores nothing.
         func refusal(_ batch: TelemetryBatch) async throws -> (Int, String?) {
-            let body = try JSONEncoder().encode(batch)
-            let (status, answer) = try await blocking { try client.request("POST", "/telemetry", body: body, signed: false) }
-            return (status, (try? JSONDecoder().decode([String: String].self, from: answer))?["reason"])
+            try await post(url, "telemetry", try JSONEncoder().encode(batch))
         }
         let event = TelemetryEvent(kind: .applied, releaseID: "fix-2", patchID: "shop-fixes", version: 2, bucket: 1, time: Date())
         var made = event
@@ -219,6 +123,7 @@ enum ReleaseStoreContract {
         let junk: [(TelemetryBatch, Int, String)] = [
             (TelemetryBatch(appID: "com.example.other", appVersion: "1", channel: "production", dropped: 0, events: [event]), 422, "wrong-app"),
             (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "made-up", dropped: 0, events: [event]), 422, "unknown-channel"),
+            (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "targets", dropped: 0, events: [event]), 422, "unknown-channel"),
             (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "production", dropped: 0, events: [event, made]), 422, "unknown-release"),
             (TelemetryBatch(appID: publisher.appID, appVersion: "1", channel: "production", dropped: 0, events: Array(repeating: event, count: 1001)), 422, "too-many-events"),
         ]
@@ -227,50 +132,46 @@ enum ReleaseStoreContract {
             XCTAssertEqual(got, status, reason)
             XCTAssertEqual(gotReason, reason)
         }
-        let notJSON = try await blocking { try client.request("POST", "/telemetry", body: Data("{".utf8), signed: false) }
-        XCTAssertEqual(notJSON.0, 400)
-        XCTAssertEqual((try? JSONDecoder().decode([String: String].self, from: notJSON.1))?["reason"], "malformed")
-        let after = try await blocking { try client.status() }
+        let notJSON = try await post(url, "telemetry", Data("{".utf8))
+        XCTAssertEqual(notJSON.status, 400)
+        XCTAssertEqual(notJSON.reason, "malformed")
+        let after = try await publisher.status(url)
         XCTAssertEqual(after, report, "nothing refused was counted")
 
         // Limits: an oversized telemetry body is refused without being stored.
-        let huge = Data(repeating: UInt8(ascii: " "), count: 300 << 10)
-        let tooLarge = try await blocking { try client.request("POST", "/telemetry", body: huge, signed: false).0 }
-        XCTAssertEqual(tooLarge, 413)
+        let tooLarge = try await post(url, "telemetry", Data(repeating: UInt8(ascii: " "), count: 300 << 10))
+        XCTAssertEqual(tooLarge.status, 413)
     }
 }
 
-/// Plain requests with chosen headers (what an attacker would send).
-enum PublisherClientProbe {
-    static func send(_ method: String, _ base: URL, _ path: String, _ body: Data, _ headers: [String: String]) throws -> Int {
-        var request = URLRequest(url: URL(string: path, relativeTo: base)!.absoluteURL, timeoutInterval: 15)
-        request.httpMethod = method
-        request.httpBody = body
+/// Plain GETs with chosen headers (what a device or an attacker would send).
+enum HTTPProbe {
+    static func get(_ url: URL, headers: [String: String] = [:]) throws -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: url, timeoutInterval: 15)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try status(request)
-    }
-
-    static func status(_ request: URLRequest) throws -> Int {
         let done = DispatchSemaphore(value: 0)
-        let box = StatusBox()
-        let task = URLSession.shared.dataTask(with: request) { _, response, error in
-            box.set((response as? HTTPURLResponse)?.statusCode, error)
+        let box = Box()
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            box.set(response as? HTTPURLResponse, data, error)
             done.signal()
         }
         task.resume()
-        guard done.wait(timeout: .now() + 20) == .success else { task.cancel(); throw PublisherClient.Failure(status: 0, description: "timeout") }
+        guard done.wait(timeout: .now() + 20) == .success else { task.cancel(); throw URLError(.timedOut) }
         return try box.get()
     }
 
-    final class StatusBox: @unchecked Sendable {
+    final class Box: @unchecked Sendable {
         private let lock = NSLock()
-        private var status: Int?
+        private var response: HTTPURLResponse?
+        private var data: Data?
         private var error: Error?
-        func set(_ s: Int?, _ e: Error?) { lock.withLock { status = s; error = e } }
-        func get() throws -> Int {
+        func set(_ r: HTTPURLResponse?, _ d: Data?, _ e: Error?) { lock.withLock { response = r; data = d; error = e } }
+        func get() throws -> (status: Int, headers: [String: String], body: Data) {
             try lock.withLock {
-                if let status { return status }
-                throw error ?? PublisherClient.Failure(status: 0, description: "no response")
+                guard let response else { throw error ?? URLError(.badServerResponse) }
+                var headers: [String: String] = [:]
+                for (k, v) in response.allHeaderFields { if let k = k as? String, let v = v as? String { headers[k] = v } }
+                return (response.statusCode, headers, data ?? Data())
             }
         }
     }

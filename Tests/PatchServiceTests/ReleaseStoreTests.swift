@@ -1,6 +1,5 @@
 import Foundation
-import PatchDelivery
-import PatchPublishing
+import PatchRepository
 import PatchService
 import XCTest
 
@@ -40,41 +39,48 @@ final class PostgresReleaseStoreTests: XCTestCase {
     }
 
     /// Two service instances, each with its own connection pool, on one database: what one takes
-    /// in, the other serves; a request replayed to the other instance is refused; of two racing
-    /// channel updates with the same sequence, one wins.
+    /// in, the other serves to a device; of two different uploads of the same next version sent to
+    /// the two instances at once, exactly one is accepted; both instances re-signing the
+    /// timestamp at once leave one new version.
     func testTwoInstancesShareOneDatabase() async throws {
         let postgres = try PostgresInstance(self)
-        let publisher = Publisher()
+        let publisher = try Publisher(self)
         let storeA = try await postgres.open(), storeB = try await postgres.open()
-        let a = try await RunningReleaseService.start(ReleaseService(store: storeA, configuration: publisher.configuration))
-        let b = try await RunningReleaseService.start(ReleaseService(store: storeB, configuration: publisher.configuration))
+        let a = try await RunningReleaseService.start(ReleaseService(store: storeA, configuration: publisher.configuration()))
+        let b = try await RunningReleaseService.start(ReleaseService(store: storeB, configuration: publisher.configuration()))
         do {
             try await publisher.release(1, to: "production", via: a.baseURL)
-            let fromB = try await blocking { try publisher.client(b.baseURL).channel("production") }
-            XCTAssertEqual(fromB?.channel.releases.map(\.releaseID), ["fix-1"], "B serves what A took in")
+            let statusB = try await publisher.status(b.baseURL)
+            XCTAssertEqual(statusB.first { $0.channel == "production" }?.releases.map(\.releaseID), ["fix-1"], "B serves what A took in")
 
-            let next = try PatchSigner(key: publisher.releaseKey).sign(
-                try ChannelEdit.rollout(releaseID: "fix-1", rollout: 500).apply(to: fromB?.channel, appID: publisher.appID, channel: "production", now: Date()))
-            let body = next.fileData()
-            let headers = try PublisherSignature.headers(method: "PUT", path: "/api/channels/production", body: body, key: publisher.publisherKey)
-            let answer6 = try await blocking { try PublisherClientProbe.send("PUT", a.baseURL, "/api/channels/production", body, headers) }
-            XCTAssertEqual(answer6, 200)
-            let answer7 = try await blocking { try PublisherClientProbe.send("PUT", b.baseURL, "/api/channels/production", body, headers) }
-            XCTAssertEqual(answer7, 409,
-                           "the nonce is spent on every instance")
+            // Two key holders edit copies of the record to the same next version, differently.
+            let copy = publisher.directory.appendingPathComponent("copy")
+            try FileManager.default.copyItem(at: publisher.repository.directory, to: copy)
+            var other = try Repository(directory: copy)
+            try publisher.repository.updateRelease("fix-1", channel: "production", keys: publisher.channelKeys("production")) { $0.rollout = 1000 }
+            try other.updateRelease("fix-1", channel: "production", keys: publisher.channelKeys("production")) { $0.enabled = false }
+            let first = try publisher.repository.uploadContent().encoded(), second = try other.uploadContent().encoded()
+            let appA = a.baseURL.appendingPathComponent("apps/\(publisher.appID)"), appB = b.baseURL.appendingPathComponent("apps/\(publisher.appID)")
+            async let r1 = post(appA, "upload", first)
+            async let r2 = post(appB, "upload", second)
+            let (answer1, answer2) = try await (r1, r2)
+            XCTAssertEqual([answer1.status, answer2.status].filter { $0 == 200 }.count, 1, "exactly one of two racing uploads wins (\(answer1), \(answer2))")
+            let loser = answer1.status == 200 ? answer2 : answer1
+            XCTAssertTrue(["fork", "conflict"].contains(loser.reason ?? ""), "\(loser)")
+            let final = try await publisher.status(a.baseURL).first { $0.channel == "production" }?.releases.first
+            XCTAssertEqual(final?.state, answer1.status == 200 ? "enabled" : "disabled")
 
-            // Two different documents with the same next sequence, one to each instance at once.
-            let current = try await storeA.channel("production")
-            let base = try SignedReleaseChannel(fileData: try XCTUnwrap(current).data).channel
-            let d1 = try PatchSigner(key: publisher.releaseKey).sign(try ChannelEdit.rollout(releaseID: "fix-1", rollout: 1000).apply(to: base, appID: publisher.appID, channel: "production", now: Date()))
-            let d2 = try PatchSigner(key: publisher.releaseKey).sign(try ChannelEdit.disable(releaseID: "fix-1").apply(to: base, appID: publisher.appID, channel: "production", now: Date()))
-            let clientA = publisher.client(a.baseURL), clientB = publisher.client(b.baseURL)
-            async let r1: Bool = blocking { (try? clientA.putChannel(d1)) != nil }
-            async let r2: Bool = blocking { (try? clientB.putChannel(d2)) != nil }
-            let (won1, won2) = try await (r1, r2)
-            XCTAssertTrue(won1 != won2, "exactly one of two racing updates wins (\(won1), \(won2))")
-            let final = try await storeB.channel("production")
-            XCTAssertEqual(final?.digest, won1 ? d1.digest : d2.digest)
+            // Both instances renew at once: one commit lands.
+            let before = try await storeA.latestMetadata(role: "timestamp")?.version
+            var later = publisher.configuration()
+            later.now = { Date().addingTimeInterval(20 * 3600) }
+            let serviceA = ReleaseService(store: storeA, configuration: later), serviceB = ReleaseService(store: storeB, configuration: later)
+            async let renewedA = serviceA.renewOnlineMetadata()
+            async let renewedB = serviceB.renewOnlineMetadata()
+            let (wonA, wonB) = try await (renewedA, renewedB)
+            XCTAssertTrue(wonA != wonB, "one instance re-signs, the other finds it done (\(wonA), \(wonB))")
+            let after = try await storeB.latestMetadata(role: "timestamp")?.version
+            XCTAssertEqual(after, before.map { $0 + 1 })
         } catch {
             await a.stop(); await b.stop()
             try? await storeA.close(); try? await storeB.close()

@@ -222,7 +222,7 @@ final class RepositoryHostingTests: XCTestCase {
             var state = try XCTUnwrap(loaded)
             let base = state.timestamp?.version
             state.delegated["production"] = try HeldMetadata(metadata)
-            let signed = try f.service.configuration.onlineKeys!.sign(&state, newSnapshot: true, now: Date())
+            let signed = try f.service.configuration.onlineKeys.sign(&state, newSnapshot: true, now: Date())
             let committed = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "production", version: forged.common.version,
                                                                                             data: try metadata.serialized())] + signed,
                                                                     targetFiles: [HashCheck.digest("sha256", of: evil)!: evil], basedOnTimestamp: base))

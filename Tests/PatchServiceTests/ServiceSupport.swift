@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTestSupport
-import PatchDelivery
-import PatchPublishing
+import PatchFormat
+import PatchRepository
 import PatchService
+import PatchUpdater
 import XCTest
 
 /// Runs blocking work (URLSession-based clients, the device loader) on its own thread, so the
@@ -82,52 +83,73 @@ final class PostgresInstance {
     struct Failure: Error, CustomStringConvertible { var text: String; var description: String { text } }
 }
 
-/// Keys and signed content for one app: a release key (signs patches and channels) and a
-/// publisher key (signs requests), apart as in production.
-struct Publisher {
+/// A publisher with its own TUF repository record (offline root, targets and channel keys) and
+/// the configuration of a release service hosting it (the online snapshot and timestamp keys).
+final class Publisher: @unchecked Sendable {
     let appID = "com.example.shop"
-    let releaseKey = SigningKey.generate(id: "release-1")
-    let publisherKey = SigningKey.generate(id: "publisher-1")
+    let directory: URL
+    var keys: [String: PatchFormat.SigningKey] = [:]
+    var repository: Repository
 
-    var configuration: ReleaseService.Configuration {
-        ReleaseService.Configuration(appID: appID, releaseKeys: TrustStore(keys: [releaseKey.trustedKey]),
-                                     publisherKeys: TrustStore(keys: [publisherKey.trustedKey]))
-    }
-
-    /// One creation time for every patch the tests sign: signing version 2 again (for a second
-    /// channel) must give the same file, or the service rightly refuses it under the same path.
-    static let created = Date()
-
-    func patch(_ version: Int, id: String = "shop-fixes") throws -> SignedPatch {
-        try PatchSigner(key: releaseKey).sign(patchID: id, version: version, appID: appID, created: Self.created,
-                                              scripts: [("fix.js", "// \(id) v\(version)\nvar fixed = \(version);\n")])
-    }
-
-    func client(_ url: URL) -> PublisherClient {
-        let c = PublisherClient(baseURL: url, publisherKey: publisherKey)
-        c.timeout = 15
-        return c
-    }
-
-    /// Uploads patch `version` and adds it as release `fix-<version>` to `channel` at `rollout`.
-    @discardableResult
-    func release(_ version: Int, to channel: String, rollout: Int = ReleaseChannel.fullRollout, via url: URL) async throws -> ReleaseChannel.Release {
-        let patch = try self.patch(version)
-        let client = self.client(url)
-        let releaseKey = self.releaseKey, appID = self.appID
-        return try await blocking {
-            let uploaded = try client.uploadPatch(patch.fileData())
-            let release = ReleaseChannel.Release(releaseID: "fix-\(version)", patchID: patch.manifest.patchID, version: version,
-                                                 digest: uploaded.digest, file: uploaded.path, rollout: rollout)
-            try client.edit(channel: channel, appID: appID, .release(release), releaseKey: releaseKey)
-            return release
+    init(_ test: XCTestCase) throws {
+        directory = try temporaryDirectory(test)
+        for name in ["root-1", "root-2", "root-3", "targets", "snapshot", "timestamp", "staging", "production"] {
+            keys[name] = try PatchFormat.SigningKey.generate(.ed25519)
         }
+        let initial = InitialKeys(root: [keys["root-1"]!, keys["root-2"]!, keys["root-3"]!], rootThreshold: 2,
+                                  targets: [keys["targets"]!], snapshot: keys["snapshot"]!, timestamp: keys["timestamp"]!,
+                                  channels: ["staging": keys["staging"]!, "production": keys["production"]!])
+        repository = try Repository.create(directory: directory.appendingPathComponent("publisher"),
+                                           settings: RepositorySettings(channels: ["staging", "production"]), keys: initial)
+    }
+
+    var online: [PatchFormat.SigningKey] { [keys["snapshot"]!, keys["timestamp"]!] }
+    /// Keys a channel edit is signed with (the record also re-signs its own snapshot and timestamp).
+    func channelKeys(_ channel: String) -> [PatchFormat.SigningKey] { [keys[channel]!] + online }
+
+    var rootData: Data { try! repository.roots[0].serialized() }
+
+    /// A service configuration hosting this repository.
+    func configuration(timestampExpiry: TimeInterval = 86_400) -> ReleaseService.Configuration {
+        ReleaseService.Configuration(appID: appID, trustedRoot: rootData, onlineKeys: OnlineKeys(keys: online, timestampExpiry: timestampExpiry))
+    }
+
+    static func script(_ version: Int) -> Data { Data("// shop-fixes v\(version)\nvar fixed = \(version);\n".utf8) }
+
+    /// Releases patch `version` as `fix-<version>` on `channel` at `rollout` (hundredths of a
+    /// percent) and uploads the record to the service at `url`.
+    func release(_ version: Int, to channel: String, rollout: Int = PatchRelease.maxRollout, via url: URL) async throws {
+        try repository.release("fix-\(version)", content: Self.script(version),
+                               release: PatchRelease(app: appID, patchID: "shop-fixes", version: version, rollout: rollout),
+                               channel: channel, keys: channelKeys(channel))
+        try await upload(to: url)
+    }
+
+    @discardableResult
+    func upload(to url: URL) async throws -> String { try await repository.upload(to: url, app: appID, timeout: 30) }
+
+    /// The service's `/api/status`.
+    func status(_ url: URL) async throws -> [PatchService.ChannelStatus] {
+        let data = try await HTTPTransport.shared.fetch(url.appendingPathComponent("api/status"), maxLength: 1 << 20, deadline: Date().addingTimeInterval(30))
+        return try JSONDecoder().decode([PatchService.ChannelStatus].self, from: data)
+    }
+
+    /// Writes the files `patchserver` starts from: the trusted root and the online key files.
+    func serviceFiles(in directory: URL) throws -> (root: String, onlineKeys: [String]) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let root = directory.appendingPathComponent("1.root.json")
+        try rootData.write(to: root)
+        let keyFiles = try ["snapshot", "timestamp"].map { name -> String in
+            let file = directory.appendingPathComponent("\(name).key")
+            try KeyFile.write(keys[name]!, to: file)
+            return file.path
+        }
+        return (root.path, keyFiles)
     }
 }
 
-/// Records scripts like the engine would (the device side of these tests).
-final class DeviceApplier: PatchApplying, @unchecked Sendable {
-    private(set) var live: [String] = []
-    func apply(script: String, name: String, bundle: [String: String]) throws { live.append(name) }
-    func revert(name: String) throws { live.removeAll { $0 == name } }
+/// POSTs `body` to `path` of the service; the status and the answer's `reason`.
+func post(_ base: URL, _ path: String, _ body: Data) async throws -> (status: Int, reason: String?) {
+    let (status, answer) = try await HTTPTransport.shared.post(base.appendingPathComponent(path), body: body, deadline: Date().addingTimeInterval(30))
+    return (status, (try? JSONDecoder().decode([String: String].self, from: answer))?["reason"])
 }

@@ -1,6 +1,5 @@
 import Foundation
 import PatchDelivery
-import PatchPublishing
 import PatchService
 import XCTest
 
@@ -15,8 +14,8 @@ final class StatusPageBrowserTests: XCTestCase {
         guard let chromium = Self.chromium() else { throw XCTSkip("chromium is not installed (make deps installs it)") }
         let root = try temporaryDirectory(self)
         let store = try await SQLiteReleaseStore.open(path: root.appendingPathComponent("releases.sqlite").path)
-        let publisher = Publisher()
-        let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: publisher.configuration))
+        let publisher = try Publisher(self)
+        let running = try await RunningReleaseService.start(ReleaseService(store: store, configuration: publisher.configuration()))
         do {
             try await publisher.release(1, to: "production", via: running.baseURL)
             try await publisher.release(2, to: "production", rollout: 1000, via: running.baseURL)
@@ -30,9 +29,8 @@ final class StatusPageBrowserTests: XCTestCase {
                 events += (0..<failed).map { TelemetryEvent(kind: .failed, releaseID: "fix-2", patchID: "shop-fixes", version: 2, bucket: $0, detail: "TypeError", time: time) }
             }
             let batch = try JSONEncoder().encode(TelemetryBatch(appID: publisher.appID, appVersion: "1.4.0", channel: "production", dropped: 0, events: events))
-            let client = publisher.client(running.baseURL)
-            let posted = try await blocking { try client.request("POST", "/telemetry", body: batch, signed: false).0 }
-            XCTAssertEqual(posted, 202)
+            let posted = try await post(running.baseURL, "telemetry", batch)
+            XCTAssertEqual(posted.status, 202)
 
             let url = running.baseURL.appendingPathComponent("status").absoluteString
             let profile = root.appendingPathComponent("profile").path

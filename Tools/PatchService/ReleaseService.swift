@@ -1,48 +1,39 @@
-import Crypto
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import PatchDelivery
-import PatchPublishing
+import PatchFormat
+import PatchTelemetry
 import ServerDefences
 
-/// The release service: hosts channels and releases for one app, serves the signed files with
-/// ETags, takes publisher operations, receives telemetry and shows per-release counts.
+/// The release service: hosts the app's TUF repository (`RepositoryHosting.swift`), receives
+/// device telemetry and shows per-release counts (`/status`).
 ///
-/// It holds no release key. A publisher signs patches and channel documents on its own machine
-/// (`patchctl`) and uploads them in requests signed with its *publisher* key; the service checks
-/// both signatures and serves the bytes unchanged. A compromised service can therefore withhold
-/// or replay what was signed, not widen a rollout or ship code (devices refuse it).
+/// It holds only the online snapshot and timestamp keys. A publisher signs root, targets and
+/// the channel roles offline (`patchctl repo`) and uploads them; the service checks every
+/// signature against the root it already trusts and serves the bytes unchanged. A compromised
+/// service can therefore withhold what was signed or delay it (until the timestamp expires on
+/// devices), never widen a rollout or ship code: devices verify every role themselves.
 ///
-/// Routes (public): `GET /channels/<channel>.json`, `GET /patches/<file>` (ETag = SHA-256 of the
-/// signed content, `If-None-Match` answered 304), `POST /telemetry`, `GET /api/status`,
-/// `GET /status` (HTML). Publisher (signed, `PublisherSignature`): `POST /api/patches` (a signed
-/// patch file), `PUT /api/channels/<channel>` (a signed channel document), `GET /api/channels/<channel>`.
-///
-/// Every request body is read with a limit; everything from a request is untrusted until its
-/// signature (publisher, then release key) is verified.
+/// Routes: `GET /apps/<app>/metadata/…`, `GET /apps/<app>/targets/…`, `POST /apps/<app>/upload`,
+/// `POST /telemetry`, `GET /api/status`, `GET /status` (HTML). Every request body is read with a
+/// limit per route (`Configuration.serverLimits`); everything from a request is untrusted until
+/// its signatures are verified.
 public struct ReleaseService: Sendable {
-    public struct Configuration: @unchecked Sendable {
+    public struct Configuration: Sendable {
         public var appID: String
-        /// Verifies patches and channel documents (the keys the apps trust).
-        public var releaseKeys: TrustStore
-        /// Authenticates publisher requests.
-        public var publisherKeys: TrustStore
-        public var maxPatchBytes = 4 << 20
-        public var maxChannelBytes = 1 << 20
-        public var maxTelemetryBytes = 256 << 10
-        /// The TUF repository the service hosts (`RepositoryHosting.swift`): the root devices
-        /// ship with (version 1, or any version the publisher's chain starts from), and the online
-        /// snapshot and timestamp keys that root names. Without them the repository routes answer 404.
-        public var trustedRoot: Data?
-        public var onlineKeys: OnlineKeys?
+        /// The root devices ship with (the publisher's `record/root/1.root.json`, or the version
+        /// its chain starts from here): what the first upload is verified against.
+        public var trustedRoot: Data
+        /// The online snapshot and timestamp keys that root names, and their expiry periods.
+        public var onlineKeys: OnlineKeys
         /// Largest upload (metadata and target files, base64 in JSON).
         public var maxUploadBytes = 32 << 20
+        public var maxTelemetryBytes = 256 << 10
+        public var maxEventsPerBatch = 1000
         /// How often the background task looks at the timestamp's expiry (nil: a tenth of the
         /// timestamp's validity, at most a minute).
         public var renewalCheckInterval: TimeInterval?
-        public var maxEventsPerBatch = 1000
         /// Connections, request heads, timeouts; the body limits per route come from the sizes
         /// above (`serverLimits`). The connection cap is lowered to fit the open-file limit.
         /// Telemetry: 30 batches at once per client address, then one every half second.
@@ -51,13 +42,13 @@ public struct ReleaseService: Sendable {
             // Uploads: verifying one costs signature checks over every file in it.
             .init("POST", "/apps/", perSecond: 0.5, burst: 10),
         ])
-        /// The service's clock (publisher timestamps, telemetry hours).
+        /// The service's clock (expiry, telemetry hours).
         public var now: @Sendable () -> Date = { Date() }
 
-        public init(appID: String, releaseKeys: TrustStore, publisherKeys: TrustStore) {
+        public init(appID: String, trustedRoot: Data, onlineKeys: OnlineKeys) {
             self.appID = appID
-            self.releaseKeys = releaseKeys
-            self.publisherKeys = publisherKeys
+            self.trustedRoot = trustedRoot
+            self.onlineKeys = onlineKeys
         }
 
         /// `limits` with each route's body limit (any other route: `limits.defaultBodyLimit`),
@@ -65,10 +56,8 @@ public struct ReleaseService: Sendable {
         public var serverLimits: ServerLimits {
             var limits = self.limits.fittingOpenFileLimit()
             limits.bodyLimits = [
-                .init("POST", "/api/patches", maxBytes: maxPatchBytes),
-                .init("PUT", "/api/", maxBytes: maxChannelBytes),
-                .init("POST", "/telemetry", maxBytes: maxTelemetryBytes),
                 .init("POST", "/apps/", maxBytes: maxUploadBytes),
+                .init("POST", "/telemetry", maxBytes: maxTelemetryBytes),
             ] + limits.bodyLimits
             return limits
         }
@@ -110,36 +99,11 @@ public struct ReleaseService: Sendable {
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.get("channels/:file") { request, context in try await self.channelFile(request, context) }
-        router.get("patches/**") { request, context in try await self.patchFile(request, context) }
+        addRepositoryRoutes(to: router)
         router.post("telemetry") { request, _ in try await self.telemetry(request) }
         router.get("api/status") { _, _ in try await self.statusJSON() }
         router.get("status") { _, _ in try await self.statusPage() }
-        router.get("api/channels/:name") { _, context in try await self.currentChannel(try context.parameters.require("name")) }
-        router.post("api/patches") { request, _ in try await self.uploadPatch(request) }
-        router.put("api/channels/:name") { request, context in try await self.uploadChannel(request, name: try context.parameters.require("name")) }
-        addRepositoryRoutes(to: router)
-        router.get("revocations.json") { request, _ in
-            guard let stored = try await self.store.revocationList() else { throw HTTPError(.notFound) }
-            return Self.file(stored.data, digest: stored.digest, request: request, cacheControl: "no-cache")
-        }
-        router.put("api/revocations") { request, _ in try await self.uploadRevocations(request) }
         return router
-    }
-
-    // MARK: - Public files
-
-    private func channelFile(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let file = try context.parameters.require("file")
-        guard file.hasSuffix(".json"), let stored = try await store.channel(String(file.dropLast(5))) else { throw HTTPError(.notFound) }
-        return Self.file(stored.data, digest: stored.digest, request: request, cacheControl: "no-cache")
-    }
-
-    private func patchFile(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let path = "patches/" + context.parameters.getCatchAll().joined(separator: "/")
-        guard let stored = try await store.patch(path: path) else { throw HTTPError(.notFound) }
-        // A patch path never changes content (the store refuses it), so it may be cached for good.
-        return Self.file(stored.data, digest: stored.digest, request: request, cacheControl: "public, max-age=31536000, immutable")
     }
 
     static func file(_ data: Data, digest: String, request: Request, cacheControl: String) -> Response {
@@ -152,92 +116,11 @@ public struct ReleaseService: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    // MARK: - Publisher
-
-    /// Reads the body (bounded), then checks the publisher signature and the nonce, in that order.
-    private func authenticated(_ request: Request, limit: Int) async throws -> Data {
-        let body = Data((try await request.body.collect(upTo: limit)).readableBytesView)
-        let verified: PublisherSignature.Verified
-        do {
-            verified = try PublisherSignature.verify(method: request.method.rawValue, path: request.uri.path, body: body,
-                                                     header: { name in request.headers.first { $0.name.canonicalName == name.lowercased() }?.value },
-                                                     publishers: configuration.publisherKeys, now: configuration.now())
-        } catch let refusal as PublisherRefusal {
-            throw HTTPError(.unauthorized, message: refusal.description)
-        }
-        let horizon = Int(configuration.now().timeIntervalSince1970 - 2 * PublisherSignature.maxSkew)
-        guard try await store.useNonce(verified.nonce, keyID: verified.keyID, timestamp: verified.timestamp, forgetBefore: horizon) else {
-            throw HTTPError(.conflict, message: PublisherRefusal.replayed.description)
-        }
-        return body
-    }
-
-    private func uploadPatch(_ request: Request) async throws -> Response {
-        let body = try await authenticated(request, limit: configuration.maxPatchBytes)
-        let patch: SignedPatch
-        do { patch = try PatchVerifier(trustStore: configuration.releaseKeys).verify(patchFile: body) } catch {
-            throw HTTPError(.unprocessableContent, message: "patch refused: \(error)")
-        }
-        let m = patch.manifest
-        guard m.appID == configuration.appID || m.appID == "*" else {
-            throw HTTPError(.unprocessableContent, message: "patch is for app '\(m.appID)', this service hosts '\(configuration.appID)'")
-        }
-        let path = "patches/\(m.patchID)-\(m.version).json"
-        do { try await store.putPatch(path: path, data: body, digest: patch.digest) } catch let conflict as StoreConflict {
-            throw HTTPError(.conflict, message: conflict.description)
-        }
-        return try Self.json(["path": path, "digest": patch.digest, "patchID": m.patchID, "version": String(m.version)], status: .created)
-    }
-
-    private func currentChannel(_ name: String) async throws -> Response {
-        guard let stored = try await store.channel(name) else { throw HTTPError(.notFound, message: "no channel '\(name)'") }
-        return Response(status: .ok, headers: [.contentType: "application/json", .eTag: "\"\(stored.digest)\""],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored.data)))
-    }
-
-    /// Checks, in this order: the publisher request; the document's key and signature; it is for
-    /// this app and the channel in the path; every release names a stored patch with its digest;
-    /// its sequence is higher than the stored one (decided by the store, atomically).
-    private func uploadChannel(_ request: Request, name: String) async throws -> Response {
-        let body = try await authenticated(request, limit: configuration.maxChannelBytes)
-        let signed: SignedReleaseChannel
-        do { signed = try PatchVerifier(trustStore: configuration.releaseKeys).verify(releaseChannelFile: body) } catch {
-            throw HTTPError(.unprocessableContent, message: "channel refused: \(error)")
-        }
-        let c = signed.channel
-        guard c.appID == configuration.appID else { throw HTTPError(.unprocessableContent, message: "channel is for app '\(c.appID)'") }
-        guard c.channel == name else { throw HTTPError(.unprocessableContent, message: "document is for channel '\(c.channel)', not '\(name)'") }
-        for release in c.releases {
-            guard let stored = try await store.patch(path: release.file), stored.digest == release.digest else {
-                throw HTTPError(.unprocessableContent, message: "release '\(release.releaseID)' names '\(release.file)' with digest \(release.digest), which this service doesn't hold")
-            }
-        }
-        guard try await store.putChannel(StoredChannel(name: name, sequence: c.sequence, digest: signed.digest, data: body)) else {
-            let current = try await store.channel(name)?.sequence ?? 0
-            throw HTTPError(.conflict, message: "channel '\(name)' is at sequence \(current); #\(c.sequence) is not newer")
-        }
-        return try Self.json(["channel": name, "sequence": String(c.sequence), "digest": signed.digest], status: .ok)
-    }
-
-    /// A signed revocation list: verified with a release key, and newer than the stored one.
-    private func uploadRevocations(_ request: Request) async throws -> Response {
-        let body = try await authenticated(request, limit: configuration.maxChannelBytes)
-        let signed: SignedRevocationList
-        do { signed = try PatchVerifier(trustStore: configuration.releaseKeys).verify(revocationListFile: body) } catch {
-            throw HTTPError(.unprocessableContent, message: "revocation list refused: \(error)")
-        }
-        let digest = signed.list.canonicalBytes.sha256HexDigest
-        guard try await store.putRevocationList(sequence: signed.list.sequence, data: body, digest: digest) else {
-            throw HTTPError(.conflict, message: "revocation list #\(signed.list.sequence) is not newer than the one held")
-        }
-        return try Self.json(["sequence": String(signed.list.sequence), "digest": digest], status: .ok)
-    }
-
     // MARK: - Telemetry
 
     /// Accepts one batch into bounded counters: one per channel, release, kind and hour, for
-    /// releases that exist in the channel, so what devices (or anyone) can make the service store
-    /// is bounded by what publishers released. Checks, in this order: the body's size (413, before
+    /// releases that exist in the channel (the release names its channel role lists), so what
+    /// devices (or anyone) can make the service store is bounded by what publishers released. Checks, in this order: the body's size (413, before
     /// it's read, `RouteLimiter`, after the client's rate, 429); it parses (`malformed`); its event
     /// count (`too-many-events`); its app (`wrong-app`); its channel exists (`unknown-channel`);
     /// every event names a release in that channel (`unknown-release`). Any refusal refuses the
@@ -255,11 +138,11 @@ public struct ReleaseService: Sendable {
         guard batch.appID == configuration.appID else {
             throw TelemetryRefusal(reason: .wrongApp, message: "this service hosts another app")
         }
-        guard batch.channel.utf8.count <= 128, !batch.channel.contains("/"), let stored = try await store.channel(batch.channel),
-              let document = try? SignedReleaseChannel(fileData: stored.data) else {
+        guard batch.channel.utf8.count <= 128, !batch.channel.contains("/"), let hosted = try await HostedRepository.load(from: store),
+              hosted.delegated[batch.channel] != nil else {
             throw TelemetryRefusal(reason: .unknownChannel, message: "no such channel")
         }
-        let releases = Set(document.channel.releases.map(\.releaseID))
+        let releases = Set(hosted.releases(in: batch.channel).map(\.name))
         guard batch.events.allSatisfy({ releases.contains($0.releaseID) }) else {
             throw TelemetryRefusal(reason: .unknownRelease, message: "an event names a release that is not in the channel")
         }
@@ -289,13 +172,15 @@ public struct ReleaseService: Sendable {
         var byRelease: [String: [String: Int]] = [:]
         for c in totals { byRelease["\(c.channel)\n\(c.releaseID)", default: [:]][c.kind, default: 0] += c.count }
         let hours = Dictionary(grouping: timeline) { "\($0.channel)\n\($0.releaseID)" }
-        return try await store.channels().compactMap { stored in
-            guard let signed = try? SignedReleaseChannel(fileData: stored.data) else { return nil }
-            return ChannelStatus(channel: stored.name, sequence: stored.sequence, releases: signed.channel.releases.map { r in
-                let key = "\(stored.name)\n\(r.releaseID)"
+        guard let hosted = try await HostedRepository.load(from: store) else { return [] }
+        let order = (hosted.targets?.signed.delegations?.roles ?? []).map(\.name).filter { hosted.delegated[$0] != nil }
+        return order.map { channel in
+            ChannelStatus(channel: channel, version: Int(hosted.delegated[channel]!.version), releases: hosted.releases(in: channel).map { name, _, release in
+                let key = "\(channel)\n\(name)"
                 let t = byRelease[key] ?? [:]
-                return ReleaseStatus(releaseID: r.releaseID, patchID: r.patchID, version: r.version, rollout: r.rollout,
-                                     state: r.state.rawValue, applied: t["applied"] ?? 0, failed: t["failed"] ?? 0,
+                return ReleaseStatus(releaseID: name, patchID: release?.patchID ?? "", version: release?.version ?? 0, rollout: release?.rollout ?? 0,
+                                     state: release.map { $0.enabled ? "enabled" : "disabled" } ?? "no release metadata",
+                                     applied: t["applied"] ?? 0, failed: t["failed"] ?? 0,
                                      reverted: t["reverted"] ?? 0, disabledByGuard: t["disabled-by-guard"] ?? 0,
                                      timeline: hours[key] ?? [])
             })
@@ -324,5 +209,5 @@ public struct ReleaseService: Sendable {
 
 extension Data {
     /// SHA-256 as lowercase hex (the ETag of a stored file).
-    var sha256HexDigest: String { SHA256.hash(data: self).map { String(format: "%02x", $0) }.joined() }
+    var sha256HexDigest: String { HashCheck.digest("sha256", of: self)! }
 }

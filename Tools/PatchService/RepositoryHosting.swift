@@ -25,7 +25,7 @@ extension ReleaseService {
     /// Stores the configured trusted root as the start of the chain, once; refuses a store whose
     /// chain starts from another root (a service pointed at another app's database).
     public func prepareRepository() async throws {
-        guard let data = configuration.trustedRoot else { return }
+        let data = configuration.trustedRoot
         let root: Metadata<Root>
         do { root = try Metadata<Root>(data: data, name: "trusted root") } catch {
             throw UploadRefusal(.malformed, "the configured trusted root does not parse: \(error)")
@@ -38,15 +38,14 @@ extension ReleaseService {
         guard try await store.latestMetadata(role: "root") == nil else {
             throw UploadRefusal(.fork, "the store holds a root chain that does not contain the configured trusted root \(version)")
         }
-        if let online = configuration.onlineKeys, !online.canSign(for: root.signed) {
+        if !configuration.onlineKeys.canSign(for: root.signed) {
             throw UploadRefusal(.onlineKeysRemoved, "the trusted root does not name the online keys given as its snapshot and timestamp keys")
         }
         _ = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "root", version: version, data: data)], basedOnTimestamp: nil))
     }
 
     private func hostedApp(_ context: BasicRequestContext) throws {
-        guard configuration.trustedRoot != nil, configuration.onlineKeys != nil,
-              try context.parameters.require("app") == configuration.appID else { throw HTTPError(.notFound) }
+        guard try context.parameters.require("app") == configuration.appID else { throw HTTPError(.notFound) }
     }
 
     // MARK: - Devices
@@ -98,7 +97,7 @@ extension ReleaseService {
 
     /// Checks and stores `upload`, then signs a new snapshot and timestamp. Throws `UploadRefusal`.
     public func accept(_ upload: RepositoryUpload) async throws -> AcceptedUpload {
-        guard let online = configuration.onlineKeys else { throw UploadRefusal(.unsupported, "this service hosts no repository") }
+        let online = configuration.onlineKeys
         guard let held = try await HostedRepository.load(from: store) else {
             throw UploadRefusal(.missing, "the service holds no trusted root (start it with one)")
         }
@@ -122,7 +121,8 @@ extension ReleaseService {
     /// whether it did. Of several instances sharing one database, one commit wins each round.
     @discardableResult
     public func renewOnlineMetadata() async throws -> Bool {
-        guard let online = configuration.onlineKeys, var state = try await HostedRepository.load(from: store) else { return false }
+        let online = configuration.onlineKeys
+        guard var state = try await HostedRepository.load(from: store) else { return false }
         let now = configuration.now()
         let due = online.needsRenewal(state, now: now)
         guard due.timestamp else { return false }
@@ -134,8 +134,7 @@ extension ReleaseService {
     /// Runs until cancelled: checks the timestamp every `renewalCheckInterval` and re-signs it
     /// before it expires. A failure is logged and retried at the next check.
     public func keepTimestampFresh(logger: Logger = Logger(label: "patchserver")) async {
-        guard let online = configuration.onlineKeys else { return }
-        let interval = configuration.renewalCheckInterval ?? min(max(online.timestampExpiry / 10, 0.05), 60)
+        let interval = configuration.renewalCheckInterval ?? min(max(configuration.onlineKeys.timestampExpiry / 10, 0.05), 60)
         while !Task.isCancelled {
             do { try await renewOnlineMetadata() } catch {
                 logger.error("re-signing the timestamp failed: \(error)")

@@ -1,5 +1,4 @@
 import Foundation
-import PatchPublishing
 import NIOCore
 import SQLiteNIO
 
@@ -20,90 +19,12 @@ public actor SQLiteReleaseStore: ReleaseStore {
     public func migrate() async throws {
         for statement in [
             "PRAGMA journal_mode=WAL",
-            "CREATE TABLE IF NOT EXISTS patches (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS channels (name TEXT PRIMARY KEY, sequence INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS revocations (id INTEGER PRIMARY KEY CHECK (id = 1), sequence INTEGER NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, key_id TEXT NOT NULL, ts INTEGER NOT NULL)",
             "CREATE TABLE IF NOT EXISTS tuf_metadata (role TEXT NOT NULL, version INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (role, version))",
             "CREATE TABLE IF NOT EXISTS tuf_targets (sha256 TEXT PRIMARY KEY, data BLOB NOT NULL)",
             "CREATE TABLE IF NOT EXISTS telemetry (channel TEXT NOT NULL, release_id TEXT NOT NULL, kind TEXT NOT NULL, hour INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (channel, release_id, kind, hour))",
         ] {
             _ = try await connection.query(statement, [])
         }
-    }
-
-    public func putPatch(path: String, data: Data, digest: String) async throws {
-        let rows = try await connection.query(
-            "INSERT INTO patches (path, digest, data) VALUES (?, ?, ?) ON CONFLICT (path) DO NOTHING RETURNING path",
-            [.text(path), .text(digest), .blob(ByteBuffer(bytes: data))])
-        if rows.isEmpty, let existing = try await patch(path: path), existing.digest != digest {
-            throw StoreConflict(description: "'\(path)' already holds another patch (digest \(existing.digest))")
-        }
-    }
-
-    public func patch(path: String) async throws -> StoredFile? {
-        let rows = try await connection.query("SELECT digest, data FROM patches WHERE path = ?", [.text(path)])
-        return rows.first.flatMap { row in
-            guard let digest = row.column("digest")?.string, let data = row.column("data")?.blob else { return nil }
-            return StoredFile(data: Data(data.readableBytesView), digest: digest)
-        }
-    }
-
-    public func patches() async throws -> [String: Data] {
-        var out: [String: Data] = [:]
-        for row in try await connection.query("SELECT path, data FROM patches", []) {
-            if let path = row.column("path")?.string, let data = row.column("data")?.blob { out[path] = Data(data.readableBytesView) }
-        }
-        return out
-    }
-
-    public func channel(_ name: String) async throws -> StoredChannel? {
-        try await channelRows("SELECT name, sequence, digest, data FROM channels WHERE name = ?", [.text(name)]).first
-    }
-
-    public func channels() async throws -> [StoredChannel] {
-        try await channelRows("SELECT name, sequence, digest, data FROM channels ORDER BY name", [])
-    }
-
-    private func channelRows(_ sql: String, _ binds: [SQLiteData]) async throws -> [StoredChannel] {
-        try await connection.query(sql, binds).compactMap { row in
-            guard let name = row.column("name")?.string, let sequence = row.column("sequence")?.integer,
-                  let digest = row.column("digest")?.string, let data = row.column("data")?.blob else { return nil }
-            return StoredChannel(name: name, sequence: sequence, digest: digest, data: Data(data.readableBytesView))
-        }
-    }
-
-    public func putChannel(_ c: StoredChannel) async throws -> Bool {
-        let rows = try await connection.query("""
-            INSERT INTO channels (name, sequence, digest, data) VALUES (?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence, digest = excluded.digest, data = excluded.data
-            WHERE excluded.sequence > channels.sequence RETURNING name
-            """, [.text(c.name), .integer(c.sequence), .text(c.digest), .blob(ByteBuffer(bytes: c.data))])
-        return !rows.isEmpty
-    }
-
-    public func revocationList() async throws -> StoredFile? {
-        let rows = try await connection.query("SELECT digest, data FROM revocations WHERE id = 1", [])
-        return rows.first.flatMap { row in
-            guard let digest = row.column("digest")?.string, let data = row.column("data")?.blob else { return nil }
-            return StoredFile(data: Data(data.readableBytesView), digest: digest)
-        }
-    }
-
-    public func putRevocationList(sequence: Int, data: Data, digest: String) async throws -> Bool {
-        let rows = try await connection.query("""
-            INSERT INTO revocations (id, sequence, digest, data) VALUES (1, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, digest = excluded.digest, data = excluded.data
-            WHERE excluded.sequence > revocations.sequence RETURNING id
-            """, [.integer(sequence), .text(digest), .blob(ByteBuffer(bytes: data))])
-        return !rows.isEmpty
-    }
-
-    public func useNonce(_ nonce: String, keyID: String, timestamp: Int, forgetBefore olderThan: Int) async throws -> Bool {
-        _ = try await connection.query("DELETE FROM nonces WHERE ts < ?", [.integer(olderThan)])
-        let rows = try await connection.query("INSERT INTO nonces (nonce, key_id, ts) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce",
-                                              [.text(nonce), .text(keyID), .integer(timestamp)])
-        return !rows.isEmpty
     }
 
     public func metadata(role: String, version: Int64) async throws -> Data? {

@@ -1,5 +1,4 @@
 import Foundation
-import PatchPublishing
 
 /// The status web page: per channel, each release with its rollout, state and the counts devices
 /// reported, and a chart of applied / failed / reverted per hour as inline SVG. One
@@ -28,7 +27,7 @@ struct StatusPage {
         """
         if channels.isEmpty { out += "<p id=\"empty\">No channel has been published yet.</p>\n" }
         for channel in channels {
-            out += "<section class=\"channel\" id=\"channel-\(esc(channel.channel))\"><h2>Channel \(esc(channel.channel)) <small>#\(channel.sequence)</small></h2>\n"
+            out += "<section class=\"channel\" id=\"channel-\(esc(channel.channel))\"><h2>Channel \(esc(channel.channel)) <small>version \(channel.version)</small></h2>\n"
             out += "<table><tr><th>Release</th><th>Patch</th><th>Rollout</th><th>State</th><th>Applied</th><th>Failed</th><th>Reverted</th><th>Disabled by guard</th></tr>\n"
             for r in channel.releases.reversed() {
                 let percent = String(format: "%g %%", Double(r.rollout) / 100)

@@ -13,9 +13,7 @@ extension PatchCtl {
         Serve.self,
         Dev.self,
         Revoke.self,
-        // Staged releases through the release service (docs/releases.md).
-        Release.self, Promote.self, Rollout.self, Disable.self, Enable.self, Status.self, Revocations.self, Publish.self,
-        // The TUF repository (docs/tuf-design.md).
+        // Releases: the TUF repository, published as a static tree or to the release service (docs/patch-delivery.md).
         Repo.self,
     ]
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import PatchDelivery
 import PatchFormat
 import PatchService
 
@@ -11,7 +10,12 @@ import PatchService
 struct PatchServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "patchserver",
-        abstract: "Hosts release channels and signed patches, takes publisher operations and device telemetry.")
+        abstract: "Hosts an app's TUF repository of patches (uploaded by patchctl repo publish --to), takes device telemetry.",
+        discussion: """
+            The service holds the online snapshot and timestamp keys only: it signs a new snapshot and timestamp \
+            for each upload it verified against --root, and re-signs the timestamp before it expires. Devices \
+            read /apps/APP/metadata/ and /apps/APP/targets/; the status page is /status.
+            """)
 
     @Argument(help: "Directory for the embedded SQLite database (releases.sqlite); not needed with --postgres.")
     var directory: String?
@@ -19,22 +23,16 @@ struct PatchServerCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL URL (postgres://user:password@host:port/database) shared by several instances.")
     var postgres: String?
 
-    @Option(help: "The app the service hosts releases for.")
+    @Option(help: "The app the service hosts the repository of.")
     var appID: String
 
-    @Option(parsing: .upToNextOption, help: "Public release key files: patches and channel documents must verify with one of them.")
-    var releaseKey: [String]
-
-    @Option(parsing: .upToNextOption, help: "Public publisher key files: publisher requests must be signed with one of them.")
-    var publisherKey: [String]
-
     @Option(help: "The TUF root devices ship with (the publisher's record/root/1.root.json): the repository's chain starts from it.")
-    var root: String?
+    var root: String
 
     @Option(parsing: .upToNextOption, help: "Private key files of the online snapshot and timestamp roles that root names.")
-    var onlineKey: [String] = []
+    var onlineKey: [String]
 
-    @Option(help: "Seconds a timestamp the service signs stays valid (re-signed at half of it).")
+    @Option(help: "Seconds a timestamp the service signs stays valid (re-signed at half of it): devices see a revocation within it.")
     var timestampExpiry: Int = 86_400
 
     @Option(help: "Seconds a snapshot the service signs stays valid.")
@@ -53,6 +51,12 @@ struct PatchServerCommand: AsyncParsableCommand {
     var maxConnections = 4096
 
     func run() async throws {
+        guard let rootData = FileManager.default.contents(atPath: root) else { throw ValidationError("cannot read --root \(root)") }
+        guard timestampExpiry > 0, snapshotExpiry > 0 else { throw ValidationError("expiry periods must be positive") }
+        let keys = try onlineKey.map { file in
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read --online-key \(file)") }
+            return try SigningKey(keyFile: data, what: file)
+        }
         let store: ReleaseStore
         if let postgres {
             guard let url = URLComponents(string: postgres), url.scheme == "postgres" || url.scheme == "postgresql",
@@ -67,30 +71,16 @@ struct PatchServerCommand: AsyncParsableCommand {
             store = try await SQLiteReleaseStore.open(path: (directory as NSString).appendingPathComponent("releases.sqlite"))
         }
         var configuration = ReleaseService.Configuration(
-            appID: appID,
-            releaseKeys: try TrustStore(publicKeyFiles: releaseKey.map { URL(fileURLWithPath: $0) }),
-            publisherKeys: try TrustStore(publicKeyFiles: publisherKey.map { URL(fileURLWithPath: $0) }))
+            appID: appID, trustedRoot: rootData,
+            onlineKeys: OnlineKeys(keys: keys, timestampExpiry: TimeInterval(timestampExpiry), snapshotExpiry: TimeInterval(snapshotExpiry)))
         configuration.limits.maxConnections = maxConnections
-        if let root {
-            guard let data = FileManager.default.contents(atPath: root) else { throw ValidationError("cannot read --root \(root)") }
-            guard !onlineKey.isEmpty, timestampExpiry > 0, snapshotExpiry > 0 else {
-                throw ValidationError("--root needs the --online-key files of its snapshot and timestamp roles, and positive expiries")
-            }
-            configuration.trustedRoot = data
-            configuration.onlineKeys = OnlineKeys(
-                keys: try onlineKey.map { file in
-                    guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read --online-key \(file)") }
-                    return try SigningKey(keyFile: data, what: file)
-                },
-                timestampExpiry: TimeInterval(timestampExpiry), snapshotExpiry: TimeInterval(snapshotExpiry))
-        }
-        let portFile = self.portFile
         let service = ReleaseService(store: store, configuration: configuration)
         try await service.prepareRepository()
         let renewal = Task { await service.keepTimestampFresh() }
         defer { renewal.cancel() }
+        let portFile = self.portFile
         let app = service.application(host: host, port: port) { port in
-            print("patchserver listening on http://\(self.host):\(port)/ (status page: /status)")
+            print("patchserver listening on http://\(self.host):\(port)/ (repository: /apps/\(self.appID)/, status page: /status)")
             if let portFile { try? String(port).write(toFile: portFile, atomically: true, encoding: .utf8) }
         }
         try await app.runService()

@@ -14,23 +14,27 @@ public struct TelemetryCount: Codable, Equatable, Sendable {
     }
 }
 
-/// One channel as the service's `/api/status`, its status page and `patchctl status` show it.
+/// One channel (a delegated targets role) as the service's `/api/status` and status page show it.
 public struct ChannelStatus: Codable, Equatable, Sendable {
     public var channel: String
-    public var sequence: Int
+    /// The version of the channel role's metadata.
+    public var version: Int
     public var releases: [ReleaseStatus]
-    public init(channel: String, sequence: Int, releases: [ReleaseStatus]) {
-        self.channel = channel; self.sequence = sequence; self.releases = releases
+    public init(channel: String, version: Int, releases: [ReleaseStatus]) {
+        self.channel = channel; self.version = version; self.releases = releases
     }
 }
 
-/// One release with the counts devices reported for it.
+/// One release with the counts devices reported for it, as its channel role's custom metadata
+/// (`PatchRelease`) describes it.
 public struct ReleaseStatus: Codable, Equatable, Sendable {
+    /// The release name: the target path without `<channel>/`.
     public var releaseID: String
     public var patchID: String
     public var version: Int
     /// Hundredths of a percent.
     public var rollout: Int
+    /// "enabled" or "disabled".
     public var state: String
     public var applied: Int
     public var failed: Int
