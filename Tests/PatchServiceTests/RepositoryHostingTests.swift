@@ -240,4 +240,65 @@ final class RepositoryHostingTests: XCTestCase {
         await f.stop()
         try await store.close()
     }
+
+    /// A new root signed by 2 of 3 root keys reaches devices through the service (they follow the
+    /// chain); a root signed by one key, a root skipping a version, and a root that takes the
+    /// timestamp role from the service's key are refused.
+    func testARootRotationReachesDevicesAndBadRootsAreRefused() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store)
+        do {
+            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
+                                     channel: "production", keys: f.channelKeys("production"))
+            try await f.upload()
+            _ = try await f.deviceReleases("production")
+            let base = try f.repository.uploadContent()
+
+            func root(version: Int64, signers: [String], change: (inout Root) -> Void = { _ in }) throws -> Data {
+                var signed = f.repository.root.signed
+                signed.common.version = version
+                signed.common.expires = Date().addingTimeInterval(86_400)
+                change(&signed)
+                var metadata = try Metadata(signed: signed)
+                for name in signers { try metadata.sign(with: f.keys[name]!) }
+                return try metadata.serialized()
+            }
+            var upload = base
+            upload.roots.append(try root(version: 2, signers: ["root-1"]))
+            var answer = try await f.post(upload)
+            XCTAssertEqual(answer.reason, "unsigned", "one of the 2 root signatures needed")
+
+            upload = base
+            upload.roots.append(try root(version: 3, signers: ["root-1", "root-2"]))
+            answer = try await f.post(upload)
+            XCTAssertEqual(answer.reason, "root-gap")
+
+            let stranger = try PatchFormat.SigningKey.generate(.ed25519)
+            upload = base
+            upload.roots.append(try root(version: 2, signers: ["root-1", "root-2"]) { r in
+                r.revoke(keyid: f.keys["timestamp"]!.keyID, from: "timestamp")
+                r.add(key: stranger.publicKey, to: "timestamp")
+            })
+            answer = try await f.post(upload)
+            XCTAssertEqual(answer.reason, "online-keys-removed", "devices would freeze on the last timestamp")
+
+            let before = try await f.timestampVersion()
+            XCTAssertEqual(before, 1, "nothing refused was stored")
+
+            // A real rotation: root-3 replaced, signed by 2 of the old and 2 of the new keys.
+            let replacement = try PatchFormat.SigningKey.generate(.ed25519)
+            let outcome = try f.repository.editRoot(keys: [f.keys["root-1"]!, f.keys["root-2"]!, replacement] + f.online) { r in
+                r.revoke(keyid: f.keys["root-3"]!.keyID, from: "root")
+                r.add(key: replacement.publicKey, to: "root")
+            }
+            XCTAssertEqual(outcome, .committed(role: "root", version: 2))
+            try await f.upload()
+            let updater = f.device()
+            try await updater.refresh()
+            let trusted = try Metadata<Root>(data: Data(contentsOf: f.directory.appendingPathComponent("device/root.json")))
+            XCTAssertEqual(trusted.signed.common.version, 2, "the device follows the chain to root 2")
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
 }

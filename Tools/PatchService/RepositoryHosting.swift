@@ -38,6 +38,9 @@ extension ReleaseService {
         guard try await store.latestMetadata(role: "root") == nil else {
             throw UploadRefusal(.fork, "the store holds a root chain that does not contain the configured trusted root \(version)")
         }
+        guard root.signed.usesConsistentSnapshots else {
+            throw UploadRefusal(.unsupported, "the trusted root turns consistent snapshots off; the service serves versioned metadata only")
+        }
         if !configuration.onlineKeys.canSign(for: root.signed) {
             throw UploadRefusal(.onlineKeysRemoved, "the trusted root does not name the online keys given as its snapshot and timestamp keys")
         }

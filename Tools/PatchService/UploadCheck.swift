@@ -23,8 +23,9 @@ extension HostedRepository {
     /// 1. every root and role file parses as its role (`malformed`);
     /// 2. uploaded roots up to the held version are byte for byte the held ones (`fork`); each
     ///    newer one is the next version (`root-gap`), signed by a threshold of the previous root's
-    ///    root keys and of its own (`unsigned`), not expired (`expired`), and still lets the
-    ///    service's online keys sign snapshot and timestamp (`online-keys-removed`);
+    ///    root keys and of its own (`unsigned`), not expired (`expired`), keeps consistent
+    ///    snapshots (`unsupported`) and still lets the service's online keys sign snapshot and
+    ///    timestamp (`online-keys-removed`);
     /// 3. targets (uploaded, or held): not below the held version (`rollback`), the same version
     ///    only with the same bytes (`fork`), not expired when uploaded (`expired`), signed by a
     ///    threshold of the newest root's targets keys (`unsigned`);
@@ -79,6 +80,9 @@ extension HostedRepository {
         }
         if root.version != self.root.version {
             guard !root.signed.common.isExpired(at: now) else { throw UploadRefusal(.expired, "root \(root.version) has expired") }
+            guard root.signed.usesConsistentSnapshots else {
+                throw UploadRefusal(.unsupported, "root \(root.version) turns consistent snapshots off; the service serves versioned metadata only")
+            }
             guard online.canSign(for: root.signed) else {
                 throw UploadRefusal(.onlineKeysRemoved, "root \(root.version) does not let this service's online keys sign snapshot and timestamp")
             }
