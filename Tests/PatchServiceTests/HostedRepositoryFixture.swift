@@ -41,6 +41,13 @@ final class HostedRepositoryFixture {
     @discardableResult
     func upload() async throws -> String { try await publisher.upload(to: running.baseURL) }
 
+    /// Releases `fix.js` (enabled, everyone) on `channel` and uploads.
+    func releaseFix(_ channel: String = "production") async throws {
+        try repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: Self.app, patchID: "fix"),
+                               channel: channel, keys: channelKeys(channel))
+        try await upload()
+    }
+
     /// Posts raw upload bytes; returns the status and the refusal's reason code.
     func post(_ upload: RepositoryUpload) async throws -> (status: Int, reason: String?) {
         try await PatchServiceTests.post(appURL, "upload", try upload.encoded())

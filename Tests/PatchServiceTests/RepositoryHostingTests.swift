@@ -158,9 +158,7 @@ final class RepositoryHostingTests: XCTestCase {
         let store = try await sqlite()
         let f = try await HostedRepositoryFixture(self, store: store, timestampExpiry: 4, renewalCheckInterval: 0.1)
         do {
-            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
-                                     channel: "production", keys: f.channelKeys("production"))
-            try await f.upload()
+            try await f.releaseFix()
             let firstVersion = try await f.timestampVersion()
             let first = try XCTUnwrap(firstVersion)
             _ = try await f.deviceReleases("production")
@@ -185,9 +183,7 @@ final class RepositoryHostingTests: XCTestCase {
         let store = try await sqlite()
         let f = try await HostedRepositoryFixture(self, store: store)
         do {
-            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
-                                     channel: "production", keys: f.channelKeys("production"))
-            try await f.upload()
+            try await f.releaseFix()
             _ = try await f.deviceReleases("production")
 
             let leaked = f.keys["production"]!
@@ -248,9 +244,7 @@ final class RepositoryHostingTests: XCTestCase {
         let store = try await sqlite()
         let f = try await HostedRepositoryFixture(self, store: store)
         do {
-            try f.repository.release("fix.js", content: Data("fix()".utf8), release: PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix"),
-                                     channel: "production", keys: f.channelKeys("production"))
-            try await f.upload()
+            try await f.releaseFix()
             _ = try await f.deviceReleases("production")
             let base = try f.repository.uploadContent()
 
