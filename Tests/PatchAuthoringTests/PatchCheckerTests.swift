@@ -29,6 +29,8 @@ final class PatchCheckerTests: XCTestCase {
           }
         });
         var badge = SKBadge.alloc().init().badgeText('new: ');
+        var part = NSString.stringWithString('hello').substringWithRange({location: 1, length: 2});
+        var sku = SKCartLine.lineWithProduct_quantity(SKCatalog.productWithSKU('MUG-01'), 2).product().sku();
         """
 
     /// A mistake: `old` replaced by `new` on `line`; the finding is at `needle`'s first
@@ -76,6 +78,18 @@ final class PatchCheckerTests: XCTestCase {
         Mistake(line: 7, old: "addProduct_quantity: function (product, quantity)", new: "addGiftNote: function (product, quantity)",
                 needle: "addGiftNote", severity: .warning,
                 says: "SKCart has no method -addGiftNote:: this adds a new method whose arguments and return value are id"),
+        // Receiver-aware: the class of `self`, of `X.alloc().init()`, of a typed return value.
+        Mistake(line: 15, old: "self.ORIGsampleCart()", new: "self.itemCount()", needle: "itemCount", severity: .error,
+                says: "SKCart has no class method +itemCount (SKCart has it)"),
+        Mistake(line: 23, old: "badgeText('new: ')", new: "taxCents()", needle: "taxCents", severity: .error,
+                says: "SKBadge has no instance method -taxCents (SKCart has it)"),
+        Mistake(line: 25, old: ".product().sku()", new: ".product().quantity()", needle: "quantity()", severity: .error,
+                says: "SKProduct has no instance method -quantity (SKCartLine has it)"),
+        Mistake(line: 25, old: "SKCatalog.productWithSKU('MUG-01')", new: "SKCatalog.lineWithProduct_quantity(null, 1)", needle: "lineWithProduct_quantity(null",
+                severity: .error, says: "SKCatalog has no class method +lineWithProduct:quantity: (SKCartLine has it)"),
+        // A struct passed where the method takes another type.
+        Mistake(line: 24, old: "{location: 1, length: 2}", new: "{x: 1, y: 2, width: 3, height: 4}", needle: "{x", severity: .error,
+                says: "argument 1 of 'substringWithRange:' is a rect ({height, width, x, y}), but the method takes NSRange"),
     ]
 
     var checker: PatchChecker!

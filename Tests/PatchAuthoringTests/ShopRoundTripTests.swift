@@ -59,6 +59,9 @@ final class ShopRoundTripTests: XCTestCase {
             guard !clean.isEmpty else { continue }
             let result = clean.count == all.methods.count ? all : try ObjCConverter.convert(file: path, reader: reader, methods: clean)
             XCTAssertEqual(result.errors, [], file)
+            // What convert writes, check accepts: no error against the shop's interface.
+            let findings = PatchChecker(interface: try ShopInterface.get()).check(result.script).filter { $0.severity == .error }
+            XCTAssertEqual(findings, [], "\(file): \(findings.map { $0.formatted(file: file) })")
             converted += clean.map(\.description)
             scripts.append((file, Self.instrumented(result.script)))
         }

@@ -13,6 +13,11 @@ import PatchEngine
 /// 3. `ORIGfoo(…)` calls where `foo` isn't overridden by the same `defineClass` (error).
 /// 4. Calls `x.name(…)`: a name no known selector matches — with its likely spelling (error), an
 ///    argument count that doesn't match the selector's colons (error), or nothing near (warning).
+///    Where the receiver's class is known (`self` in a method, `ClassName`, `ClassName.alloc().init…()`,
+///    `self.super()`, a method whose declared return type is an app class), a selector that class
+///    doesn't respond to (error for the app's classes, warning for the platform's); an object
+///    literal shaped as one struct (`{x, y, width, height}`) passed where the method takes another
+///    type (error).
 /// 5. `require('A, B')` of classes the interface doesn't know and the patch doesn't define (error).
 public struct PatchChecker {
     public enum Severity: String, Codable, Sendable { case error, warning }
@@ -34,10 +39,17 @@ public struct PatchChecker {
     /// JS spelling (`addProduct_quantity`) → selectors with it.
     private let selectorsByJSName: [String: [String]]
 
+    /// Every declaration of each selector, with the class or protocol declaring it.
+    private let methodsBySelector: [String: [(owner: String, method: ObjCInterface.Method)]]
+
     public init(interface: ObjCInterface) {
         self.interface = interface
         knownSelectors = interface.allSelectors
         selectorsByJSName = Dictionary(grouping: knownSelectors, by: { ScriptLinter.jsName(ofSelector: $0) })
+        var bySelector: [String: [(owner: String, method: ObjCInterface.Method)]] = [:]
+        for cls in interface.classes.values { for m in cls.methods { bySelector[m.selector, default: []].append((cls.name, m)) } }
+        for p in interface.protocols.values { for m in p.methods { bySelector[m.selector, default: []].append((p.name, m)) } }
+        methodsBySelector = bySelector
     }
 
     /// A method a `defineClass` defines.
@@ -128,7 +140,20 @@ public struct PatchChecker {
             }
             if ScriptLinter.javaScriptNames.contains(name) { continue }
             let selector = SelectorName.selector(jsName: name, argumentCount: argumentCount)
-            if knownSelectors.contains(selector) || patchSelectors.contains(selector) { continue }
+            if knownSelectors.contains(selector) || patchSelectors.contains(selector) {
+                let receiver = receiverType(tokens, before: k - 2, defined: defined)
+                if let receiver, !responds(receiver, selector, defined: defined) {
+                    let sign = receiver.isClass ? "+" : "-"
+                    let owners = Set(methodsBySelector[selector, default: []].map(\.owner)).sorted().prefix(3)
+                    let isOurs = interface.classes[receiver.name]?.isAppClass == true || defined.contains { $0.name == receiver.name }
+                    report(isOurs ? .error : .warning, token,
+                           "\(receiver.name) has no \(receiver.isClass ? "class" : "instance") method \(sign)\(selector)"
+                           + (owners.isEmpty ? "" : " (\(owners.joined(separator: ", ")) \(owners.count == 1 ? "has" : "have") it)"))
+                    continue
+                }
+                checkStructArguments(tokens, call: k, selector: selector, receiver: receiver) { report($0, $1, $2) }
+                continue
+            }
             if name.hasPrefix("_") { continue }  // JS-only methods a patch defines on its classes
             if let reason = PatchEngine.reservedSelectorReason(selector) {
                 report(.warning, token, "'\(selector)' \(reason); the engine manages object lifetimes itself")
@@ -163,6 +188,183 @@ public struct PatchChecker {
             }
         }
         return diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
+    /// A receiver whose class the script makes known: an instance of `name`, or the class itself.
+    struct ReceiverType: Equatable {
+        var name: String
+        var isClass: Bool
+    }
+
+    /// The receiver's type for the expression ending at token `end` (the token before the `.`).
+    private func receiverType(_ tokens: [ScriptToken], before end: Int, defined: [DefinedClass]) -> ReceiverType? {
+        guard end >= 0 else { return nil }
+        let last = tokens[end]
+        if last.kind == .identifier, end == 0 || (tokens[end - 1].text != "." && tokens[end - 1].text != "?.") {
+            if last.text == "self" {
+                guard let (cls, method) = enclosingMethod(end, defined) else { return nil }
+                return ReceiverType(name: cls.name, isClass: method.isClassMethod)
+            }
+            if interface.classes[last.text] != nil || defined.contains(where: { $0.name == last.text }) {
+                return ReceiverType(name: last.text, isClass: true)
+            }
+            return nil
+        }
+        // `….name(…)`: what the call returns.
+        guard last.text == ")" else { return nil }
+        guard let open = Self.opening(tokens, end), open >= 2, tokens[open - 1].kind == .identifier,
+              tokens[open - 2].text == "." else { return nil }
+        let name = tokens[open - 1].text
+        guard let inner = receiverType(tokens, before: open - 3, defined: defined) else { return nil }
+        switch name {
+        case "super":
+            guard tokens[open - 3].text == "self", let sup = superclass(of: inner.name, defined) else { return nil }
+            return ReceiverType(name: sup, isClass: inner.isClass)
+        case "alloc", "new", "allocWithZone":
+            return inner.isClass ? ReceiverType(name: inner.name, isClass: false) : nil
+        case "class":
+            return ReceiverType(name: inner.name, isClass: true)
+        default:
+            let selector = SelectorName.selector(jsName: name, argumentCount: Self.argumentCount(tokens, open: open))
+            if name.hasPrefix("init"), !inner.isClass { return inner }
+            guard let method = interface.method(selector, isClassMethod: inner.isClass, in: lookupName(inner.name, defined)) else { return nil }
+            let returns = method.returnType.trimmingCharacters(in: .whitespaces)
+            if returns == "instancetype" { return ReceiverType(name: inner.name, isClass: false) }
+            guard returns.hasSuffix("*") else { return nil }
+            let cls = returns.dropLast().trimmingCharacters(in: .whitespaces)
+            return interface.classes[cls]?.isAppClass == true ? ReceiverType(name: cls, isClass: false) : nil
+        }
+    }
+
+    /// The class whose methods answer for `name`: itself when the interface has it, else (a class
+    /// the patch creates) its superclass.
+    private func lookupName(_ name: String, _ defined: [DefinedClass]) -> String {
+        interface.classes[name] != nil ? name : (defined.first { $0.name == name }?.superclass ?? name)
+    }
+
+    private func superclass(of name: String, _ defined: [DefinedClass]) -> String? {
+        interface.classes[name]?.superclass ?? defined.first { $0.name == name }?.superclass
+    }
+
+    /// Whether the receiver has `selector`: the interface's methods, or the patch's own for the
+    /// class (or a class it inherits from).
+    private func responds(_ receiver: ReceiverType, _ selector: String, defined: [DefinedClass]) -> Bool {
+        var name: String? = receiver.name, seen = Set<String>()
+        while let current = name, seen.insert(current).inserted {
+            if defined.contains(where: { $0.name == current && $0.methods.contains { $0.selector == selector && $0.isClassMethod == receiver.isClass } }) {
+                return true
+            }
+            if interface.classes[current] != nil {
+                if interface.method(selector, isClassMethod: receiver.isClass, in: current) != nil { return true }
+                // A class object also answers NSObject's instance methods (the root class's).
+                if receiver.isClass, interface.method(selector, isClassMethod: false, in: "NSObject") != nil { return true }
+                name = interface.classes[current]?.superclass
+            } else if let cls = defined.first(where: { $0.name == current }) {
+                name = cls.superclass
+            } else {
+                return true  // a class neither the interface nor the patch knows: nothing to say
+            }
+        }
+        return false
+    }
+
+    private func enclosingMethod(_ index: Int, _ defined: [DefinedClass]) -> (DefinedClass, DefinedMethod)? {
+        for cls in defined {
+            if let method = cls.methods.first(where: { $0.body.contains(index) }) { return (cls, method) }
+        }
+        return nil
+    }
+
+    /// The struct an object literal's keys spell, as the engine's struct objects have them.
+    static func structShape(_ keys: Set<String>) -> String? {
+        switch keys {
+        case ["x", "y", "width", "height"], ["origin", "size"]: return "rect"
+        case ["x", "y"]: return "point"
+        case ["width", "height"]: return "size"
+        case ["location", "length"]: return "range"
+        case ["top", "left", "bottom", "right"]: return "edge insets"
+        default: return nil
+        }
+    }
+
+    /// The struct a declared type is, in the same words; nil for a type that is no struct.
+    static func structShape(ofType type: String) -> String? {
+        var t = type.trimmingCharacters(in: .whitespaces)
+        if t.hasPrefix("const ") { t.removeFirst(6) }
+        if t.hasPrefix("struct ") { t.removeFirst(7) }
+        switch t {
+        case "CGRect", "NSRect", "_NSRect": return "rect"
+        case "CGPoint", "NSPoint", "_NSPoint": return "point"
+        case "CGSize", "NSSize", "_NSSize": return "size"
+        case "NSRange", "_NSRange", "CFRange": return "range"
+        case "UIEdgeInsets", "NSEdgeInsets": return "edge insets"
+        default: return nil
+        }
+    }
+
+    /// Object literals passed where the method takes something else: a rect for a range, a point
+    /// for an object. The method's types come from the receiver's class when it is known, else
+    /// from every declaration of the selector when they agree.
+    private func checkStructArguments(_ tokens: [ScriptToken], call k: Int, selector: String, receiver: ReceiverType?,
+                                      report: (Severity, ScriptToken, String) -> Void) {
+        var types: [String]?
+        if let receiver, let m = interface.method(selector, isClassMethod: receiver.isClass, in: receiver.name) {
+            types = m.argumentTypes
+        } else {
+            let all = Set(methodsBySelector[selector, default: []].map { $0.method.argumentTypes })
+            if all.count == 1 { types = all.first }
+        }
+        guard let types else { return }
+        let close = Self.matching(tokens, k + 1)
+        var argument = 0, p = k + 2
+        while p < close, argument < types.count {
+            let start = p
+            var depth = 0
+            while p < close {
+                let t = tokens[p].text
+                if tokens[p].kind == .punctuator {
+                    if ["(", "[", "{"].contains(t) { depth += 1 } else if [")", "]", "}"].contains(t) { depth -= 1 } else if t == ",", depth == 0 { break }
+                }
+                p += 1
+            }
+            let end = p  // exclusive
+            if tokens[start].text == "{", Self.matching(tokens, start) == end - 1 {
+                var keys = Set<String>(), q = start + 1
+                while q < end - 1 {
+                    if (tokens[q].kind == .identifier || tokens[q].kind == .string), tokens[q + 1].text == ":" { keys.insert(tokens[q].text) }
+                    if ["(", "[", "{"].contains(tokens[q].text) { q = Self.matching(tokens, q) + 1 } else { q += 1 }
+                }
+                if let shape = Self.structShape(keys) {
+                    let declared = types[argument]
+                    let expected = Self.structShape(ofType: declared)
+                    if expected != shape {
+                        report(.error, tokens[start], "argument \(argument + 1) of '\(selector)' is a \(shape) ({\(keys.sorted().joined(separator: ", "))}), "
+                               + "but the method takes \(declared)")
+                    }
+                }
+            }
+            argument += 1
+            p += 1
+        }
+    }
+
+    /// Index of the bracket opening the one closing at `close`.
+    static func opening(_ tokens: [ScriptToken], _ close: Int) -> Int? {
+        var depth = 0
+        var k = close
+        while k >= 0 {
+            if tokens[k].kind == .punctuator {
+                switch tokens[k].text {
+                case ")", "]", "}": depth += 1
+                case "(", "[", "{":
+                    depth -= 1
+                    if depth == 0 { return k }
+                default: break
+                }
+            }
+            k -= 1
+        }
+        return nil
     }
 
     private func checkDefinition(_ method: DefinedMethod, of cls: DefinedClass, isNewClass: Bool,
