@@ -107,6 +107,11 @@ final class RepositoryHostingTests: XCTestCase {
             answer = try await f.post(undelegated)
             XCTAssertEqual(answer.reason, "not-delegated")
 
+            var flood = good
+            flood.roots = Array(repeating: good.roots[0], count: 1025)
+            answer = try await f.post(flood)
+            XCTAssertEqual(answer.reason, "unsupported", "1,025 roots: refused before 1,025 lookups")
+
             var garbage = good
             garbage.roles["targets"] = Data("{".utf8)
             answer = try await f.post(garbage)

@@ -16,11 +16,16 @@ public struct AcceptedUpload: Sendable {
 extension HostedRepository {
     /// Longest role name the service hosts (names become file names and URL segments).
     static let maxRoleNameLength = 64
+    /// Most root versions and roles one upload may carry: each costs a lookup or a signature
+    /// check, and a publisher never needs more.
+    static let maxRootsPerUpload = 1024
+    static let maxRolesPerUpload = 256
 
     /// Checks `upload` against this (trusted) state, in this order, and returns the state it
     /// leads to; the first check that fails refuses the whole upload (`UploadRefusal`):
     ///
-    /// 1. every root and role file parses as its role (`malformed`);
+    /// 1. at most 1,024 roots and 256 roles (`unsupported`); every root and role file parses as
+    ///    its role (`malformed`);
     /// 2. uploaded roots up to the held version are byte for byte the held ones (`fork`); each
     ///    newer one is the next version (`root-gap`), signed by a threshold of the previous root's
     ///    root keys and of its own (`unsigned`), not expired (`expired`), keeps consistent
@@ -39,7 +44,10 @@ extension HostedRepository {
     /// Held roles are re-checked against the new root and delegations: a key rotated out takes
     /// what it signed with it, until the publisher uploads a re-signed version.
     public func accepting(_ upload: RepositoryUpload, store: ReleaseStore, online: OnlineKeys, now: Date) async throws -> AcceptedUpload {
-        // 1. Parse everything first.
+        // 1. Parse everything first (after counting: each file costs work).
+        guard upload.roots.count <= Self.maxRootsPerUpload, upload.roles.count <= Self.maxRolesPerUpload else {
+            throw UploadRefusal(.unsupported, "an upload carries at most \(Self.maxRootsPerUpload) roots and \(Self.maxRolesPerUpload) roles")
+        }
         func parse<R: RoleMetadata>(_ data: Data, _ name: String, as type: R.Type) throws -> HeldMetadata<R> {
             do { return try HeldMetadata<R>(data: data, name: name) } catch { throw UploadRefusal(.malformed, "\(name): \(error)") }
         }
