@@ -106,7 +106,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             return true
         }
         // The clock measured another thread, or an earlier entry of this one: this entry has not
-        // been judged. Measure it from now on its own thread's clock (at most twice the limit).
+        // been judged. Measure it from now on its own thread's clock: a runaway is ended after at
+        // most one more limit of its CPU time.
         limit.restartClock()
         return false
     }
