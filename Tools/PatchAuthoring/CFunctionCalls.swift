@@ -56,7 +56,8 @@ extension MethodConverter {
         guard let calleeNode = node.inner.first else { return unconverted("call without a callee", node) }
         let args = Array(node.inner.dropFirst())
         let callee = calleeNode.unwrapped
-        if CTypes.isBlock(callee.type) || CTypes.isBlock(calleeNode.type) {
+        if CTypes.isBlock(callee.type) || CTypes.isBlock(calleeNode.type) || CTypes.isBlock(callee.desugaredType)
+            || CTypes.isBlock(calleeNode.desugaredType) {
             return "\(operand(calleeNode))(\(args.map { expr($0, boxed: true) }.joined(separator: ", ")))"
         }
         guard callee.kind == "DeclRefExpr", let ref = callee.referencedDecl, ref.kind == "FunctionDecl" else {
@@ -78,6 +79,14 @@ extension MethodConverter {
             return "\(name)(\(args.map { expr($0) }.joined(separator: ", ")))"
         }
         switch name {
+        case "_Block_copy", "Block_copy":
+            // The engine copies blocks to the heap itself; JS keeps what it holds.
+            return args.first.map { expr($0) } ?? "null"
+        case "_Block_release", "Block_release":
+            return "undefined"
+        case "malloc", "free":
+            // The engine's own: a block JS owns (refused past its end by memcpy and friends).
+            return "\(name)(\(args.map { expr($0) }.joined(separator: ", ")))"
         case "NSLog":
             guard !args.isEmpty else { return unconverted("NSLog without a format", node) }
             requireClass("NSString")

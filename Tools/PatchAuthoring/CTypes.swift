@@ -95,6 +95,7 @@ enum CTypes {
                                   "CGSize", "NSRect", "NSPoint", "NSSize", "NSRange", "char *", "const char *", "void *"]
         if known.contains(t) { return t }
         if let d = desugared.map(strip), !d.isEmpty {
+            if isBlock(d) || isObjectPointer(d) { return "id" }   // a typedef'd block or object type
             if d.hasPrefix("struct ") { return String(d.dropFirst(7)) }
             if d.hasPrefix("enum ") { return "long" }
             return d

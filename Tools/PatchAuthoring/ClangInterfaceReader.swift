@@ -49,7 +49,7 @@ public struct ClangInterfaceReader {
 
     /// Blocks, as the app is compiled with them. Linux: GNUstep's headers then include
     /// `<objc/blocks_runtime.h>`, which GCC's runtime doesn't ship; a stand-in declaring the
-    /// Blocks runtime's two functions is searched after the app's own directories.
+    /// Blocks runtime's two functions (also as `<Block.h>`) is searched after the app's own directories.
     private func blocksFlags(in dir: URL) throws -> [String] {
         #if os(Linux)
         let shim = dir.appendingPathComponent("blocks-shim/objc")
@@ -59,11 +59,15 @@ public struct ClangInterfaceReader {
             #define PATCHCTL_BLOCKS_RUNTIME
             void *_Block_copy(const void *);
             void _Block_release(const void *);
+            extern void *_NSConcreteGlobalBlock[32];
+            extern void *_NSConcreteStackBlock[32];
             #define Block_copy(b) ((__typeof__(b))_Block_copy((const void *)(b)))
             #define Block_release(b) _Block_release((const void *)(b))
             #endif
 
             """.write(to: shim.appendingPathComponent("blocks_runtime.h"), atomically: true, encoding: .utf8)
+        // <Block.h> too, which apps include from the toolchain's Blocks runtime.
+        try "#include <objc/blocks_runtime.h>\n".write(to: shim.deletingLastPathComponent().appendingPathComponent("Block.h"), atomically: true, encoding: .utf8)
         return ["-fblocks", "-idirafter", shim.deletingLastPathComponent().path]
         #else
         return []

@@ -14,7 +14,7 @@ extension MethodConverter {
             guard let inner = node.inner.first else { return "undefined" }
             let text = expr(inner, boxed: boxed)
             return Self.isAtomic(text) ? text : "(\(text))"
-        case "ExprWithCleanups", "ConstantExpr", "FullExpr", "ObjCBoxedExpr":
+        case "ExprWithCleanups", "ConstantExpr", "FullExpr", "ObjCBoxedExpr", "MaterializeTemporaryExpr", "CXXBindTemporaryExpr":
             // @(expr): the engine hands numbers and strings to Objective-C as NSNumber/NSString.
             if node.kind == "ConstantExpr", let v = node.value, node.inner.first?.unwrapped.kind != "DeclRefExpr" || CTypes.isInteger(node.type) {
                 if CTypes.isBool(node.type) { return v == "0" ? "false" : "true" }

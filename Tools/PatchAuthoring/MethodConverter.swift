@@ -127,7 +127,8 @@ struct MethodConverter {
             return [pad + unconvertedStatement("inline assembly", node)]
         default:
             if let dropped = droppedMemoryManagement(node) { return dropped.isEmpty ? [] : [pad + dropped] }
-            return [pad + expr(node, statement: true) + ";"]
+            let text = expr(node, statement: true)
+            return text == "undefined" ? [] : [pad + text + ";"]   // a release: nothing to do in JS
         }
     }
 

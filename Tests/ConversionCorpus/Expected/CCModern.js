@@ -2,7 +2,8 @@
 require('NSError, NSMutableArray, NSMutableDictionary, NSString');
 defineProtocol('CCModernConvertedMethods', {
   check: { paramsType: 'NSError **', returnType: 'BOOL' },
-  scaled_by_flag: { paramsType: 'NSInteger, CGFloat, BOOL', returnType: 'NSInteger' }
+  scaled_by_flag: { paramsType: 'NSInteger, CGFloat, BOOL', returnType: 'NSInteger' },
+  transformed: { paramsType: 'NSInteger', returnType: 'NSInteger' }
 });
 defineClass('CCModern <CCModernConvertedMethods>', {
   reload: function () {
@@ -37,5 +38,12 @@ defineClass('CCModern <CCModernConvertedMethods>', {
     {
       return flag ? Math.trunc((value * factor)) : value;
     }
+  },
+  transformed: function (value) {
+    var twice = block('NSInteger, NSInteger', function (v) {
+        return v * 2;
+      });
+    var result = twice(value);
+    return result;
   }
 });

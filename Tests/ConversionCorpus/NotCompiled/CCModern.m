@@ -2,6 +2,7 @@
    subscripting or weak references, and GNUstep ships no Grand Central Dispatch headers. The
    dispatch declarations are Apple's, written out. */
 #import <Foundation/Foundation.h>
+#include <Block.h>
 
 typedef struct dispatch_queue_s *dispatch_queue_t;
 typedef unsigned long long dispatch_time_t;
@@ -22,6 +23,8 @@ void dispatch_after(dispatch_time_t when, dispatch_queue_t queue, void (^block)(
 
 @interface CCModern (Added)
 @end
+
+typedef NSInteger (^CCTransform)(NSInteger value);
 
 @implementation CCModern
 @synthesize status = _status;
@@ -62,5 +65,12 @@ void dispatch_after(dispatch_time_t when, dispatch_queue_t queue, void (^block)(
     @synchronized (self) {
         return flag ? (NSInteger)(value * factor) : value;
     }
+}
+- (NSInteger)transformed:(NSInteger)value
+{
+    CCTransform twice = Block_copy(^NSInteger(NSInteger v) { return v * 2; });
+    NSInteger result = twice(value);
+    Block_release(twice);
+    return result;
 }
 @end
