@@ -7,7 +7,7 @@ import Foundation
 ///   which the release readers (`SigningKey(fileData:)`, `TrustedKey(fileData:)`) refuse;
 /// - their ids start with `dev-`, and the id is part of every signed manifest, so a production
 ///   verifier recognises a development-signed patch even if someone embedded the public key by hand.
-/// A production `PatchLoader` refuses a trust store holding a development key and refuses every
+/// Production readers (`PatchVerifier` on a release path) refuse every
 /// patch or revocation list signed by one (`PatchRefusal.developmentKey`); a `DevelopmentSession`
 /// refuses to start without one and accepts only patches signed by one.
 public enum DevelopmentKey {

@@ -63,14 +63,18 @@ public final class PatchClient {
     private var newlyDisabled: [PatchVersionID: Int] = [:]
     private var pendingEvents: [PatchClientEvent] = []
     private let onEvent: ((PatchClientEvent) -> Void)?
+    private let telemetry: TelemetryReporter?
     private let logger = Logger(label: "PatchDelivery.PatchClient")
 
     /// Bootstraps the trusted root from `configuration.bundledRoot` when the device has none (or
     /// an older one), and opens the crash-loop guard (judging earlier launches).
     /// Throws `PatchClientError.configuration` or `.developmentKey` (a bundled root trusting a
     /// development key is refused: such a build must never reach users).
+    /// - Parameter telemetry: where applied (from the network), failed, reverted and disabled
+    ///   events go, with the device's rollout bucket instead of its id (opt-in; nil sends nothing).
     public init(configuration: PatchClientConfiguration, applier: PatchApplying = EnginePatchApplier(),
-                transport: Transport = HTTPTransport.shared, onEvent: ((PatchClientEvent) -> Void)? = nil) throws {
+                transport: Transport = HTTPTransport.shared, telemetry: TelemetryReporter? = nil,
+                onEvent: ((PatchClientEvent) -> Void)? = nil) throws {
         for url in [configuration.metadataURL, configuration.targetsURL] {
             let scheme = url.scheme?.lowercased()
             guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
@@ -89,6 +93,7 @@ public final class PatchClient {
         self.applier = applier
         self.transport = transport
         self.onEvent = onEvent
+        self.telemetry = telemetry
         let state = configuration.stateDirectory
         metadataDirectory = state.appendingPathComponent("metadata")
         targetsDirectory = state.appendingPathComponent("targets")
@@ -104,6 +109,11 @@ public final class PatchClient {
             }
         } catch {
             throw PatchClientError.storage("\(error)")
+        }
+        // Before anything here writes: what a crash in the middle of a write left behind.
+        for folder in [state, metadataDirectory, targetsDirectory] {
+            let removed = AtomicFile.removeStaleTemporaryFiles(in: folder)
+            if !removed.isEmpty { pendingEvents.append(.temporaryFilesRemoved(directory: folder.lastPathComponent, files: removed)) }
         }
         crashLoopGuard = CrashLoopGuard(directory: state, threshold: configuration.crashLoopThreshold)
         if let problem = crashLoopGuard.loadProblem {
@@ -385,6 +395,11 @@ public final class PatchClient {
         }
         events.append(event)
         onEvent?(event)
+        let deviceID = configuration.device.deviceID
+        if let telemetry, let record = TelemetryEvent(event, bucket: { RolloutBucket.bucket(deviceID: deviceID, releaseID: $0) },
+                                                      time: configuration.clock()) {
+            telemetry.record(record)
+        }
     }
 
     /// Runs `work` on Swift concurrency's threads and waits for it until `deadline` (nil after).

@@ -65,6 +65,8 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
     /// Launch from the last verified metadata was not possible.
     case storedMetadataUnusable(PatchClientError)
     case storageFailed(message: String)
+    /// Files an interrupted atomic write left in `directory` (a folder of the state directory) were deleted.
+    case temporaryFilesRemoved(directory: String, files: [String])
 
     public var description: String {
         switch self {
@@ -79,6 +81,9 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
         case .crashLoopSearchStarted(let suspects): return "crash-loop guard searching the culprit among \(suspects.map(\.description).joined(separator: ", "))"
         case .storedMetadataUnusable(let reason): return "last verified metadata unusable: \(reason)"
         case .storageFailed(let message): return "storage failed: \(LogSafe.escape(message))"
+        case let .temporaryFilesRemoved(directory, files):
+            return "removed \(files.count) temporary file\(files.count == 1 ? "" : "s") left by an interrupted write in \(LogSafe.escape(directory)): "
+                + files.map(LogSafe.escape).joined(separator: ", ")
         }
     }
 }

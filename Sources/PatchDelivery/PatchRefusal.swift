@@ -6,7 +6,7 @@ public enum PatchRefusal: Error, Equatable, CustomStringConvertible, Sendable {
     case malformed(String)
     /// The manifest names a signing key the app doesn't trust.
     case unknownKey(keyID: String)
-    /// A release path (any `PatchLoader`) was handed something signed by a development key.
+    /// A release path was handed something signed by a development key.
     case developmentKey(keyID: String)
     /// A development session was handed a patch signed by a release key: it takes development keys only.
     case releaseKeyInDevelopment(keyID: String)

@@ -5,7 +5,7 @@ import Foundation
 /// (a release verifier refuses development keys, a development one takes nothing else); the signing
 /// key is known and not retired; the signature matches the canonical manifest bytes; every script matches its SHA-256 and nothing
 /// unsigned is carried; the app id and app version fit; the patch hasn't expired.
-/// (Revocation, replay and the crash-loop guard depend on device state: `PatchLoader` checks them.)
+/// (Revocation and replay depend on state kept elsewhere: the release service checks them.)
 public struct PatchVerifier {
     /// The app a patch must fit; nil skips the app checks (as `patchctl verify` does).
     public struct Target: Sendable {

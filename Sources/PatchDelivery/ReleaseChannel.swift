@@ -282,7 +282,7 @@ extension PatchSigner {
 
 extension PatchVerifier {
     /// Parses a release channel file and checks its key and signature (freshness and sequence
-    /// depend on device state: `ReleaseLoader` checks them).
+    /// are the release service's to check).
     public func verify(releaseChannelFile data: Data) throws -> SignedReleaseChannel {
         let signed = try SignedReleaseChannel(fileData: data)
         try trustStore.verify(signature: signed.signature, of: signed.channel.canonicalBytes, keyID: signed.channel.keyID)

@@ -7,23 +7,20 @@ public typealias TelemetryEvent = PatchTelemetry.TelemetryEvent
 public typealias TelemetryBatch = PatchTelemetry.TelemetryBatch
 
 extension TelemetryEvent {
-    /// The telemetry record for a loader event, or nil for events that aren't reported.
-    init?(_ event: ReleaseEvent, bucket: (String) -> Int, time: Date) {
+    /// The telemetry record for a client event, or nil for events that aren't reported.
+    init?(_ event: PatchClientEvent, bucket: (String) -> Int, time: Date) {
         switch event {
-        case let .applied(id, patch, version, .network):
+        case let .applied(r, .network):
             // Installs only: re-applying the cached copy at each launch would count launches, not devices.
-            self.init(kind: .applied, releaseID: id, patchID: patch, version: version, bucket: bucket(id), time: time)
-        case let .failed(id, patch, version, message):
-            self.init(kind: .failed, releaseID: id, patchID: patch, version: version, bucket: bucket(id), detail: LogSafe.escape(message), time: time)
-        case let .reverted(id, patch, version, reason):
-            let code: String
-            switch reason {
-            case .excluded(let exclusion): code = exclusion.rawValue
-            case .revoked: code = "revoked"
-            }
-            self.init(kind: .reverted, releaseID: id, patchID: patch, version: version, bucket: bucket(id), detail: code, time: time)
-        case let .disabledByCrashLoop(id, patch, version, _):
-            self.init(kind: .disabledByGuard, releaseID: id, patchID: patch, version: version, bucket: bucket(id), time: time)
+            self.init(kind: .applied, releaseID: r.path, patchID: r.patchID, version: r.version, bucket: bucket(r.path), time: time)
+        case let .failed(r, message):
+            self.init(kind: .failed, releaseID: r.path, patchID: r.patchID, version: r.version, bucket: bucket(r.path),
+                      detail: LogSafe.escape(message), time: time)
+        case let .reverted(r, reason):
+            self.init(kind: .reverted, releaseID: r.path, patchID: r.patchID, version: r.version, bucket: bucket(r.path),
+                      detail: reason.rawValue, time: time)
+        case let .disabledByCrashLoop(r, _):
+            self.init(kind: .disabledByGuard, releaseID: r.path, patchID: r.patchID, version: r.version, bucket: bucket(r.path), time: time)
         default:
             return nil
         }

@@ -76,11 +76,11 @@ public final class TelemetryReporter: @unchecked Sendable {
         var events: [TelemetryEvent]
     }
 
-    /// - Throws: `PatchLoader.ConfigurationError.insecureURL` for `http://` without `allowsInsecureHTTP`.
+    /// - Throws: `PatchClientError.configuration` for `http://` without `allowsInsecureHTTP`.
     public init(configuration: Configuration, transport: TelemetryTransport? = nil) throws {
         let scheme = configuration.collectorURL.scheme?.lowercased()
         guard scheme == "https" || (scheme == "http" && configuration.allowsInsecureHTTP) else {
-            throw PatchLoader.ConfigurationError.insecureURL(configuration.collectorURL.absoluteString)
+            throw PatchClientError.configuration("telemetry collector \(configuration.collectorURL.absoluteString) is not https:// (http:// only with allowsInsecureHTTP)")
         }
         self.configuration = configuration
         self.transport = transport ?? HTTPTelemetryTransport(timeout: configuration.requestTimeout)

@@ -294,25 +294,15 @@ final class DevLoopTests: XCTestCase {
         }
     }
 
-    func testAProductionLoaderRefusesDevelopmentKeysAndDevelopmentSignedPatches() throws {
+    func testReleaseReadersRefuseDevelopmentKeysAndDevelopmentSignedPatches() throws {
         let fixture = try DeliveryFixture(self)
         let devKey = DevelopmentKey.generate()
 
-        // A development key in a production trust store is a configuration error.
         var withDevKey = fixture.trustStore
         withDevKey.add(devKey.trustedKey)
-        XCTAssertThrowsError(try fixture.launch(RecordingApplier(), configuration: fixture.configuration(trustStore: withDevKey))) { error in
-            XCTAssertEqual(error as? PatchLoader.ConfigurationError, .developmentKeyInTrustStore(keyID: devKey.id))
-        }
-        // The release reader refuses a development public key file.
+        // The release reader refuses a development public key file (PatchClient's refusal of a
+        // development key in its root is PatchClientAttackTests.testAttack5_…).
         XCTAssertThrowsError(try TrustedKey(fileData: DevelopmentKey.publicFileData(devKey)))
-
-        // A development-signed patch served to a production loader: refused, nothing evaluated.
-        try fixture.serve(try fixture.patch(version: 5, key: devKey))
-        let applier = RecordingApplier()
-        let events = try fixture.launch(applier).update()
-        XCTAssertEqual(events.refusals, [.developmentKey(keyID: devKey.id)])
-        XCTAssertEqual(applier.calls, [])
 
         // Even a verifier handed the development key by hand refuses it on the release path.
         var verifier = PatchVerifier(trustStore: withDevKey)

@@ -3,47 +3,48 @@ import PatchUpdater
 import PatchDelivery
 import XCTest
 
-/// Temporary files a crash left in the middle of a write are deleted when the loader starts; no other file is.
+/// Temporary files a crash left in the middle of a write are deleted when the client starts; no other file is.
 final class StaleTemporaryFileTests: XCTestCase {
     let uuid = "0F5B2E8C-3A41-4C7D-9E20-6B1D8F3A7C55"
 
-    func testOnlyOurTemporaryFilesAreRemovedFromTheStateAndCacheFolders() throws {
-        let f = try DeliveryFixture(self)
-        try f.serve(try f.patch(version: 1))
-        let first = try f.launch(RecordingApplier())
+    func testOnlyOurTemporaryFilesAreRemovedFromTheStateFolders() throws {
+        let f = try ChannelFixture(self)
+        try f.release("cart.js", script: "var cart = 1;")
+        let config = f.configuration()
+        let first = try f.launch(RecordingApplier(), config)
         first.update()
         first.markLaunchSucceeded()
 
-        let cache = f.stateDirectory.appendingPathComponent("cache")
+        let state = config.stateDirectory
+        let targets = state.appendingPathComponent("targets"), metadata = state.appendingPathComponent("metadata")
         let stale = [
-            f.stateDirectory.appendingPathComponent(".state.json.\(uuid).tmp"),
-            f.stateDirectory.appendingPathComponent(".launch-guard.json.\(uuid).tmp"),
-            cache.appendingPathComponent(".0123456789ab-patch.json.patch.\(uuid).tmp"),
+            state.appendingPathComponent(".launch-guard.json.\(uuid).tmp"),
+            metadata.appendingPathComponent(".timestamp.json.\(uuid).tmp"),
+            targets.appendingPathComponent(".production%2Fcart.js.\(uuid).tmp"),
         ]
         let others = [
-            f.stateDirectory.appendingPathComponent(".state.json.tmp"),
-            f.stateDirectory.appendingPathComponent("notes.tmp"),
-            f.stateDirectory.appendingPathComponent(".state.json.\(uuid).tmp.keep"),
-            f.stateDirectory.appendingPathComponent(".state.json.\(uuid.lowercased()).tmp"),
-            f.stateDirectory.appendingPathComponent(".state.json.NOT-A-UUID.tmp"),
-            f.stateDirectory.appendingPathComponent(".\(uuid).tmp"),
-            cache.appendingPathComponent("x.\(uuid).tmp"),
+            state.appendingPathComponent(".state.json.tmp"),
+            state.appendingPathComponent("notes.tmp"),
+            state.appendingPathComponent(".state.json.\(uuid).tmp.keep"),
+            state.appendingPathComponent(".state.json.\(uuid.lowercased()).tmp"),
+            state.appendingPathComponent(".state.json.NOT-A-UUID.tmp"),
+            state.appendingPathComponent(".\(uuid).tmp"),
+            metadata.appendingPathComponent("x.\(uuid).tmp"),
         ]
         for url in stale + others { try Data("half-written".utf8).write(to: url) }
-        let plantedDirectory = cache.appendingPathComponent(".dir.\(uuid).tmp")
+        let plantedDirectory = targets.appendingPathComponent(".dir.\(uuid).tmp")
         try FileManager.default.createDirectory(at: plantedDirectory, withIntermediateDirectories: false)
 
-        let applier = RecordingApplier()
-        let events = try f.launch(applier).applyCachedPatches()
-        XCTAssertEqual(events, [
-            .temporaryFilesRemoved(directory: "device", files: [".launch-guard.json.\(uuid).tmp", ".state.json.\(uuid).tmp"]),
-            .temporaryFilesRemoved(directory: "cache", files: [".0123456789ab-patch.json.patch.\(uuid).tmp"]),
-            .applied(patchID: "shop-fixes", version: 1, source: .cache),
+        let events = try f.launch(RecordingApplier(), config).applyCached()
+        XCTAssertEqual(Array(events.prefix(3)), [
+            .temporaryFilesRemoved(directory: state.lastPathComponent, files: [".launch-guard.json.\(uuid).tmp"]),
+            .temporaryFilesRemoved(directory: "metadata", files: [".timestamp.json.\(uuid).tmp"]),
+            .temporaryFilesRemoved(directory: "targets", files: [".production%2Fcart.js.\(uuid).tmp"]),
         ])
+        XCTAssertEqual(events.applied, ["production/cart.js"])
         for url in stale { XCTAssertFalse(FileManager.default.fileExists(atPath: url.path), url.lastPathComponent) }
         for url in others + [plantedDirectory] { XCTAssertTrue(FileManager.default.fileExists(atPath: url.path), url.lastPathComponent) }
-        XCTAssertEqual(events[0].description, "removed 2 temporary files left by an interrupted write in device: "
-                       + ".launch-guard.json.\(uuid).tmp, .state.json.\(uuid).tmp")
+        XCTAssertEqual(events[1].description, "removed 1 temporary file left by an interrupted write in metadata: .timestamp.json.\(uuid).tmp")
     }
 
     func testTheNamePatternIsExactlyAtomicFilesOwn() throws {

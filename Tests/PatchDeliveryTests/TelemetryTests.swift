@@ -131,22 +131,23 @@ final class TelemetryTests: XCTestCase {
         XCTAssertEqual(result.value, false)
     }
 
-    func testTheLoaderReportsReleaseEventsWithTheBucketNotTheDeviceID() throws {
-        let f = try ReleaseFixture(self)
-        let v1 = try f.release("fix-1", version: 1)
-        try f.publish("production", [v1])
+    func testThePatchClientReportsReleaseEventsWithTheBucketNotTheDeviceID() throws {
+        let f = try ChannelFixture(self)
+        try f.release("fix-1.js", script: "fix()")
         let transport = RecordingTransport()
         let reporter = try TelemetryReporter(configuration: configuration(directory: nil), transport: transport)
         let deviceID = "private-device-id-1234"
-        let loader = try f.loader(RecordingApplier(), device: DeviceProfile(deviceID: deviceID), telemetry: reporter)
-        loader.update()
-        try f.change("production", "fix-1") { $0.state = .disabled }
-        loader.update()
+        let client = try PatchClient(configuration: f.configuration(deviceID: deviceID), applier: RecordingApplier(),
+                                     transport: f.transport, telemetry: reporter)
+        client.update()
+        try f.change("fix-1.js") { $0.enabled = false }
+        client.update()
         XCTAssertTrue(reporter.flush(timeout: 10))
         let events = transport.batches.flatMap(\.events)
-        let bucket = RolloutBucket.bucket(deviceID: deviceID, releaseID: "fix-1")
+        let bucket = RolloutBucket.bucket(deviceID: deviceID, releaseID: "production/fix-1.js")
         XCTAssertEqual(events.map(\.kind), [.applied, .reverted])
         XCTAssertEqual(events.map(\.bucket), [bucket, bucket])
+        XCTAssertEqual(events.map(\.releaseID), ["production/fix-1.js", "production/fix-1.js"])
         XCTAssertEqual(events.last?.detail, "disabled")
         for body in transport.bodies {
             XCTAssertFalse(String(decoding: body, as: UTF8.self).contains(deviceID), "the device id never leaves the device")

@@ -100,35 +100,9 @@ final class DeliveryFixture {
         try serve(try PatchSigner(key: key ?? self.key).sign(list).fileData(), as: "revocations.json")
     }
 
-    /// A loader configuration for this fixture; no revocation list unless `revocations`.
-    func configuration(trustStore: TrustStore? = nil, appVersion: String? = nil,
-                       patchFiles: [PatchLoader.PatchFile] = [.init("patch.json", patchID: "shop-fixes")],
-                       revocations: Bool = false, retry: RetryPolicy = RetryPolicy(maxAttempts: 1)) -> PatchLoader.Configuration {
-        var c = PatchLoader.Configuration(baseURL: baseURL, appID: appID, appVersion: appVersion ?? self.appVersion,
-                                          trustStore: trustStore ?? self.trustStore, stateDirectory: stateDirectory,
-                                          patchFiles: patchFiles, revocationListFile: revocations ? "revocations.json" : nil)
-        c.allowsInsecureHTTP = true
-        c.retryPolicy = retry
-        c.timeout = 5
-        return c
-    }
-
-    /// A loader as one app launch would create it.
-    func launch(_ applier: RecordingApplier, configuration: PatchLoader.Configuration? = nil,
-                now: @escaping () -> Date = { Date() }) throws -> PatchLoader {
-        try PatchLoader(configuration: configuration ?? self.configuration(), applier: applier, now: now, sleep: { _ in })
-    }
-
     /// Requests the server answered for `path`, as (status, sent If-None-Match?) pairs.
     func requests(_ path: String) -> [PatchServer.Request] {
         server.requests.filter { $0.path == path }
-    }
-}
-
-extension Array where Element == PatchEvent {
-    /// The refusal reasons among these events.
-    var refusals: [PatchRefusal] {
-        compactMap { if case .refused(_, let reason) = $0 { return reason } else { return nil } }
     }
 }
 
