@@ -71,5 +71,33 @@ final class HostedRepositoryFixture {
         return out
     }
 
+    /// A compromised service (its online keys in the attacker's hands) serves `metadata` as
+    /// channel `role`, under a new snapshot and timestamp, with `files` as target content.
+    func serveForged(_ metadata: Metadata<Targets>, as role: String, files: [Data] = []) async throws {
+        let loaded = try await HostedRepository.load(from: store)
+        var state = try XCTUnwrap(loaded)
+        let base = state.timestamp?.version
+        state.delegated[role] = try HeldMetadata(metadata)
+        let signed = try service.configuration.onlineKeys.sign(&state, newSnapshot: true, now: Date())
+        var contents: [String: Data] = [:]
+        for file in files { contents[HashCheck.digest("sha256", of: file)!] = file }
+        let forged = StoredMetadata(role: role, version: metadata.signed.common.version, data: try metadata.serialized())
+        let committed = try await store.commit(RepositoryCommit(metadata: [forged] + signed, targetFiles: contents, basedOnTimestamp: base))
+        XCTAssertTrue(committed)
+    }
+
+    /// Asserts that a device refreshing now refuses channel `role` for its signatures.
+    func assertDeviceRefusesSignatures(of role: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let updater = device()
+        do {
+            try await updater.refresh()
+            let seen = try await updater.targets(ofRole: role)
+            XCTFail("a device took \(role) (\(seen?.map(\.path) ?? []))", file: file, line: line)
+        } catch let error as UpdaterError {
+            guard case .unsigned(let refused, _) = error else { return XCTFail("\(error)", file: file, line: line) }
+            XCTAssertEqual(refused, role, file: file, line: line)
+        }
+    }
+
     func timestampVersion() async throws -> Int64? { try await store.latestMetadata(role: "timestamp")?.version }
 }

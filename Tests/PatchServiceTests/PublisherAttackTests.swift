@@ -31,29 +31,14 @@ final class PublisherAttackTests: XCTestCase {
             stripped.common.version += 1
             stripped.targets["staging/fix.js"]!.custom = PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix").custom
             let forged = try Metadata(signed: stripped)
-            let loaded = try await HostedRepository.load(from: store)
-            var state = try XCTUnwrap(loaded)
-            let base = state.timestamp?.version
-            state.delegated["staging"] = try HeldMetadata(forged)
-            let online = try f.service.configuration.onlineKeys.sign(&state, newSnapshot: true, now: Date())
-            let committed = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "staging", version: stripped.common.version,
-                                                                                            data: try forged.serialized())] + online, basedOnTimestamp: base))
-            XCTAssertTrue(committed)
+            try await f.serveForged(forged, as: "staging")
 
             try f.repository.promote("fix.js", from: "staging", to: "production", keys: f.channelKeys("production"))
             let answer = try await f.post(try f.repository.uploadContent())
             // The forged staging outranks the record's, so this service refuses the upload: a
             // compromised service can withhold, it never chooses what the publisher signs.
             XCTAssertEqual(answer.reason, "rollback")
-            do {
-                let updater = f.device()
-                try await updater.refresh()
-                _ = try await updater.targets(ofRole: "staging")
-                XCTFail("a device took the stripped staging role")
-            } catch let error as UpdaterError {
-                guard case .unsigned(let role, _) = error else { return XCTFail("\(error)") }
-                XCTAssertEqual(role, "staging")
-            }
+            try await f.assertDeviceRefusesSignatures(of: "staging")
             let production = try XCTUnwrap(f.repository.channels["production"]?.signed.targets["production/fix.js"])
             XCTAssertEqual(try PatchRelease(custom: production.custom), targeted, "production carries the targeting the publisher signed")
 

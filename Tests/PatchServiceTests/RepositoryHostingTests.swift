@@ -219,24 +219,8 @@ final class RepositoryHostingTests: XCTestCase {
             XCTAssertEqual(answer.reason, "unsigned", "the service refuses the leaked key's signature")
 
             // A service the attacker controls (its online keys too) serves the forged role anyway.
-            let loaded = try await HostedRepository.load(from: store)
-            var state = try XCTUnwrap(loaded)
-            let base = state.timestamp?.version
-            state.delegated["production"] = try HeldMetadata(metadata)
-            let signed = try f.service.configuration.onlineKeys.sign(&state, newSnapshot: true, now: Date())
-            let committed = try await store.commit(RepositoryCommit(metadata: [StoredMetadata(role: "production", version: forged.common.version,
-                                                                                            data: try metadata.serialized())] + signed,
-                                                                    targetFiles: [HashCheck.digest("sha256", of: evil)!: evil], basedOnTimestamp: base))
-            XCTAssertTrue(committed)
-            let updater = f.device()
-            do {
-                try await updater.refresh()
-                let seen = try await updater.targets(ofRole: "production")
-                XCTFail("the device took a role signed by a rotated-out key: \(seen?.map(\.path) ?? [])")
-            } catch let error as UpdaterError {
-                guard case .unsigned(let role, _) = error else { return XCTFail("\(error)") }
-                XCTAssertEqual(role, "production")
-            }
+            try await f.serveForged(metadata, as: "production", files: [evil])
+            try await f.assertDeviceRefusesSignatures(of: "production")
         } catch { await f.stop(); try? await store.close(); throw error }
         await f.stop()
         try await store.close()
