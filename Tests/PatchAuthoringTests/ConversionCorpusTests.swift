@@ -87,7 +87,10 @@ final class ConversionCorpusTests: XCTestCase {
         XCTAssertEqual(converted.errors, [])
         _ = try PatchEngine.evaluate("globalThis.roundTripCalls = {};", name: "corpus-counter.js")
         _ = try PatchEngine.evaluate(ShopRoundTripTests.instrumented(converted.script), name: "corpus.js")
-        defer { try? PatchEngine.revert("corpus.js") }
+        defer {
+            try? PatchEngine.revert("corpus.js")
+            for name in ["corpus-counter.js", "corpus-call.js", "corpus-read.js"] { try? PatchEngine.revert(name) }
+        }
         // A JS method that fails falls back to the native one: every failure is an error here.
         let failures = EngineFailures()
         let patched = try failures.during { try Self.run(Self.calls) }

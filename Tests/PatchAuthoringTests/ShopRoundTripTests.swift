@@ -74,12 +74,15 @@ final class ShopRoundTripTests: XCTestCase {
 
         let allowed = PatchEngine.allowedCFunctions
         PatchEngine.allowedCFunctions = allowed.union(["SKRow", "SKFormatCents"])
+        var applied = ["round-trip-counter.js", "round-trip-read.js"]
         defer {
-            PatchEngine.revertAll()
+            // Only what this test applied: other tests in the process keep theirs.
+            for name in applied.reversed() { try? PatchEngine.revert(name) }
             PatchEngine.allowedCFunctions = allowed
         }
         _ = try PatchEngine.evaluate("globalThis.roundTripCalls = {};", name: "round-trip-counter.js")
         for (name, script) in scripts {
+            applied.append(name)
             do { _ = try PatchEngine.evaluate(script, name: name) } catch {
                 XCTFail("\(name): \(error)\n\(script)")
                 return
@@ -98,6 +101,7 @@ final class ShopRoundTripTests: XCTestCase {
 
         // With the product-name fix over the converted methods: the same screens exactly.
         _ = try PatchEngine.evaluate(try Self.productNameFix(), name: "product-name.js")
+        applied.append("product-name.js")
         let fixedFailures = EngineFailures()
         XCTAssertEqual(fixedFailures.during { Self.screens() }, fixed)
         XCTAssertEqual(fixedFailures.messages, [])
