@@ -77,29 +77,14 @@ final class PatchClientAttackTests: XCTestCase {
 
         // On the channel: a dev-key-signed channel role with another release.
         let developmentKey = try PatchFormat.SigningKey.generate(.ed25519).forDevelopment
-        try fixture.repository.edit("targets", keys: [fixture.keys["targets"]!, developmentKey] + fixture.online) { targets in
-            var delegations = targets.delegations!
-            let index = delegations.roles!.firstIndex { $0.name == "production" }!
-            delegations.roles![index].keyids = [developmentKey.keyID]
-            delegations.keys[developmentKey.keyID] = developmentKey.publicKey
-            targets.delegations = delegations
-        }
-        fixture.keys["production"] = developmentKey
+        try delegateProduction(to: developmentKey, fixture)
         try fixture.release("dev.js", script: "dev()", patchID: "dev")
         let refused = client.update()
         XCTAssertEqual(refused.refreshFailure, .developmentKey(role: "production"), "\(refused)")
         XCTAssertEqual(client.liveReleases.map(\.reference.path), ["production/cart.js"], "what ran keeps running, nothing new")
 
         // Rotated back to a release key: the real channel is taken again, nothing blocked.
-        let releaseKey = try PatchFormat.SigningKey.generate(.ed25519)
-        try fixture.repository.edit("targets", keys: [fixture.keys["targets"]!, releaseKey] + fixture.online) { targets in
-            var delegations = targets.delegations!
-            let index = delegations.roles!.firstIndex { $0.name == "production" }!
-            delegations.roles![index].keyids = [releaseKey.keyID]
-            delegations.keys[releaseKey.keyID] = releaseKey.publicKey
-            targets.delegations = delegations
-        }
-        fixture.keys["production"] = releaseKey
+        try delegateProduction(to: try PatchFormat.SigningKey.generate(.ed25519), fixture)
         try fixture.revoke("dev.js")
         try fixture.release("cart-2.js", script: "var cart = 2;", version: 2)
         XCTAssertEqual(client.update().applied, ["production/cart-2.js"])
@@ -115,6 +100,18 @@ final class PatchClientAttackTests: XCTestCase {
         XCTAssertThrowsError(try PatchClient(configuration: bundled, applier: RecordingApplier(), transport: fixture.transport)) {
             XCTAssertEqual($0 as? PatchClientError, .developmentKey(role: "timestamp"))
         }
+    }
+
+    /// The top-level targets role delegates production to `key` alone (a key rotation).
+    private func delegateProduction(to key: PatchFormat.SigningKey, _ fixture: ChannelFixture) throws {
+        try fixture.repository.edit("targets", keys: [fixture.keys["targets"]!, key] + fixture.online) { targets in
+            var delegations = targets.delegations!
+            let index = delegations.roles!.firstIndex { $0.name == "production" }!
+            delegations.roles![index].keyids = [key.keyID]
+            delegations.keys[key.keyID] = key.publicKey
+            targets.delegations = delegations
+        }
+        fixture.keys["production"] = key
     }
 
     /// Attack 6: a silent server and launches killed while `update()` waits for it (the system's
