@@ -214,7 +214,7 @@ extension MethodConverter {
         guard let ref = node.referencedDecl else { return unconverted("a reference without a declaration", node) }
         switch ref.kind {
         case "ImplicitParamDecl":
-            if ref.name == "self" { return blockDepth > 0 && capturesSelf ? "blockSelf" : "self" }
+            if ref.name == "self" { return blockDepth > 0 && capturesSelf ? "$blockSelf" : "self" }
             if ref.name == "_cmd" { return JSNames.string(method.selector) }
             return unconverted("implicit parameter \(ref.name)", node)
         case "ParmVarDecl", "VarDecl", "BindingDecl":
@@ -405,7 +405,7 @@ extension MethodConverter {
             if let field = t.name, Self.rectParts[field] != nil, let base = t.inner.first, isRect(base.unwrapped.canonicalType) || isRect(base.type) {
                 let leaves = Self.rectParts[field]!
                 temporaries += 1
-                let tmp = "part\(temporaries)", b = operand(base)
+                let tmp = "$part\(temporaries)", b = operand(base)
                 return "(function (\(tmp)) { \(b).\(leaves[0]) = \(tmp).\(leaves[0]); \(b).\(leaves[1]) = \(tmp).\(leaves[1]); return \(tmp); })(\(value))"
             }
             return "\(member(t)) = \(value)"

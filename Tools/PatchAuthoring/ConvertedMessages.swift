@@ -32,7 +32,7 @@ extension MethodConverter {
             requireClass(cls)
             receiver = cls
         case "super (instance)", "super (class)":
-            receiver = (blockDepth > 0 && capturesSelf ? "blockSelf" : "self") + ".super()"
+            receiver = (blockDepth > 0 && capturesSelf ? "$blockSelf" : "self") + ".super()"
         default:
             return unconverted("message with receiver kind \(node.receiverKind ?? "?")", node)
         }
@@ -74,7 +74,7 @@ extension MethodConverter {
         }
         guard type == "id" || type.hasPrefix("id<") || type.hasPrefix("id <") else { return nil }
         temporaries += 1
-        let v = "value\(temporaries)"
+        let v = "$value\(temporaries)"
         return "(function (\(v)) { return typeof \(v) === 'number' || typeof \(v) === 'boolean' ? \(conversion(v)) : \(v).\(JSNames.methodName(selector))(); })(\(expr(receiver)))"
     }
 

@@ -9,7 +9,8 @@ struct MethodConverter {
     var issues: [ObjCConverter.Issue] = []
     /// JS names of declarations renamed (statics, reserved words), by declaration id.
     var names: [String: String] = [:]
-    /// Inside a block: `self` is read from the variable the method captured it in.
+    /// Inside a block: `self` is read from the variable the method captured it in. The converter's
+    /// own variables start with `$`, which Objective-C names don't, so they can't shadow the method's.
     var blockDepth = 0
     var capturesSelf = false
     var position: SourcePosition
@@ -34,7 +35,7 @@ struct MethodConverter {
             if n.kind == "BlockExpr" { n.walk { m in if m.kind == "DeclRefExpr", m.referencedDecl?.name == "self", m.referencedDecl?.kind == "ImplicitParamDecl" { capturesSelf = true } } }
         }
         var lines: [String] = []
-        if capturesSelf { lines.append(indent(2) + "var blockSelf = self;") }
+        if capturesSelf { lines.append(indent(2) + "var $blockSelf = self;") }
         if let body { lines += statements(body.inner, depth: 2) }
         return "\(Self.indentUnit)\(JSNames.methodName(method.selector)): function (\(params.joined(separator: ", "))) {\n"
             + lines.map { $0 + "\n" }.joined() + "\(Self.indentUnit)}"
@@ -188,7 +189,7 @@ struct MethodConverter {
             variable = expr(element)
         }
         temporaries += 1
-        let list = "list\(temporaries)", index = "i\(temporaries)"
+        let list = "$list\(temporaries)", index = "$i\(temporaries)"
         let collectionType = CTypes.strip(collection.unwrapped.type)
         let method = collectionType.contains("Dictionary") ? "keyEnumerator" : "objectEnumerator"
         let head = "for (var \(list) = \(operand(collection, boxed: true)).\(method)().allObjects(), \(index) = 0\(declares ? ", \(variable)" : ""); \(index) < \(list).count(); \(index)++)"

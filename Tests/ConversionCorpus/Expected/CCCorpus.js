@@ -34,8 +34,8 @@ defineClass('CCCorpus', {
   blocks: function (items) {
     var sum = 0;
     var index = 0;
-    for (var list1 = items.objectEnumerator().allObjects(), i1 = 0, item; i1 < list1.count(); i1++) {
-      item = list1.objectAtIndex(i1);
+    for (var $list1 = items.objectEnumerator().allObjects(), $i1 = 0, item; $i1 < $list1.count(); $i1++) {
+      item = $list1.objectAtIndex($i1);
       sum += self.apply_to(block('NSInteger, NSInteger, NSString *', function (v, tag) {
         return v * tag.length();
       }), Math.trunc(Number(item)) * (++index));
@@ -80,12 +80,12 @@ defineClass('CCCorpus', {
     do {
       j++;
     } while (j < 3);
-    for (var list1 = NSDictionary.dictionaryWithObjects_forKeys([1], ['a']).keyEnumerator().allObjects(), i1 = 0, key; i1 < list1.count(); i1++) {
-      key = list1.objectAtIndex(i1);
+    for (var $list1 = NSDictionary.dictionaryWithObjects_forKeys([1], ['a']).keyEnumerator().allObjects(), $i1 = 0, key; $i1 < $list1.count(); $i1++) {
+      key = $list1.objectAtIndex($i1);
       out.appendString(key);
     }
-    for (var list2 = NSArray.arrayWithArray([7, 8]).objectEnumerator().allObjects(), i2 = 0, v; i2 < list2.count(); i2++) {
-      v = list2.objectAtIndex(i2);
+    for (var $list2 = NSArray.arrayWithArray([7, 8]).objectEnumerator().allObjects(), $i2 = 0, v; $i2 < $list2.count(); $i2++) {
+      v = $list2.objectAtIndex($i2);
       out.appendFormat('%@', v);
     }
     switch (n) {
@@ -145,8 +145,8 @@ defineClass('CCCorpus', {
       return 0;
     }
     var sum = 0;
-    for (var list1 = numbers.objectEnumerator().allObjects(), i1 = 0, n; i1 < list1.count(); i1++) {
-      n = list1.objectAtIndex(i1);
+    for (var $list1 = numbers.objectEnumerator().allObjects(), $i1 = 0, n; $i1 < $list1.count(); $i1++) {
+      n = $list1.objectAtIndex($i1);
       sum += Number(n);
     }
     return sum / numbers.count();

@@ -7,7 +7,7 @@ defineProtocol('CCModernConvertedMethods', {
 });
 defineClass('CCModern <CCModernConvertedMethods>', {
   reload: function () {
-    var blockSelf = self;
+    var $blockSelf = self;
     var weakSelf = __weak(self);
     dispatch_async_global_queue(function () {
         var loaded = NSString.stringWithFormat('%@ items', 3);
@@ -17,7 +17,7 @@ defineClass('CCModern <CCModernConvertedMethods>', {
           });
       });
     dispatch_after(Math.trunc((1.5 * 1000000000)) / 1000000000, function () {
-        blockSelf.setStatus('late');
+        $blockSelf.setStatus('late');
       });
   },
   subscripts: function () {
