@@ -112,6 +112,19 @@ final class RepositoryHostingTests: XCTestCase {
             answer = try await f.post(flood)
             XCTAssertEqual(answer.reason, "unsupported", "1,025 roots: refused before 1,025 lookups")
 
+            // A staging role, validly signed with the staging key, listing a production path.
+            let sneaky = Data("sneaky()".utf8)
+            var outside = f.repository.channels["staging"]!.signed
+            outside.common.version += 1
+            outside.targets["production/sneaky.js"] = TargetFile(data: sneaky)
+            var outsideMetadata = try Metadata(signed: outside)
+            try outsideMetadata.sign(with: f.keys["staging"]!)
+            var wrongPath = good
+            wrongPath.roles["staging"] = try outsideMetadata.serialized()
+            wrongPath.files.append(sneaky)
+            answer = try await f.post(wrongPath)
+            XCTAssertEqual(answer.reason, "not-delegated", "a channel listing another channel's path")
+
             var garbage = good
             garbage.roles["targets"] = Data("{".utf8)
             answer = try await f.post(garbage)

@@ -34,7 +34,8 @@ extension HostedRepository {
     /// 3. targets (uploaded, or held): not below the held version (`rollback`), the same version
     ///    only with the same bytes (`fork`), not expired when uploaded (`expired`), signed by a
     ///    threshold of the newest root's targets keys (`unsigned`);
-    /// 4. every uploaded role is delegated by that targets role (`not-delegated`); no succinct or
+    /// 4. every uploaded role is delegated by that targets role and lists only paths delegated to
+    ///    it (`not-delegated`); no succinct or
     ///    nested delegations (`unsupported`); every delegated role (uploaded, or held) is there
     ///    (`missing`), passes the same version and expiry checks, and is signed by a threshold of
     ///    the keys targets delegates to it (`unsigned`);
@@ -147,6 +148,9 @@ extension HostedRepository {
             }
             let chosen = try pick(role.name, held: held)
             try checkSigned(chosen, role.name, keys: delegations?.keys ?? [:], keyids: role.keyids, threshold: role.threshold, by: "targets")
+            if let outside = chosen.signed.targets.keys.sorted().first(where: { !role.delegates($0) }) {
+                throw UploadRefusal(.notDelegated, "\(role.name) lists \(outside.prefix(200)), outside the paths targets delegates to it")
+            }
             guard (chosen.signed.delegations?.roles ?? []).isEmpty, chosen.signed.delegations?.succinctRoles == nil else {
                 throw UploadRefusal(.unsupported, "\(role.name) delegates further, which the service does not host")
             }
