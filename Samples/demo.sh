@@ -6,8 +6,8 @@
 # released to staging and promoted to production, the static tree is published and served on
 # loopback, and the shop runs: before the release, after, offline from its cache, with a tampered
 # target, and after a revocation (at run time and at the next launch). Then 200 simulated devices
-# follow production through a staged rollout: release at 10 %, 100 %, disable, revoke, and a
-# channel key rotation, with per-release counts after each step. Every step checks the output
+# follow production, hosted by the release service (patchserver), through a staged rollout:
+# release at 10 %, 100 %, disable, revoke, and a channel key rotation, with per-release counts. Every step checks the output
 # for what it must show; the script exits non-zero when one does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +21,12 @@ SCRIPTS=(Samples/patches/total.js Samples/patches/product-name.js Samples/patche
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/patchengine-demo.XXXXXX")
 SERVER_PID=
+SERVICE_PID=
 FAILURES=0
 CHECKS=0
 
 cleanup() {
-    for pid in $SERVER_PID; do
+    for pid in $SERVER_PID $SERVICE_PID; do
         if kill -0 "$pid" 2>/dev/null; then
             kill -TERM "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -109,9 +110,9 @@ flip_byte() {
 
 # ---------------------------------------------------------------------------------------------
 
-heading "1. Build the shop, patchctl and fleet (a first build compiles swift-crypto and SwiftNIO: several minutes)"
+heading "1. Build the shop, patchctl, patchserver and fleet (a first build compiles swift-crypto, SwiftNIO and Hummingbird: several minutes)"
 start=$SECONDS
-for product in shop patchctl fleet; do
+for product in shop patchctl patchserver fleet; do
     "$SWIFT" build --product "$product" > "$WORK/build-$product.log" 2>&1 &
     build_pid=$!
     while kill -0 "$build_pid" 2>/dev/null; do
@@ -127,7 +128,8 @@ BIN=$("$SWIFT" build --show-bin-path)
 SHOP="$BIN/shop"
 PATCHCTL="$BIN/patchctl"
 FLEET="$BIN/fleet"
-echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL, $FLEET"
+PATCHSERVER="$BIN/patchserver"
+echo "  built in $((SECONDS - start)) s: $SHOP, $PATCHCTL, $PATCHSERVER, $FLEET"
 
 REPO="$WORK/repo"
 CDN="$WORK/cdn"
@@ -247,55 +249,76 @@ check_count() {
     fi
 }
 
-# fleet NAME: 200 simulated devices refresh production; output in $WORK/fleet-NAME.txt.
+# wait_port FILE PID NAME: waits (10 s) until the server wrote its port.
+wait_port() {
+    for _ in $(seq 1 100); do
+        [ -s "$1" ] && return 0
+        kill -0 "$2" 2>/dev/null || die "$3 exited"
+        sleep 0.1
+    done
+    die "$3 did not report a port within 10 s"
+}
+
+heading "10. The release service: patchserver (SQLite) hosts the repository, holding only the online snapshot and timestamp keys"
+"$PATCHSERVER" "$WORK/releases" --app-id "$APP_ID" --root "$ROOT" \
+    --online-key "$REPO/keys/snapshot.key" "$REPO/keys/timestamp.key" --port 0 --port-file "$WORK/service-port" > "$WORK/patchserver.log" 2>&1 &
+SERVICE_PID=$!
+wait_port "$WORK/service-port" "$SERVICE_PID" patchserver
+SERVICE="http://127.0.0.1:$(tr -d '\n' < "$WORK/service-port")/"
+FLEET_REPOSITORY="${SERVICE}apps/$APP_ID/"
+echo "  patchserver on $SERVICE; devices read $FLEET_REPOSITORY"
+# upload: what the publisher signed offline goes to the service, which verifies it and signs snapshot and timestamp.
+upload() { "$PATCHCTL" repo publish "$REPO" --to "$SERVICE" --app "$APP_ID" | sed 's/^/  /'; }
+
+# fleet NAME: 200 simulated devices refresh production from the service; output in $WORK/fleet-NAME.txt.
 fleet() {
-    "$FLEET" --repository "$URL" --root "$ROOT" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-$1.txt"
+    "$FLEET" --repository "$FLEET_REPOSITORY" --root "$ROOT" --state "$WORK/fleet" --devices 200 > "$WORK/fleet-$1.txt"
     sed 's/^/  /' "$WORK/fleet-$1.txt"
 }
 
 PROMO=shop-promo
-heading "10. Staged rollout: $PROMO v1 to every device, then $PROMO v2 at 10 %"
+heading "11. Staged rollout: $PROMO v1 to every device, then $PROMO v2 at 10 %"
 "$PATCHCTL" repo release "$REPO" Samples/patches/gift-wrap.js --name "$PROMO-1.js" --channel production --app "$APP_ID" \
     --patch-id "$PROMO" --version 1 --app-versions "$APP_RANGE" | sed 's/^/  /'
 "$PATCHCTL" repo release "$REPO" Samples/patches/gift-wrap.js --name "$PROMO-2.js" --channel production --app "$APP_ID" \
     --patch-id "$PROMO" --version 2 --app-versions "$APP_RANGE" --rollout 10 | sed 's/^/  /'
-publish
+upload
 fleet 10
 check_count "$WORK/fleet-10.txt" "^  $PROMO-2\.js +" 5 40 "about 10 % of 200 devices run $PROMO-2"
 check_count "$WORK/fleet-10.txt" "^  $PROMO-1\.js +" 160 195 "the rest run $PROMO-1"
 
-heading "11. Rollout to 100 %: every device moves to $PROMO-2"
+heading "12. Rollout to 100 %: every device moves to $PROMO-2"
 "$PATCHCTL" repo rollout "$REPO" "$PROMO-2.js" 100 --channel production | sed 's/^/  /'
-publish
+upload
 fleet 100
 check "$WORK/fleet-100.txt" "^  $PROMO-2\.js +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-2"
 check_count "$WORK/fleet-100.txt" "^  reverted this run: " 160 195 "$PROMO-1 reverted (superseded) on the devices that had it"
 
-heading "12. Disable $PROMO-2: every device falls back to $PROMO-1"
+heading "13. Disable $PROMO-2: every device falls back to $PROMO-1"
 "$PATCHCTL" repo disable "$REPO" "$PROMO-2.js" --channel production | sed 's/^/  /'
-publish
+upload
 fleet disabled
 check "$WORK/fleet-disabled.txt" "^  $PROMO-1\.js +200 devices \(100\.0 %\)$" "all 200 devices run $PROMO-1 again"
 
-heading "13. Revoke $PROMO-1: it leaves every device; nothing of $PROMO runs"
+heading "14. Revoke $PROMO-1: it leaves every device; nothing of $PROMO runs"
 "$PATCHCTL" repo revoke "$REPO" "$PROMO-1.js" --channel production | sed 's/^/  /'
-publish
+upload
 fleet revoked
 check "$WORK/fleet-revoked.txt" "^  \(none\) +200 devices \(100\.0 %\)$" "no device runs $PROMO"
 
-heading "14. Channel key rotation: production's key replaced (a leak), $PROMO-2 enabled again with the new key"
+heading "15. Channel key rotation: production's key replaced (a leak), $PROMO-2 enabled again with the new key"
 "$PATCHCTL" repo keygen "$REPO/keys/channel-production-2.key" | sed 's/^/  /'
 "$PATCHCTL" repo rotate "$REPO" --role production --remove "$REPO/keys/channel-production.key" \
     --add "$REPO/keys/channel-production-2.key" | sed 's/^/  /'
 mv "$REPO/keys/channel-production.key" "$WORK/leaked-channel-production.key"
 "$PATCHCTL" repo enable "$REPO" "$PROMO-2.js" --channel production | sed 's/^/  /'
-publish
+upload
 fleet rotated
 check "$WORK/fleet-rotated.txt" "^  $PROMO-2\.js +200 devices \(100\.0 %\)$" "every device took the channel signed with the new key, no app release"
 check "$WORK/fleet-rotated.txt" "refused: none$" "nothing refused"
 
-heading "Static server log (last lines)"
-tail -5 "$WORK/server.log" | sed 's/^/  /'
+heading "Release service log (last lines)"
+tail -5 "$WORK/patchserver.log" | sed 's/^/  /'
 
 echo
 if [ "$FAILURES" -eq 0 ]; then
