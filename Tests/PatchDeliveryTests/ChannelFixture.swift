@@ -133,7 +133,7 @@ final class ChannelFixture {
     }
 
     /// One launch of a device: a new client over the device's state.
-    func launch(_ applier: RecordingApplier, _ configuration: PatchClientConfiguration? = nil) throws -> PatchClient {
+    func launch(_ applier: PatchApplying, _ configuration: PatchClientConfiguration? = nil) throws -> PatchClient {
         try PatchClient(configuration: configuration ?? self.configuration(), applier: applier, transport: transport)
     }
 
