@@ -67,6 +67,7 @@ class ToolkitTestCase: PatchTestCase {
             XCTFail("all \(ToolkitFamily.count) class families are used: add more in PFToolkitFamilies.m", file: file, line: line)
             throw XCTSkip("no family left")
         }
+        pf_tk_set_current_family(family.prefix)
         return family
     }
 

@@ -45,7 +45,7 @@ typedef struct PFTkRect { double x, y, w, h; } PFTkRect;
 - (NSString *)string { return _string; } \
 - (void)setString:(NSString *)string { PFTkLog(@"setString"); id old = _string; _string = [string copy]; [old release]; } \
 + (NSString *)kind { PFTkLog(@"+Base"); return @"base"; } \
-- (void)dealloc { PFTkLog(@"dealloc"); [_string release]; [super dealloc]; } \
+- (void)dealloc { PFTkLogDealloc(self); [_string release]; [super dealloc]; } \
 @end \
 @interface F##Mid : F##Base @end \
 @implementation F##Mid \

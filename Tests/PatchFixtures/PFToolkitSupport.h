@@ -8,6 +8,10 @@
 /* Appends one entry to the layer log (thread-safe). */
 void PFTkLog(NSString *entry);
 void PFTkLogFormat(NSString *format, ...);
+/* Logs "dealloc" for an object of the family the running test took last (pf_tk_set_current_family):
+   objects of earlier tests' families are freed whenever JavaScriptCore's collector finalizes their
+   boxes, and must not appear in another test's log. */
+void PFTkLogDealloc(id object);
 
 /* Keeps a token (anything answering -remove) and returns its handle (> 0). */
 int PFTkKeep(id token);

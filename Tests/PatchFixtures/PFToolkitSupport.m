@@ -1,6 +1,9 @@
 #import "PFToolkitSupport.h"
 #import "PFToolkitFixture.h"
 #include <pthread.h>
+#include <ctype.h>
+#include <string.h>
+#include <stdio.h>
 
 static pthread_mutex_t logLock = PTHREAD_MUTEX_INITIALIZER;
 static NSMutableArray *logEntries;
@@ -11,6 +14,26 @@ void PFTkLog(NSString *entry)
     if (!logEntries) logEntries = [NSMutableArray new];
     [logEntries addObject:entry ? entry : @"(nil)"];
     pthread_mutex_unlock(&logLock);
+}
+
+static char currentFamily[32];
+
+void pf_tk_set_current_family(const char *prefix)
+{
+    pthread_mutex_lock(&logLock);
+    snprintf(currentFamily, sizeof currentFamily, "%s", prefix ? prefix : "");
+    pthread_mutex_unlock(&logLock);
+}
+
+void PFTkLogDealloc(id object)
+{
+    const char *name = class_getName(object_getClass(object));
+    pthread_mutex_lock(&logLock);
+    size_t length = strlen(currentFamily);
+    /* "PFTk1" must not match "PFTk12Base": the family prefix is followed by the class's role. */
+    BOOL current = length > 0 && strncmp(name, currentFamily, length) == 0 && isupper((unsigned char)name[length]);
+    pthread_mutex_unlock(&logLock);
+    if (current) PFTkLog(@"dealloc");
 }
 
 void PFTkLogFormat(NSString *format, ...)

@@ -33,6 +33,8 @@
 /* The log so far ("" when empty), cleared. */
 char *pf_tk_log_take(void);
 void pf_tk_log_clear(void);
+/* The family whose objects' deallocations are logged from now on ("PFTk7"). */
+void pf_tk_set_current_family(const char *prefix);
 
 /* Sends -remove to a kept hook or swizzle token: 1 (YES), 0 (NO), -1 for an unknown handle. */
 int pf_tk_remove(int handle);
