@@ -169,18 +169,30 @@ struct RepoPromote: ParsableCommand {
     }
 }
 
+/// The release a channel edit acts on: `NAME --channel CHANNEL`.
+struct ReleaseInChannel: ParsableArguments {
+    @Argument(help: "Release name.") var name: String
+    @Option(name: .long, help: "Channel.") var channel: String
+}
+
+extension RepoOptions {
+    /// Changes one release's custom metadata in the publisher's own record and prints the outcome.
+    func updateRelease(_ release: ReleaseInChannel, _ change: (inout PatchRelease) throws -> Void) throws {
+        var repository = try open()
+        print(try repository.updateRelease(release.name, channel: release.channel, keys: try signingKeys(), change))
+    }
+}
+
 struct RepoRollout: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rollout", abstract: "Set a release's share of devices.")
     @OptionGroup var repo: RepoOptions
-    @Argument(help: "Release name.") var name: String
+    @OptionGroup var release: ReleaseInChannel
     @Argument(help: "Percent (two decimals).") var percent: String
-    @Option(name: .long, help: "Channel.") var channel: String
 
     func run() throws {
         try repoRun {
-            var repository = try repo.open()
             let value = try parseRollout(percent)
-            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.rollout = value })
+            try repo.updateRelease(release) { $0.rollout = value }
         }
     }
 }
@@ -188,41 +200,32 @@ struct RepoRollout: ParsableCommand {
 struct RepoDisable: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable a release (devices revert it).")
     @OptionGroup var repo: RepoOptions
-    @Argument(help: "Release name.") var name: String
-    @Option(name: .long, help: "Channel.") var channel: String
+    @OptionGroup var release: ReleaseInChannel
 
     func run() throws {
-        try repoRun {
-            var repository = try repo.open()
-            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.enabled = false })
-        }
+        try repoRun { try repo.updateRelease(release) { $0.enabled = false } }
     }
 }
 
 struct RepoEnable: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a disabled release again.")
     @OptionGroup var repo: RepoOptions
-    @Argument(help: "Release name.") var name: String
-    @Option(name: .long, help: "Channel.") var channel: String
+    @OptionGroup var release: ReleaseInChannel
 
     func run() throws {
-        try repoRun {
-            var repository = try repo.open()
-            print(try repository.updateRelease(name, channel: channel, keys: try repo.signingKeys()) { $0.enabled = true })
-        }
+        try repoRun { try repo.updateRelease(release) { $0.enabled = true } }
     }
 }
 
 struct RepoRevoke: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Remove a release from a channel.")
     @OptionGroup var repo: RepoOptions
-    @Argument(help: "Release name.") var name: String
-    @Option(name: .long, help: "Channel.") var channel: String
+    @OptionGroup var release: ReleaseInChannel
 
     func run() throws {
         try repoRun {
             var repository = try repo.open()
-            print(try repository.revoke(name, channel: channel, keys: try repo.signingKeys()))
+            print(try repository.revoke(release.name, channel: release.channel, keys: try repo.signingKeys()))
         }
     }
 }
