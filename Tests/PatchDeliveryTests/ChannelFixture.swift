@@ -155,6 +155,12 @@ extension Array where Element == PatchClientEvent {
         for case let .reverted(r, reason) in self { out[r.path] = reason }
         return out
     }
+    /// Failed releases' messages by path.
+    var failures: [String: String] {
+        var out: [String: String] = [:]
+        for case let .failed(r, message) in self { out[r.path] = message }
+        return out
+    }
     var refusals: [String: PatchClientError] {
         var out: [String: PatchClientError] = [:]
         for case let .refused(path, reason) in self { out[path] = reason }

@@ -37,10 +37,7 @@ final class PatchClientEngineTests: XCTestCase {
         for (version, path) in [(1, planted.path), (2, cwdName)] {
             try fixture.release("planted-\(version).js", script: "include('\(path)');", patchID: "engine-planted", version: version)
             let events = try fixture.launch(EnginePatchApplier()).update()
-            let failure = events.compactMap { event -> String? in
-                if case .failed(let release, let message) = event, release.version == version { return message } else { return nil }
-            }.first
-            guard let failure else { return XCTFail("\(events)") }
+            guard let failure = events.failures["production/planted-\(version).js"] else { return XCTFail("\(events)") }
             XCTAssertTrue(failure.contains("carries no script of that name"), failure)
             XCTAssertEqual(try PatchEngine.evaluate("typeof plantedRan") as? String, "undefined", "the planted file never ran")
             XCTAssertEqual(engineNames("planted-\(version).js"), [])
@@ -54,9 +51,7 @@ final class PatchClientEngineTests: XCTestCase {
             throw new Error('boom from release');
             """, patchID: "engine-throws")
         let events = try fixture.launch(EnginePatchApplier()).update()
-        let failure = events.compactMap { event -> String? in
-            if case .failed(_, let message) = event { return message } else { return nil }
-        }.first
+        let failure = events.failures["production/engine-throws.js"]
         XCTAssertTrue(failure?.contains("boom from release") == true, "\(events)")
         XCTAssertEqual(engineNames("engine-throws"), [], "\(PatchEngine.appliedPatchNames)")
         // The runtime can't remove a method; what the rollback leaves must not run the script.
