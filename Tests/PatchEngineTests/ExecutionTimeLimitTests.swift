@@ -38,7 +38,7 @@ final class ExecutionTimeLimitTests: PatchTestCase {
 
     func testTheLimitIsAvailableAndHasADefault() {
         XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable)
-        XCTAssertEqual(PatchEngine.defaultExecutionTimeLimit, PatchEngine.recommendedExecutionTimeLimit, "on by default")
+        XCTAssertNil(PatchEngine.defaultExecutionTimeLimit, "off by default: spurious ends under lock contention (docs/threads.md)")
         XCTAssertEqual(PatchEngine.recommendedExecutionTimeLimit, 2.0)
     }
 
