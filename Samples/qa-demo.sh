@@ -70,7 +70,7 @@ URL="http://127.0.0.1:$(tr -d '\n' < "$WORK/port")/"
 sed 's/^/  dev: /' "$WORK/dev.log"
 
 heading "3. The shop in live mode, as device 'qa-shop'"
-"$BIN/shop" --dev "$URL" --dev-key "$WORK/keys/dev-public-key.json" --device qa-shop --every 100 > "$WORK/shop.log" 2>&1 &
+"$BIN/shop" --dev "$URL" --dev-root "$WORK/keys/dev-root.json" --device qa-shop --every 100 > "$WORK/shop.log" 2>&1 &
 SHOP_PID=$!
 wait_for "$WORK/dev.log" '^\[qa-shop\] v[0-9]+ applied' 10 && ok "the shop connected and applied the current version" \
     || { cat "$WORK/dev.log" "$WORK/shop.log"; die "the shop never applied the first version"; }

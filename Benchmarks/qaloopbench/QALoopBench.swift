@@ -69,7 +69,7 @@ struct QALoopBench: ParsableCommand {
         let signal = DispatchSemaphore(value: 0)
         var configuration = DevelopmentSession.Configuration(
             serverURL: URL(string: "http://127.0.0.1:\(port)/")!, deviceName: "bench",
-            trustStore: TrustStore(keys: [try DevelopmentKey.trustedKey(fileData: Data(contentsOf: keys.appendingPathComponent("dev-public-key.json")))]),
+            developmentRoot: try Data(contentsOf: keys.appendingPathComponent("dev-root.json")),
             appID: "com.example.bench", appVersion: "1.0.0")
         configuration.queue = DispatchQueue(label: "bench.device")
         PatchEngine.logHandler = { _ in }

@@ -60,9 +60,9 @@ struct Shop: ParsableCommand {
         valueName: "URL"))
     var dev: String?
 
-    @Option(name: .customLong("dev-key"), help: ArgumentHelp(
-        "The development public key `patchctl dev` printed (needed with --dev; production builds have none).", valueName: "FILE"))
-    var devKey: String?
+    @Option(name: .customLong("dev-root"), help: ArgumentHelp(
+        "The development root `patchctl dev` printed (its dev-root.json; needed with --dev; production builds have none).", valueName: "FILE"))
+    var devRoot: String?
 
     @Option(help: "Device name shown next to this app's reports in `patchctl dev`.")
     var device = "shop"
@@ -76,7 +76,7 @@ struct Shop: ParsableCommand {
     func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard (10...60_000).contains(every) else { throw ValidationError("--every must be 10...60000 ms") }
-        if dev != nil, devKey == nil { throw ValidationError("--dev needs --dev-key (the development public key)") }
+        if dev != nil, devRoot == nil { throw ValidationError("--dev needs --dev-root (the development root)") }
     }
 
     func run() throws {
@@ -105,8 +105,8 @@ struct Shop: ParsableCommand {
         patches.markLaunchSucceeded()
         print("launch succeeded")
         fflush(stdout)
-        if let dev, let devKey {
-            try ShopLiveMode.run(server: dev, developmentKey: devKey, device: device, appVersion: appVersion,
+        if let dev, let devRoot {
+            try ShopLiveMode.run(server: dev, developmentRoot: devRoot, device: device, appVersion: appVersion,
                                  interval: TimeInterval(every) / 1000, duration: runFor)
         }
     }

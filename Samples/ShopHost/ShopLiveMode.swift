@@ -2,21 +2,22 @@ import Foundation
 import PatchDelivery
 
 /// The shop kept running for the live QA loop (`--dev`): a development session applies each
-/// version `patchctl dev` pushes, on the main queue, while the screens are rendered every
+/// version `patchctl dev` announces (verified against the development root with the TUF
+/// updater), on the main queue, while the screens are rendered every
 /// `interval` (and whenever a line arrives on standard input — a key press in a terminal);
 /// a rendering that differs from the last one is printed, so each save shows up as a new screen.
 enum ShopLiveMode {
-    static func run(server: String, developmentKey path: String, device: String, appVersion: String,
+    static func run(server: String, developmentRoot path: String, device: String, appVersion: String,
                     interval: TimeInterval, duration: TimeInterval?) throws -> Never {
         guard let url = URL(string: server.hasSuffix("/") ? server : server + "/"), url.host != nil else {
             throw ShopPatches.SetupError(description: "--dev '\(server)' is not a URL like http://127.0.0.1:8765/")
         }
-        let key: TrustedKey
-        do { key = try DevelopmentKey.trustedKey(fileData: try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw ShopPatches.SetupError(description: "development key \(path): \(error)")
+        let root: Data
+        do { root = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ShopPatches.SetupError(description: "development root \(path): \(error)")
         }
         let configuration = DevelopmentSession.Configuration(
-            serverURL: url, deviceName: device, trustStore: TrustStore(keys: [key]), appID: Shop.appID, appVersion: appVersion)
+            serverURL: url, deviceName: device, developmentRoot: root, appID: Shop.appID, appVersion: appVersion)
         let session: DevelopmentSession
         do {
             session = try DevelopmentSession(configuration: configuration, onEvent: { event in

@@ -3,40 +3,52 @@ import Foundation
 import FoundationNetworking
 #endif
 import PatchEngine
+import PatchFormat
+import PatchUpdater
 
 /// The device side of the live QA loop (`patchctl dev`): holds a server-sent-events connection to
-/// the development server, and applies each development version it receives, live, in the
-/// running process — verified like any patch (`PatchVerifier`, development keys only), the
-/// previous development version reverted first, and the previous one brought back when the new
-/// one fails, so a failed save never leaves a half-applied version. Every outcome, later runtime
-/// errors in patched methods and `console.log` lines go back to the server as `DevReport`s.
+/// the development server and, each time it announces a version, refreshes the development
+/// repository the server hosts through the same TUF client as releases (`Updater`: every
+/// signature, version, expiry, length and hash checked, every download bounded) and applies the
+/// version live, in the running process — the previous development version reverted first, and
+/// brought back when the new one fails (`ScriptSwap`, as `PatchClient` applies releases), so a
+/// failed save never leaves a half-applied version. The event stream carries nothing trusted:
+/// only the number of the version to look for. Every outcome, later runtime errors in patched
+/// methods and `console.log` lines go back to the server as `DevReport`s.
 ///
 ///     var config = DevelopmentSession.Configuration(
 ///         serverURL: URL(string: "http://127.0.0.1:8765/")!, deviceName: "pixel-qa",
-///         trustStore: TrustStore(keys: [try DevelopmentKey.trustedKey(fileData: devPublicKeyFile)]),
+///         developmentRoot: devRootFile,      // `patchctl dev` writes it (dev-root.json)
 ///         appID: "com.example.shop", appVersion: "1.4.0")
 ///     let session = try DevelopmentSession(configuration: config)   // .main applies by default
 ///     session.start()
 ///
-/// Only a build that holds a development public key can open a session: a trust store without one
-/// (a production configuration) is refused with `StartError.noDevelopmentKey`. Nothing is cached
-/// or persisted: a development version lives until the process ends or the session stops.
-/// The connection is re-opened after the server or the network goes away, with a back-off that
-/// doubles up to `reconnectDelay.upperBound`; the server sends the current version on every connect.
+/// Only a development root opens a session: one whose roles trust development keys only
+/// (`Root.firstRoleTrustingReleaseKey`), checked at start and after every refresh (a root
+/// rotation can't swap it for a release root); a release root is refused with
+/// `StartError.notDevelopmentRoot`, as `PatchClient` refuses a development root. Trusted
+/// metadata lives in `stateDirectory` (by default a temporary folder removed with the session),
+/// so an older version replayed during the session is refused. The connection is re-opened
+/// after the server or the network goes away, with a back-off that doubles up to
+/// `reconnectDelay.upperBound`; the server announces the current version on every connect.
 public final class DevelopmentSession: @unchecked Sendable {
     public struct Configuration {
         /// The development server (`patchctl dev` prints it).
         public var serverURL: URL
         /// Shown next to every report in `patchctl dev` (letters, digits, `.`, `_`, `-`; up to 64).
         public var deviceName: String
-        /// Must hold a development key (`DevelopmentKey.trustedKey(fileData:)`).
-        public var trustStore: TrustStore
+        /// The development repository's root metadata (`dev-root.json` in `patchctl dev`'s key folder).
+        public var developmentRoot: Data
         public var appID: String
         public var appVersion: String
         /// Where versions are applied and reverted: the thread that owns the engine (main by default).
         public var queue: DispatchQueue = .main
-        /// Larger versions are refused (the stream is cut and re-opened).
+        /// A version whose scripts are larger in all is refused before anything is downloaded.
         public var maxPatchBytes = 1 << 20
+        /// One refresh and download of a version, start to end.
+        public var refreshDeadline: TimeInterval = 15
+        /// Trusted metadata and downloaded scripts; nil: a temporary folder of the session's own.
+        public var stateDirectory: URL?
         /// The first and the longest wait before re-connecting.
         public var reconnectDelay: ClosedRange<TimeInterval> = 0.1...5
         /// With no byte for this long (the server sends a heartbeat every few seconds), the
@@ -48,10 +60,10 @@ public final class DevelopmentSession: @unchecked Sendable {
         /// (`PatchEngine.logHandler`); the handlers set before are still called.
         public var reportsEngineOutput = true
 
-        public init(serverURL: URL, deviceName: String, trustStore: TrustStore, appID: String, appVersion: String) {
+        public init(serverURL: URL, deviceName: String, developmentRoot: Data, appID: String, appVersion: String) {
             self.serverURL = serverURL
             self.deviceName = deviceName
-            self.trustStore = trustStore
+            self.developmentRoot = developmentRoot
             self.appID = appID
             self.appVersion = appVersion
         }
@@ -59,22 +71,60 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     /// Why a session can't be opened.
     public enum StartError: Error, Equatable, CustomStringConvertible {
-        /// The trust store holds no development key: this is a production configuration.
-        case noDevelopmentKey
+        /// The root trusts a key that is not a development key for `role`: a release root.
+        case notDevelopmentRoot(role: String)
+        case unreadableRoot(String)
         case invalidDeviceName(String)
         case invalidAppVersion(String)
         case unsupportedURL(String)
+        case storage(String)
 
         public var description: String {
             switch self {
-            case .noDevelopmentKey:
-                return "no development key in the trust store: a production configuration can't open a development session"
+            case .notDevelopmentRoot(let role):
+                return "the root trusts a release key for \(role): only a development root (patchctl dev's dev-root.json) opens a development session"
+            case .unreadableRoot(let why):
+                return "development root: \(why)"
             case .invalidDeviceName(let name):
                 return "device name '\(LogSafe.escape(name))' must be 1-64 letters, digits, '.', '_' or '-'"
             case .invalidAppVersion(let why):
                 return "invalid app version: \(why)"
             case .unsupportedURL(let url):
                 return "development server URL \(LogSafe.escape(url)) is not http:// or https://"
+            case .storage(let why):
+                return "development session state: \(why)"
+            }
+        }
+    }
+
+    /// Why an announced version was not applied (the live one stays).
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// The refresh of the development repository failed: a TUF check (signature, rollback,
+        /// expiry, length, hash), the network or the deadline. Says which.
+        case metadata(String)
+        /// The verified metadata trusts a key that is not a development key for `role`.
+        case releaseKey(role: String)
+        /// The stream announced a version the verified metadata doesn't list (`listed`: what it lists).
+        case notListed(announced: Int, listed: Int?)
+        /// Not newer than the live version, and other content: a replay.
+        case versionNotNewer(version: Int, live: Int)
+        /// A script's download or content failed.
+        case target(path: String, reason: String)
+        /// The version's release metadata doesn't fit this app, or is inconsistent or too large.
+        case release(String)
+        /// The announcement is not a version number.
+        case malformedAnnouncement
+
+        public var description: String {
+            switch self {
+            case .metadata(let why): return "development metadata refused: \(LogSafe.escape(why))"
+            case .releaseKey(let role): return "development metadata trusts a release key for \(role)"
+            case let .notListed(announced, listed):
+                return "version \(announced) was announced but the verified metadata lists " + (listed.map { "version \($0)" } ?? "no version")
+            case let .versionNotNewer(version, live): return "version \(version) is not newer than the live version \(live)"
+            case let .target(path, reason): return "\(LogSafe.escape(path)): \(LogSafe.escape(reason))"
+            case .release(let why): return LogSafe.escape(why)
+            case .malformedAnnouncement: return "the server announced something that is not a version number"
             }
         }
     }
@@ -86,7 +136,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         case applied(version: Int)
         /// The version failed and was rolled back; `restored` is the version live again, if any.
         case failed(version: Int, message: String, restored: Int?)
-        case refused(PatchRefusal)
+        case refused(Refusal)
 
         public var description: String {
             switch self {
@@ -100,15 +150,23 @@ public final class DevelopmentSession: @unchecked Sendable {
         }
     }
 
-    /// Paths on the development server (kept in step with `PatchServer.DevChannel`).
+    /// Paths on the development server (kept in step with `PatchServer.DevChannel` and `patchctl dev`).
     public static let eventsPath = "_dev/events"
     public static let reportPath = "_dev/report"
     public static let pongPath = "_dev/pong"
+    /// The development repository (`metadata/`, `targets/`), served as static files.
+    public static let repositoryPath = "dev-repository/"
+    /// The channel role the versions are listed in (`DevelopmentRepository.channel`).
+    public static let channel = "development"
+    /// The stream's event announcing a version; its data is the version number.
+    public static let versionEvent = "version"
 
     public let configuration: Configuration
     private let applier: PatchApplying
-    private let verifier: PatchVerifier
+    private let transport: Transport
+    private let appVersion: SemanticVersion
     private let onEvent: ((Event) -> Void)?
+    private let now: @Sendable () -> Date
     private let lock = NSLock()
     private var running = false
     private var generation = 0
@@ -116,14 +174,22 @@ public final class DevelopmentSession: @unchecked Sendable {
     private var delay: TimeInterval
     private var reconnectTimer: DispatchSourceTimer?
     private let control = DispatchQueue(label: "PatchDelivery.DevelopmentSession")
+    /// Refreshes and downloads, one at a time.
+    private let work = DispatchQueue(label: "PatchDelivery.DevelopmentSession.work")
+    /// The highest version announced and not yet looked for (under `lock`).
+    private var announced: Int?
     private let reporter: DevReportSender
     private var previousErrorHandler: ((PatchError) -> Void)?
     private var previousLogHandler: ((String) -> Void)?
+    private let stateDirectory: URL
+    private let ownsStateDirectory: Bool
 
     /// Touched on `configuration.queue` only.
     private var live: (version: Int, digest: String, scripts: LiveScripts)?
     private var currentVersion: Int? { lock.withLock { liveVersion } }
+    /// The live version and its content digest (under `lock`).
     private var liveVersion: Int?
+    private var liveDigest: String?
     /// The version being evaluated, else the live one: what a `console.log` line belongs to.
     private var logVersion: Int? { lock.withLock { evaluatingVersion ?? liveVersion } }
     private var evaluatingVersion: Int?
@@ -134,34 +200,58 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     /// - Parameters:
     ///   - applier: where scripts go (`PatchEngine` by default).
+    ///   - transport: how the development repository is read (bounded, with deadlines).
     ///   - now: the clock for expiry checks.
-    ///   - onEvent: called on `configuration.queue`, or the session's own queue for connection events.
+    ///   - onEvent: called on `configuration.queue`, or the session's own queues for connection
+    ///     events and refusals.
     public init(configuration: Configuration, applier: PatchApplying = EnginePatchApplier(),
-                now: @escaping () -> Date = { Date() }, onEvent: ((Event) -> Void)? = nil) throws {
-        guard !configuration.trustStore.developmentKeyIDs.isEmpty else { throw StartError.noDevelopmentKey }
+                transport: Transport = HTTPTransport.shared,
+                now: @escaping @Sendable () -> Date = { Date() }, onEvent: ((Event) -> Void)? = nil) throws {
+        let root: Metadata<Root>
+        do { root = try Metadata<Root>(data: configuration.developmentRoot, name: "root") } catch {
+            throw StartError.unreadableRoot("\(error)")
+        }
+        if let role = root.signed.firstRoleTrustingReleaseKey { throw StartError.notDevelopmentRoot(role: role) }
         let name = configuration.deviceName
         guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }) else {
             throw StartError.invalidDeviceName(name)
         }
-        let version: SemanticVersion
-        do { version = try SemanticVersion(parsing: configuration.appVersion) } catch {
+        do { appVersion = try SemanticVersion(parsing: configuration.appVersion) } catch {
             throw StartError.invalidAppVersion("\(error)")
         }
         guard let scheme = configuration.serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw StartError.unsupportedURL(configuration.serverURL.absoluteString)
         }
+        ownsStateDirectory = configuration.stateDirectory == nil
+        stateDirectory = configuration.stateDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("patchengine-dev-\(UUID().uuidString)")
+        do {
+            let metadata = stateDirectory.appendingPathComponent("metadata")
+            for folder in [metadata, stateDirectory.appendingPathComponent("targets")] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            let stored = MetadataStore(directory: metadata).read("root", maxLength: 512_000)
+                .flatMap { try? Metadata<Root>(data: $0, name: "root") }
+            if stored == nil || stored!.signed.common.version < root.signed.common.version {
+                try Updater.bootstrap(rootData: configuration.developmentRoot, metadataDirectory: metadata)
+            }
+        } catch {
+            throw StartError.storage("\(error)")
+        }
         self.configuration = configuration
         self.applier = applier
+        self.transport = transport
+        self.now = now
         self.onEvent = onEvent
-        self.verifier = PatchVerifier(trustStore: configuration.trustStore,
-                                      target: .init(appID: configuration.appID, appVersion: version),
-                                      keyKind: .development, now: now)
         self.delay = configuration.reconnectDelay.lowerBound
         self.reporter = DevReportSender(baseURL: Self.directoryURL(configuration.serverURL), device: name,
                                         maxQueued: configuration.maxQueuedReports)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        if ownsStateDirectory { try? FileManager.default.removeItem(at: stateDirectory) }
+    }
 
     /// The development version live now (nil for none).
     public var liveDevelopmentVersion: Int? { currentVersion }
@@ -203,7 +293,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         guard let live else { return }
         _ = ScriptSwap.revert(live.scripts, applier: applier)
         self.live = nil
-        lock.withLock { liveVersion = nil }
+        lock.withLock { liveVersion = nil; liveDigest = nil }
     }
 
     // MARK: - Connection
@@ -218,7 +308,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         var components = URLComponents(url: Self.directoryURL(configuration.serverURL).appendingPathComponent(Self.eventsPath),
                                        resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "device", value: configuration.deviceName)]
-        let stream = EventStream(url: components.url!, maxEventBytes: configuration.maxPatchBytes * 2,
+        let stream = EventStream(url: components.url!, maxEventBytes: 4096,
                                  silenceTimeout: configuration.silenceTimeout,
                                  onOpen: { [weak self] in self?.opened(current) },
                                  onEvent: { [weak self] name, data in self?.received(name, data) },
@@ -265,43 +355,149 @@ public final class DevelopmentSession: @unchecked Sendable {
             // Proof that this device reads its stream; a stream that doesn't answer is closed.
             reporter.pong(data)
             return
-        case "patch":
+        case Self.versionEvent:
             break
         default:
             return
         }
-        guard let file = Data(base64Encoded: data), file.count <= configuration.maxPatchBytes else {
-            reporter.send(DevReport(kind: .refused, version: nil, message: "a development version larger than \(configuration.maxPatchBytes) bytes or not base64"))
-            return
+        guard data.utf8.count <= 10, let version = Int(data), version >= 1 else {
+            return refuse(.malformedAnnouncement, version: nil)
         }
-        configuration.queue.async { self.receive(file) }
+        let idle: Bool = lock.withLock {
+            defer { announced = max(announced ?? 0, version) }
+            return announced == nil
+        }
+        if idle { work.async { self.lookForAnnouncedVersions() } }
+    }
+
+    // MARK: - Refreshing (on `work`)
+
+    /// A version as the verified metadata lists it, with its scripts downloaded and checked.
+    private struct FetchedVersion {
+        var version: Int
+        var digest: String
+        var scripts: ScriptSet
+    }
+
+    private func lookForAnnouncedVersions() {
+        while let version = lock.withLock({ () -> Int? in defer { announced = nil }; return announced }) {
+            let known = lock.withLock { (version: liveVersion, digest: liveDigest) }
+            let outcome = BlockingWait.run(until: Date().addingTimeInterval(configuration.refreshDeadline)) { [self] in
+                await fetch(announced: version, live: known)
+            } ?? .failure(.metadata("no answer within \(configuration.refreshDeadline) s"))
+            switch outcome {
+            case .failure(let refusal): refuse(refusal, version: version)
+            case .success(nil): reporter.send(DevReport(kind: .applied, version: known.version, message: "already live"))
+            case .success(let fetched?): configuration.queue.sync { apply(fetched) }
+            }
+        }
+    }
+
+    /// Refreshes the development repository (`Updater`: every TUF check) and downloads the
+    /// scripts of the version it lists. Nil: the live version is what it lists.
+    private func fetch(announced: Int, live: (version: Int?, digest: String?)) async -> Result<FetchedVersion?, Refusal> {
+        let base = Self.directoryURL(configuration.serverURL).appendingPathComponent(Self.repositoryPath)
+        var config = UpdaterConfiguration(metadataDirectory: stateDirectory.appendingPathComponent("metadata"),
+                                          metadataBaseURL: base.appendingPathComponent("metadata/"),
+                                          targetBaseURL: base.appendingPathComponent("targets/"))
+        config.downloadTimeout = configuration.refreshDeadline
+        config.clock = now
+        let updater = Updater(configuration: config, transport: transport)
+        let targets: [ResolvedTarget]
+        do {
+            try await updater.refresh()
+            guard let trusted = await updater.trustedMetadata else { return .failure(.metadata("nothing verified")) }
+            // A development root stays one: a rotation to release keys is refused, as are release
+            // keys delegated the channel.
+            if let role = trusted.root.signed.firstRoleTrustingReleaseKey { return .failure(.releaseKey(role: role)) }
+            if let delegations = trusted.targets("targets", delegator: "root")?.signed.delegations,
+               let keys = delegations.keys(for: Self.channel),
+               keys.keyids.contains(where: { delegations.keys[$0]?.isDevelopment != true }) {
+                return .failure(.releaseKey(role: Self.channel))
+            }
+            targets = try await updater.targets(ofRole: Self.channel) ?? []
+        } catch {
+            return .failure(.metadata("\(error)"))
+        }
+        var releases: [(target: ResolvedTarget, release: PatchRelease)] = []
+        for target in targets {
+            guard let release = try? PatchRelease(custom: target.file.custom) else {
+                return .failure(.release("\(target.path) carries no readable patchengine release"))
+            }
+            releases.append((target, release))
+        }
+        let versions = Set(releases.map(\.release.version)), patchIDs = Set(releases.map(\.release.patchID))
+        guard versions.count <= 1, patchIDs.count <= 1 else {
+            return .failure(.release("the development channel mixes versions or patch ids"))
+        }
+        guard let version = versions.first, version >= announced else {
+            return .failure(.notListed(announced: announced, listed: versions.first))
+        }
+        let digest = Self.digest(targets)
+        if version == live.version, digest == live.digest { return .success(nil) }
+        if let current = live.version, version <= current { return .failure(.versionNotNewer(version: version, live: current)) }
+        for (target, release) in releases {
+            guard release.app == configuration.appID || release.app == "*" else {
+                return .failure(.release("version \(version) is for app \(release.app), not \(configuration.appID)"))
+            }
+            if let text = release.appVersions {
+                guard let range = try? AppVersionRange(parsing: text), range.contains(appVersion) else {
+                    return .failure(.release("version \(version) is for app versions \(text), not \(configuration.appVersion) (\(target.path))"))
+                }
+            }
+        }
+        let total = targets.reduce(Int64(0)) { $0 + $1.file.length }
+        guard total <= Int64(configuration.maxPatchBytes) else {
+            return .failure(.release("version \(version) is \(total) bytes, more than \(configuration.maxPatchBytes)"))
+        }
+        var scripts: [ScriptSet.Script] = [], bundle: [String: String] = [:]
+        let patchID = patchIDs.first ?? "dev"
+        for target in targets.sorted(by: { $0.path < $1.path }) {
+            let source: String
+            do {
+                let file = try await updater.download(target, to: stateDirectory.appendingPathComponent("targets"))
+                guard let data = try BoundedFile.contents(of: file, limit: Int(target.file.length)),
+                      (try? target.file.verify(data, what: target.path)) != nil,
+                      let text = String(data: data, encoding: .utf8) else {
+                    return .failure(.target(path: target.path, reason: "stored copy changed or is not UTF-8"))
+                }
+                source = text
+            } catch {
+                return .failure(.target(path: target.path, reason: "\(error)"))
+            }
+            let name = String(target.path.dropFirst(Self.channel.count + 1))
+            scripts.append(.init(name: "\(patchID)@\(version)/\(name)", file: name, source: source))
+            bundle[name] = source
+        }
+        return .success(FetchedVersion(version: version, digest: digest, scripts: ScriptSet(scripts: scripts, bundle: bundle)))
+    }
+
+    /// Identifies a version's content: its scripts' paths and hashes.
+    private static func digest(_ targets: [ResolvedTarget]) -> String {
+        targets.sorted { $0.path < $1.path }
+            .map { "\($0.path)=\($0.file.hashes["sha256"] ?? $0.file.hashes.sorted { $0.key < $1.key }.first?.value ?? "")" }
+            .joined(separator: ";")
+    }
+
+    private func refuse(_ refusal: Refusal, version: Int?) {
+        reporter.send(DevReport(kind: .refused, version: version, message: refusal.description))
+        onEvent?(.refused(refusal))
     }
 
     // MARK: - Applying (on configuration.queue)
 
-    private func receive(_ file: Data) {
-        let patch: SignedPatch
-        do { patch = try verifier.verify(patchFile: file) } catch {
-            let refusal = error as? PatchRefusal ?? .malformed("\(error)")
-            reporter.send(DevReport(kind: .refused, version: nil, message: refusal.description))
-            onEvent?(.refused(refusal))
+    private func apply(_ fetched: FetchedVersion) {
+        // Checked again here: `live` is what this queue applied.
+        if let live, live.digest == fetched.digest {
+            reporter.send(DevReport(kind: .applied, version: live.version, message: "already live"))
             return
         }
-        let m = patch.manifest
-        if let live, live.digest == patch.digest {
-            // The server re-sends its current version on every connect: already live.
-            reporter.send(DevReport(kind: .applied, version: m.version, message: "already live"))
-            return
+        if let live, fetched.version <= live.version {
+            return refuse(.versionNotNewer(version: fetched.version, live: live.version), version: fetched.version)
         }
-        if let live, m.version <= live.version {
-            let refusal = PatchRefusal.versionNotNewer(patchID: m.patchID, version: m.version, applied: live.version)
-            reporter.send(DevReport(kind: .refused, version: m.version, message: refusal.description))
-            onEvent?(.refused(refusal))
-            return
-        }
-        let version = m.version
+        let version = fetched.version
         lock.withLock { evaluatingVersion = version }
-        let outcome = ScriptSwap.replace(live?.scripts, with: patch.scriptSet, applier: applier) { [self] script in
+        let outcome = ScriptSwap.replace(live?.scripts, with: fetched.scripts, applier: applier) { [self] script in
             let map = Preprocessor.rewrite(script.source)
             lock.withLock {
                 if sourceMaps.count >= Self.maxSourceMaps { sourceMaps.removeAll() }
@@ -311,8 +507,8 @@ public final class DevelopmentSession: @unchecked Sendable {
         lock.withLock { evaluatingVersion = nil }
         switch outcome {
         case .applied(let scripts):
-            live = (version, patch.digest, scripts)
-            lock.withLock { liveVersion = version }
+            live = (version, fetched.digest, scripts)
+            lock.withLock { liveVersion = version; liveDigest = fetched.digest }
             reporter.send(DevReport(kind: .applied, version: version,
                                     message: "\(scripts.names.count) script\(scripts.names.count == 1 ? "" : "s")"))
             onEvent?(.applied(version: version))
@@ -324,7 +520,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             let previous = live
             live = nil
             if let previous, let restored { live = (previous.version, previous.digest, restored) }
-            lock.withLock { liveVersion = live?.version }
+            lock.withLock { liveVersion = live?.version; liveDigest = live?.digest }
             onEvent?(.failed(version: version, message: "rolled back", restored: live?.version))
         }
     }

@@ -88,7 +88,7 @@ public final class PatchClient {
         do { bundled = try Metadata<Root>(data: configuration.bundledRoot, name: "root") } catch {
             throw PatchClientError.configuration("bundled root: \(error)")
         }
-        if let role = Self.developmentKeyRole(in: bundled.signed) { throw PatchClientError.developmentKey(role: role) }
+        if let role = bundled.signed.firstRoleTrustingDevelopmentKey { throw PatchClientError.developmentKey(role: role) }
         self.configuration = configuration
         self.applier = applier
         self.transport = transport
@@ -160,7 +160,7 @@ public final class PatchClient {
         let updater = Updater(configuration: updaterConfiguration(metadataDirectory), transport: transport)
         let channel = configuration.channel
         crashLoopGuard.networkWaitBegins()
-        let listed: Result<[ResolvedTarget], PatchClientError> = Self.wait(until: deadline) {
+        let listed: Result<[ResolvedTarget], PatchClientError> = BlockingWait.run(until: deadline) {
             do {
                 try await updater.refresh()
                 try await Self.checkDevelopmentKeys(updater, channel: channel)
@@ -197,7 +197,7 @@ public final class PatchClient {
             }
             let directory = targetsDirectory
             let target = release.target
-            let downloaded: Result<URL, PatchClientError> = Self.wait(until: deadline) {
+            let downloaded: Result<URL, PatchClientError> = BlockingWait.run(until: deadline) {
                 do { return .success(try await updater.download(target, to: directory)) } catch let error as UpdaterError {
                     return .failure(.target(path: path, error))
                 } catch {
@@ -238,7 +238,7 @@ public final class PatchClient {
         guard let folder = verifiedCopy.folder() else { return }
         let updater = Updater(configuration: updaterConfiguration(folder), transport: transport)
         let channel = configuration.channel
-        let listed: Result<[ResolvedTarget], PatchClientError> = Self.wait(until: Date().addingTimeInterval(configuration.updateDeadline)) {
+        let listed: Result<[ResolvedTarget], PatchClientError> = BlockingWait.run(until: Date().addingTimeInterval(configuration.updateDeadline)) {
             do {
                 try await updater.loadStored()
                 try await Self.checkDevelopmentKeys(updater, channel: channel)
@@ -355,20 +355,11 @@ public final class PatchClient {
 
     // MARK: - Checks
 
-    /// The first role of `root` that trusts a development key, if any.
-    static func developmentKeyRole(in root: Root) -> String? {
-        for (name, role) in root.roles.sorted(by: { $0.key < $1.key })
-        where role.keyids.contains(where: { root.keys[$0]?.isDevelopment == true }) {
-            return name
-        }
-        return nil
-    }
-
     /// Throws `developmentKey` when trusted root or the top-level targets' delegation to
     /// `channel` trusts a development key.
     static func checkDevelopmentKeys(_ updater: Updater, channel: String) async throws {
         guard let trusted = await updater.trustedMetadata else { return }
-        if let role = developmentKeyRole(in: trusted.root.signed) { throw PatchClientError.developmentKey(role: role) }
+        if let role = trusted.root.signed.firstRoleTrustingDevelopmentKey { throw PatchClientError.developmentKey(role: role) }
         if let delegations = trusted.targets("targets", delegator: "root")?.signed.delegations,
            let keys = delegations.keys(for: channel),
            keys.keyids.contains(where: { delegations.keys[$0]?.isDevelopment == true }) {
@@ -401,28 +392,4 @@ public final class PatchClient {
             telemetry.record(record)
         }
     }
-
-    /// Runs `work` on Swift concurrency's threads and waits for it until `deadline` (nil after).
-    private static func wait<T>(until deadline: Date, _ work: @escaping @Sendable () async -> T) -> T? {
-        let box = WaitBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        let task = Task.detached {
-            box.set(await work())
-            done.signal()
-        }
-        let remaining = max(0, deadline.timeIntervalSinceNow)
-        guard done.wait(timeout: .now() + remaining) == .success else {
-            task.cancel()
-            return nil
-        }
-        return box.get()
-    }
-}
-
-/// A value handed from a task to the thread waiting for it.
-private final class WaitBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
 }

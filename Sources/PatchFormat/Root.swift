@@ -91,6 +91,18 @@ public struct Root: RoleMetadata {
         if roles[role]?.keyids.contains(id) == false { roles[role]?.keyids.append(id) }
     }
 
+    /// The first top-level role (by name) that trusts a development key (`PublicKey.isDevelopment`),
+    /// if any: a production client refuses such a root.
+    public var firstRoleTrustingDevelopmentKey: String? {
+        roles.sorted { $0.key < $1.key }.first { _, role in role.keyids.contains { keys[$0]?.isDevelopment == true } }?.key
+    }
+
+    /// The first top-level role (by name) that trusts a key that is not a development key, if
+    /// any: nil for a development root (the live QA loop's, which a `DevelopmentSession` requires).
+    public var firstRoleTrustingReleaseKey: String? {
+        roles.sorted { $0.key < $1.key }.first { _, role in role.keyids.contains { keys[$0]?.isDevelopment != true } }?.key
+    }
+
     /// Removes `keyid` from `role`, and from the key list when no role uses it any more.
     public mutating func revoke(keyid: String, from role: String) {
         roles[role]?.keyids.removeAll { $0 == keyid }

@@ -107,12 +107,15 @@ public struct SigningKey: Sendable {
 
 extension SigningKey {
     /// The private key file's bytes: `{"keyid": …, "private": …, "scheme": …}` in canonical JSON
-    /// (`KeyFile` writes them with mode 0600; the release service reads its online keys from them).
+    /// (`KeyFile` writes them with mode 0600; the release service reads its online keys from them),
+    /// with `"development": true` for a development key (`forDevelopment`; it is read back as one).
     public var keyFileData: Data {
         get throws {
-            try CanonicalJSON.encodeFile(.object([
+            var members: [String: JSONValue] = [
                 "scheme": .string(scheme.rawValue), "keyid": .string(keyID), "private": .string(privateRepresentation),
-            ]))
+            ]
+            if isDevelopment { members["development"] = .bool(true) }
+            return try CanonicalJSON.encodeFile(.object(members))
         }
     }
 
@@ -123,6 +126,10 @@ extension SigningKey {
               let text = object["private"]?.stringValue else {
             throw FormatError.malformed("\(what) is not a key file")
         }
-        try self.init(scheme: scheme, privateRepresentation: text)
+        let key = try SigningKey(scheme: scheme, privateRepresentation: text)
+        self = object["development"] == .bool(true) ? key.forDevelopment : key
+        if let keyid = object["keyid"]?.stringValue, keyid != keyID {
+            throw FormatError.malformed("\(what): key id \(keyid) is not the key's (\(keyID))")
+        }
     }
 }

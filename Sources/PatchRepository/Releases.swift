@@ -104,7 +104,7 @@ extension Repository {
 
     private func contentURL(_ file: TargetFile) -> URL { targetsURL.appendingPathComponent(file.hashes["sha256"] ?? "") }
 
-    private func storeContent(_ data: Data, file: TargetFile) throws {
+    func storeContent(_ data: Data, file: TargetFile) throws {
         try AtomicFile.write(data, to: contentURL(file))
     }
 

@@ -282,40 +282,6 @@ final class DevLoopTests: XCTestCase {
         try dev.waitForLine("[pausable] v\(missed) applied")
     }
 
-    // MARK: - Development keys never reach production
-
-    func testAProductionConfigurationCannotOpenADevelopmentSession() throws {
-        let release = SigningKey.generate(id: "release-1")
-        let configuration = DevelopmentSession.Configuration(
-            serverURL: URL(string: "http://127.0.0.1:9/")!, deviceName: "prod",
-            trustStore: TrustStore(keys: [release.trustedKey]), appID: "com.example.shop", appVersion: "1.4.0")
-        XCTAssertThrowsError(try DevelopmentSession(configuration: configuration)) { error in
-            XCTAssertEqual(error as? DevelopmentSession.StartError, .noDevelopmentKey)
-        }
-    }
-
-    func testReleaseReadersRefuseDevelopmentKeysAndDevelopmentSignedPatches() throws {
-        let fixture = try DeliveryFixture(self)
-        let devKey = DevelopmentKey.generate()
-
-        var withDevKey = fixture.trustStore
-        withDevKey.add(devKey.trustedKey)
-        // The release reader refuses a development public key file (PatchClient's refusal of a
-        // development key in its root is PatchClientAttackTests.testAttack5_…).
-        XCTAssertThrowsError(try TrustedKey(fileData: DevelopmentKey.publicFileData(devKey)))
-
-        // Even a verifier handed the development key by hand refuses it on the release path.
-        var verifier = PatchVerifier(trustStore: withDevKey)
-        XCTAssertThrowsError(try verifier.verify(patchFile: try fixture.patch(version: 6, key: devKey).fileData())) { error in
-            XCTAssertEqual(error as? PatchRefusal, .developmentKey(keyID: devKey.id))
-        }
-        // And a development verifier takes nothing signed by a release key.
-        verifier.keyKind = .development
-        XCTAssertThrowsError(try verifier.verify(patchFile: try fixture.patch(version: 7).fileData())) { error in
-            XCTAssertEqual(error as? PatchRefusal, .releaseKeyInDevelopment(keyID: fixture.key.id))
-        }
-    }
-
     // MARK: - Helpers
 
     /// Saves the way editors do: write a temporary file, rename it over the script.
@@ -420,11 +386,11 @@ final class Device {
 
     init(_ test: XCTestCase, _ dev: DevServer, name: String, engine: Bool, silenceTimeout: TimeInterval = 15) throws {
         self.name = name
-        let publicKey = try Data(contentsOf: URL(fileURLWithPath: dev.process.arguments![dev.process.arguments!.firstIndex(of: "--key-dir")! + 1])
-            .appendingPathComponent("dev-public-key.json"))
+        let developmentRoot = try Data(contentsOf: URL(fileURLWithPath: dev.process.arguments![dev.process.arguments!.firstIndex(of: "--key-dir")! + 1])
+            .appendingPathComponent("dev-root.json"))
         let queue = DispatchQueue(label: "device.\(name)")
         var configuration = DevelopmentSession.Configuration(
-            serverURL: dev.url, deviceName: name, trustStore: TrustStore(keys: [try DevelopmentKey.trustedKey(fileData: publicKey)]),
+            serverURL: dev.url, deviceName: name, developmentRoot: developmentRoot,
             appID: "com.example.shop", appVersion: "1.4.0")
         configuration.queue = queue
         configuration.reconnectDelay = 0.05...0.5

@@ -1,18 +1,18 @@
 import Foundation
 import PatchDelivery
+import PatchRepository
 import PatchServer
 import XCTest
 
 /// The shop's live mode (`--dev`) as real processes: the dev channel on the project's own server
-/// (what `patchctl dev` runs), versions signed with a development key, the shop killed and
-/// launched again.
+/// (what `patchctl dev` runs), versions published in a development repository and announced,
+/// the shop killed and launched again.
 final class LiveShopTests: XCTestCase {
     var root: URL!
-    var key: SigningKey!
-    var publicKeyFile: URL!
+    var repository: DevelopmentRepository!
+    var rootFile: URL!
     var server: PatchServer!
     let reports = LockedLines()
-    var version = 0
 
     override func setUpWithError() throws {
         guard FileManager.default.isExecutableFile(atPath: ShopFixture.shopExecutable.path) else {
@@ -22,30 +22,30 @@ final class LiveShopTests: XCTestCase {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let root = self.root!
         addTeardownBlock { try? FileManager.default.removeItem(at: root) }
-        key = DevelopmentKey.generate()
-        publicKeyFile = root.appendingPathComponent("dev-public-key.json")
-        try DevelopmentKey.publicFileData(key).write(to: publicKeyFile)
+        repository = try DevelopmentRepository.openOrCreate(in: root.appendingPathComponent("keys")).repository
+        rootFile = repository.rootFileURL
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("served"), withIntermediateDirectories: true)
         let reports = self.reports
         let channel = DevChannel(onReport: { device, data in
             if let report = DevReport.decode(data) { reports.append(report.formatted(device: device)) }
         })
-        server = PatchServer(directory: root, devChannel: channel, log: nil)
+        server = PatchServer(directory: root.appendingPathComponent("served"), devChannel: channel, log: nil)
         try server.start()
         let server = self.server!
         addTeardownBlock { server.stop(gracePeriod: 0.1) }
     }
 
-    /// Signs the sample scripts named with the development key and pushes them as the next version.
+    /// Publishes the sample scripts named as the next development version and announces it.
     func publish(_ scripts: [String]) throws -> Int {
-        version += 1
-        let sources = try scripts.map { ($0, try String(contentsOf: ShopFixture.patchesDirectory.appendingPathComponent($0), encoding: .utf8)) }
-        let patch = try PatchSigner(key: key).sign(patchID: "dev", version: version, appID: ShopFixture.appID, scripts: sources)
-        try server.devChannel!.publish(event: "patch", id: String(version), data: patch.fileData().base64EncodedString())
+        let sources = try scripts.map { ($0, try Data(contentsOf: ShopFixture.patchesDirectory.appendingPathComponent($0))) }
+        let version = try repository.publish(scripts: sources, patchID: "dev", app: ShopFixture.appID, appVersions: nil)
+        try repository.write(to: root.appendingPathComponent("served").appendingPathComponent(DevelopmentSession.repositoryPath))
+        try server.devChannel!.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version))
         return version
     }
 
     func testTheLiveShopShowsEachVersionAndARelaunchedShopGetsTheCurrentOneAtOnce() throws {
-        var shop = try LiveShop.launch(url: server.baseURL!, key: publicKeyFile, device: "live-shop")
+        var shop = try LiveShop.launch(url: server.baseURL!, root: rootFile, device: "live-shop")
         try shop.waitForLine("Total                       $38.37")
         let one = try publish(["total.js"])
         try shop.waitForLine("Total                       $42.77", timeout: 2)
@@ -57,17 +57,17 @@ final class LiveShopTests: XCTestCase {
 
         // The app is killed and launched again: it starts unpatched and gets v2 without a new save.
         shop.stop()
-        shop = try LiveShop.launch(url: server.baseURL!, key: publicKeyFile, device: "live-shop")
+        shop = try LiveShop.launch(url: server.baseURL!, root: rootFile, device: "live-shop")
         try shop.waitForLine("Gift wrap? (3 items)        +$4.50", timeout: 5)
         XCTAssertTrue(shop.lines.contains { $0.contains("(dev v\(two))") }, shop.lines.joined(separator: "\n"))
         shop.stop()
     }
 
-    func testAProductionShopCannotTrustTheDevelopmentKey() throws {
-        // Handed the development public key as the root it ships with, the shop refuses to start.
-        let run = try ShopFixture.runShop(["--root", publicKeyFile.path, "--state-dir", root.appendingPathComponent("device").path])
+    func testAProductionShopCannotTrustTheDevelopmentRoot() throws {
+        // Handed the development root as the root it ships with, the shop refuses to start.
+        let run = try ShopFixture.runShop(["--root", rootFile.path, "--state-dir", root.appendingPathComponent("device").path])
         XCTAssertNotEqual(run.status, 0)
-        XCTAssertTrue(run.err.contains("bundled root: "), run.err)
+        XCTAssertTrue(run.err.contains("root trusts a development key: refused in a production client"), run.err)
     }
 }
 
@@ -76,10 +76,10 @@ final class LiveShop {
     let process = Process()
     private let output = LockedLines()
 
-    static func launch(url: URL, key: URL, device: String) throws -> LiveShop {
+    static func launch(url: URL, root: URL, device: String) throws -> LiveShop {
         let shop = LiveShop()
         shop.process.executableURL = ShopFixture.shopExecutable
-        shop.process.arguments = ["--dev", url.absoluteString, "--dev-key", key.path, "--device", device, "--every", "50", "--run-for", "60"]
+        shop.process.arguments = ["--dev", url.absoluteString, "--dev-root", root.path, "--device", device, "--every", "50", "--run-for", "60"]
         let pipe = Pipe()
         shop.process.standardOutput = pipe
         shop.process.standardError = pipe

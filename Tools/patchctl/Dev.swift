@@ -5,6 +5,7 @@ import PatchUpdater
 import PatchDelivery
 import PatchEngine
 import PatchAuthoring
+import PatchRepository
 import PatchServer
 #if canImport(Glibc)
 import Glibc
@@ -13,21 +14,24 @@ import Darwin
 #endif
 
 extension PatchCtl {
-    /// The live QA loop: watch a folder of patch scripts, sign each save with a development key
-    /// and push it to the test apps connected over server-sent events; print what they report.
+    /// The live QA loop: watch a folder of patch scripts, publish each save as a new version of a
+    /// development TUF repository (its own root and keys, all development keys) and announce it
+    /// to the test apps connected over server-sent events; print what they report.
     struct Dev: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Live QA loop: push every save of DIR's scripts to connected test apps (development key).",
+            abstract: "Live QA loop: publish every save of DIR's scripts to connected test apps (development repository).",
             discussion: """
                 Watches the .js files in DIR (sorted by name, one patch). On every save (bursts are \
-                debounced) it lints them (syntax; class and selector names with --classes; `patchctl check` with --interface), signs them \
-                with a development key and \
-                publishes the new version to every app connected to http://HOST:PORT/_dev/events. Apps \
-                open a DevelopmentSession with the development public key (printed at start); \
-                production builds never trust it. Each app's reports are printed as they arrive: \
-                '[device] v<N> applied', '... syntax error file.js:LINE:COLUMN: message', runtime \
-                errors and console.log lines. The key pair is made on first use in --key-dir, outside DIR. \
-                Runs until interrupted (SIGINT or SIGTERM).
+                debounced) it lints them (syntax; class and selector names with --classes; `patchctl check` with --interface), \
+                publishes them as the next version of the development repository (a TUF repository whose \
+                root, targets, snapshot, timestamp and channel keys are development keys; metadata valid \
+                for hours), served at http://HOST:PORT/dev-repository/, and announces the version to every \
+                app connected to http://HOST:PORT/_dev/events; each app verifies and downloads it with the \
+                TUF updater. Apps open a DevelopmentSession with the development root (dev-root.json in \
+                --key-dir, printed at start); production builds refuse it. Each app's reports are printed as \
+                they arrive: '[device] v<N> applied', '... syntax error file.js:LINE:COLUMN: message', runtime \
+                errors and console.log lines. Keys and repository are made on first use in --key-dir, \
+                outside DIR. Runs until interrupted (SIGINT or SIGTERM).
                 """)
 
         @Argument(help: ArgumentHelp("Folder of patch scripts to watch.", valueName: "DIR"))
@@ -42,7 +46,7 @@ extension PatchCtl {
         @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port to this file once listening.", valueName: "FILE"))
         var portFile: String?
 
-        @Option(name: .customLong("key-dir"), help: ArgumentHelp("Where the development key pair lives (default ~/.patchengine/dev).", valueName: "DIR"))
+        @Option(name: .customLong("key-dir"), help: ArgumentHelp("Where the development repository and its keys live (default ~/.patchengine/dev).", valueName: "DIR"))
         var keyDirectory: String?
 
         @Option(name: .long, help: "Patch id of the development patch.")
@@ -80,9 +84,9 @@ extension PatchCtl {
             let linter = try classes.map { ScriptLinter(namesFile: try CommandSupport.readText($0, what: "class list")) }
             let checker = try interface.map { PatchChecker(interface: try Check.loadInterface($0)) }
             let keys = try DevKeyDirectory(path: keyDirectory ?? DevKeyDirectory.defaultPath(), watched: folder)
-            let (key, created) = try keys.loadOrCreate()
+            let (repository, created) = try keys.openOrCreate()
 
-            // What the server serves besides the channel: the current signed version, for a look with curl.
+            // What the server serves besides the channel: the development repository's static tree.
             let published = FileManager.default.temporaryDirectory.appendingPathComponent("patchctl-dev-\(getpid())-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: published) }
@@ -101,10 +105,10 @@ extension PatchCtl {
             do { bound = try server.start() } catch { throw CommandFailure("\(error)") }
             defer { server.stop() }
 
-            let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range,
-                                         signer: PatchSigner(key: key), linter: linter, checker: checker, channel: channel,
-                                         publishedFile: published.appendingPathComponent("\(id).json"), out: out)
-            out.line("development key \(key.id)\(created ? " (new)" : ""): give apps \(keys.publicKeyURL.path)")
+            let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range.comparators.isEmpty ? nil : range.description,
+                                         repository: repository, linter: linter, checker: checker, channel: channel,
+                                         served: published.appendingPathComponent(DevelopmentSession.repositoryPath), out: out)
+            out.line("development repository\(created ? " (new)" : "") in \(keys.url.path): give apps \(repository.rootFileURL.path)")
             out.line("watching \(folder.path); devices connect to http://\(host):\(bound)/ (Ctrl-C to stop)")
             if let portFile {
                 do { try Data("\(bound)\n".utf8).write(to: URL(fileURLWithPath: portFile), options: .atomic) } catch {
@@ -123,7 +127,13 @@ extension PatchCtl {
                 }
             } catch { throw CommandFailure("\(error)") }
             defer { watcher.stop() }
-            queue.sync { publisher.publishIfChanged() }
+            queue.sync { publisher.publishCurrent() }
+            // Metadata is valid for hours: re-signed well before it expires, for as long as this runs.
+            let renewal = DispatchSource.makeTimerSource(queue: queue)
+            renewal.schedule(deadline: .now() + 600, repeating: 600)
+            renewal.setEventHandler { publisher.renew() }
+            renewal.resume()
+            defer { renewal.cancel() }
 
             stopSignals.waitForStop()
             watcher.stop()
@@ -183,46 +193,64 @@ final class Debouncer: @unchecked Sendable {
     func cancel() { queue.sync { pending?.cancel(); pending = nil } }
 }
 
-/// Reads the folder's scripts, lints, signs and publishes a new development version when their
-/// content changed (editors fire several events per save).
+/// Reads the folder's scripts, lints them, and publishes a new development version when their
+/// content changed (editors fire several events per save): the next version of the development
+/// repository's channel, the static tree rewritten, the version announced on the live channel.
 final class DevPublisher {
-    /// Per script and in all: a runaway file is refused, not read whole.
+    /// Per script and in all: a runaway file is refused, not read whole. In all it is
+    /// `DevelopmentSession.Configuration`'s default `maxPatchBytes`: a device would refuse more.
     static let maxScriptBytes = 1 << 20
     static let maxTotalBytes = 1 << 20
-    /// A signed version larger than this isn't sent: it is `DevelopmentSession.Configuration`'s
-    /// default `maxPatchBytes`, and a device would refuse it.
-    static let maxVersionBytes = 1 << 20
     static let maxScripts = 256
 
     let folder: URL
     let patchID: String
     let appID: String
-    let appVersions: AppVersionRange
-    let signer: PatchSigner
+    let appVersions: String?
+    private var repository: DevelopmentRepository
     let linter: ScriptLinter?
     let checker: PatchChecker?
     let channel: DevChannel
-    let publishedFile: URL
+    /// Where the repository's static tree is served from.
+    let served: URL
     let out: DevOutput
     private var lastContent: [String: String]?
-    private var lastVersion = 0
 
-    init(folder: URL, patchID: String, appID: String, appVersions: AppVersionRange, signer: PatchSigner,
-         linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, publishedFile: URL, out: DevOutput) {
+    init(folder: URL, patchID: String, appID: String, appVersions: String?, repository: DevelopmentRepository,
+         linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, served: URL, out: DevOutput) {
         self.checker = checker
         self.folder = folder
         self.patchID = patchID
         self.appID = appID
         self.appVersions = appVersions
-        self.signer = signer
+        self.repository = repository
         self.linter = linter
         self.channel = channel
-        self.publishedFile = publishedFile
+        self.served = served
         self.out = out
     }
 
     /// A patch script: `*.js`, not hidden (editors' swap and backup files are).
     static func isScriptName(_ name: String) -> Bool { name.hasSuffix(".js") && !name.hasPrefix(".") }
+
+    /// At start: the tree as recorded is served and its version announced, then the folder is read.
+    func publishCurrent() {
+        do { try repository.write(to: served) } catch {
+            return out.line("cannot write the development repository into \(served.path): \(CommandSupport.reason(error))")
+        }
+        if let version = repository.currentVersion { _ = try? channel.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version)) }
+        publishIfChanged()
+    }
+
+    /// Re-signs metadata about to expire and serves it (devices read it on their next announcement).
+    func renew() {
+        do {
+            try repository.renewIfNeeded()
+            try repository.write(to: served)
+        } catch {
+            out.line("development metadata not renewed: \(CommandSupport.reason(error))")
+        }
+    }
 
     func publishIfChanged() {
         let names: [String]
@@ -268,26 +296,20 @@ final class DevPublisher {
                 out.line("check \(devPrintable(name)):\(finding.line):\(finding.column): \(finding.severity.rawValue): \(devPrintable(finding.message))")
             }
         }
-        // Milliseconds since 1970: versions keep rising across restarts of `patchctl dev`.
-        let version = max(lastVersion + 1, Int(Date().timeIntervalSince1970 * 1000))
-        let patch: SignedPatch
+        let version: Int
         do {
-            patch = try signer.sign(patchID: patchID, version: version, appID: appID, appVersions: appVersions,
-                                    expires: Date().addingTimeInterval(24 * 3600), scripts: scripts)
+            try repository.renewIfNeeded()
+            version = try repository.publish(scripts: scripts.map { ($0.name, Data($0.source.utf8)) }, patchID: patchID,
+                                             app: appID, appVersions: appVersions)
+            try repository.write(to: served)
         } catch {
-            return out.line("not published: \(error)")
-        }
-        let file = patch.fileData()
-        guard file.count <= Self.maxVersionBytes else {
-            return out.line("not published: the signed version is \(file.count) bytes; devices take at most \(Self.maxVersionBytes)")
+            return out.line("not published: \(CommandSupport.reason(error))")
         }
         let devices: Int
-        do { devices = try channel.publish(event: "patch", id: String(version), data: file.base64EncodedString()) } catch {
+        do { devices = try channel.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version)) } catch {
             return out.line("not published: \(error)")
         }
-        try? AtomicFile.write(file, to: publishedFile)
         lastContent = content
-        lastVersion = version
         out.line("v\(version) published (\(names.joined(separator: ", "))) to \(devices) device\(devices == 1 ? "" : "s")")
     }
 }

@@ -1,0 +1,250 @@
+import Foundation
+import PatchDelivery
+import PatchFormat
+import PatchRepository
+import PatchServer
+import PatchUpdater
+import XCTest
+
+/// The live QA loop attacked: what the development server (or someone between it and the
+/// device) can serve, and which roots each side takes. The server here is the one `patchctl dev`
+/// runs (`PatchServer` with its `DevChannel`), serving a real `DevelopmentRepository`, in process.
+final class DevLoopAttackTests: XCTestCase {
+    func testATamperedDevelopmentScriptIsRefusedAndTheLiveVersionStays() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("tamper")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+
+        try dev.publish(["a.js": "var a = 2;\n"], announce: false)
+        // Whoever serves the files swaps the script (the metadata still names the real one).
+        for file in try dev.servedTargets() where (try String(contentsOf: file, encoding: .utf8)) == "var a = 2;\n" {
+            try Data("evil();   \n".utf8).write(to: file)
+        }
+        dev.announce(2)
+        let refusal = try device.waitForRefusal()
+        guard case .target(let path, let reason) = refusal else { return XCTFail("\(refusal)") }
+        XCTAssertEqual(path, "development/a.js")
+        XCTAssertTrue(reason.contains("hash") || reason.contains("sha256"), reason)
+        XCTAssertEqual(device.session.liveDevelopmentVersion, 1)
+        XCTAssertEqual(device.liveSources, ["var a = 1;\n"], "the tampered script never ran")
+    }
+
+    func testAReplayedOlderVersionIsRefusedAndTheLiveVersionStays() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("replay")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        let versionOne = try dev.copyOfServedTree()
+        try dev.publish(["a.js": "var a = 2;\n"])
+        XCTAssertEqual(try device.waitForApplied(after: 1), 2)
+
+        // The server goes back to the first version's metadata, validly signed and not expired.
+        try dev.serve(versionOne)
+        dev.announce(1)
+        let refusal = try device.waitForRefusal()
+        guard case .metadata(let why) = refusal else { return XCTFail("\(refusal)") }
+        XCTAssertTrue(why.contains("timestamp"), why)
+        XCTAssertEqual(device.session.liveDevelopmentVersion, 2)
+        XCTAssertEqual(device.liveSources, ["var a = 2;\n"])
+    }
+
+    func testAnAnnouncedVersionTheMetadataDoesNotListIsRefused() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("liar")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        // The stream carries only a number; the device believes only the verified metadata.
+        dev.announce(7)
+        XCTAssertEqual(try device.waitForRefusal(), .notListed(announced: 7, listed: 1))
+        XCTAssertEqual(device.session.liveDevelopmentVersion, 1)
+        try dev.channel.publish(event: DevelopmentSession.versionEvent, data: "7; rm -rf /")
+        XCTAssertEqual(try device.waitForRefusal(count: 2), .malformedAnnouncement)
+    }
+
+    func testAnEndlessResponseOnTheDevelopmentRepositoryIsCutAtTheTimestampsLimit() throws {
+        let dev = try DevRepositoryHarness(self)
+        let hostile = try HostileServer()
+        addTeardownBlock { hostile.stop() }
+        // Between the device and the repository: timestamp.json never ends.
+        let transport = RedirectingTransport { url in
+            url.lastPathComponent == "timestamp.json" ? hostile.baseURL.appendingPathComponent("endless") : url
+        }
+        let device = try dev.device("endless", transport: transport)
+        try dev.publish(["a.js": "var a = 1;\n"])
+        let refusal = try device.waitForRefusal(timeout: 20)
+        guard case .metadata(let why) = refusal else { return XCTFail("\(refusal)") }
+        XCTAssertTrue(why.contains("more than 16384 bytes"), why)
+        XCTAssertLessThan(hostile.sent("/endless"), 1 << 20, "the device stopped reading at the limit")
+        XCTAssertNil(device.session.liveDevelopmentVersion)
+    }
+
+    func testAReleaseRootCannotOpenADevelopmentSession() throws {
+        let folder = try makeTemporaryDirectory(self)
+        let keys = try (0..<5).map { _ in try PatchFormat.SigningKey.generate(.ed25519) }
+        let release = try Repository.create(directory: folder.appendingPathComponent("release"),
+                                            settings: RepositorySettings(channels: ["production"]),
+                                            keys: InitialKeys(root: [keys[0]], rootThreshold: 1, targets: [keys[1]], snapshot: keys[2],
+                                                              timestamp: keys[3], channels: ["production": keys[4]]))
+        let configuration = { (root: Data) in
+            DevelopmentSession.Configuration(serverURL: URL(string: "http://127.0.0.1:9/")!, deviceName: "prod",
+                                             developmentRoot: root, appID: "com.example.shop", appVersion: "1.4.0")
+        }
+        XCTAssertThrowsError(try DevelopmentSession(configuration: configuration(try release.root.serialized()), applier: RecordingApplier())) {
+            XCTAssertEqual($0 as? DevelopmentSession.StartError, .notDevelopmentRoot(role: "root"))
+        }
+        // One release key among development keys is enough to refuse it.
+        let dev = try DevRepositoryHarness(self)
+        var mixed = dev.repository.repository.root.signed
+        let timestampKey = try PatchFormat.SigningKey.generate(.ed25519)
+        mixed.keys[timestampKey.keyID] = timestampKey.publicKey
+        mixed.roles["timestamp"]!.keyids.append(timestampKey.keyID)
+        XCTAssertThrowsError(try DevelopmentSession(configuration: configuration(try Metadata(signed: mixed).serialized()), applier: RecordingApplier())) {
+            XCTAssertEqual($0 as? DevelopmentSession.StartError, .notDevelopmentRoot(role: "timestamp"))
+        }
+    }
+
+    func testAProductionPatchClientRefusesTheDevelopmentRoot() throws {
+        let dev = try DevRepositoryHarness(self)
+        let state = try makeTemporaryDirectory(self)
+        let configuration = PatchClientConfiguration(
+            metadataURL: URL(string: "https://patches.example.com/metadata/")!, targetsURL: URL(string: "https://patches.example.com/targets/")!,
+            bundledRoot: try Data(contentsOf: dev.repository.rootFileURL), appID: "com.example.shop", appVersion: "1.4.0",
+            channel: "production", device: DeviceProfile(deviceID: "d1"), stateDirectory: state)
+        XCTAssertThrowsError(try PatchClient(configuration: configuration, applier: RecordingApplier())) {
+            XCTAssertEqual($0 as? PatchClientError, .developmentKey(role: "root"))
+        }
+    }
+
+    func testTheDevelopmentRepositoryKeysStayDevelopmentKeysWhenReopened() throws {
+        let dev = try DevRepositoryHarness(self)
+        try dev.publish(["a.js": "var a = 1;\n"])
+        let reopened = try DevelopmentRepository.openOrCreate(in: dev.folder)
+        XCTAssertFalse(reopened.created)
+        XCTAssertEqual(reopened.repository.currentVersion, 1)
+        XCTAssertNil(try Metadata<Root>(data: reopened.repository.rootData).signed.firstRoleTrustingReleaseKey)
+        var again = reopened.repository
+        XCTAssertEqual(try again.publish(scripts: [("a.js", Data("var a = 2;\n".utf8))], patchID: "dev", app: "*", appVersions: nil), 2)
+    }
+}
+
+/// A development repository served by the QA server (`PatchServer` + `DevChannel`), in process.
+final class DevRepositoryHarness {
+    let folder: URL
+    let served: URL
+    var repository: DevelopmentRepository
+    let channel: DevChannel
+    let server: PatchServer
+    private let test: XCTestCase
+
+    init(_ test: XCTestCase) throws {
+        self.test = test
+        let root = try makeTemporaryDirectory(test)
+        folder = root.appendingPathComponent("keys")
+        served = root.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        repository = try DevelopmentRepository.openOrCreate(in: folder).repository
+        channel = DevChannel(onReport: { _, _ in })
+        server = PatchServer(directory: served, devChannel: channel, log: nil)
+        _ = try server.start()
+        let server = self.server
+        test.addTeardownBlock { server.stop() }
+    }
+
+    var tree: URL { served.appendingPathComponent(DevelopmentSession.repositoryPath) }
+
+    func publish(_ scripts: [String: String], announce: Bool = true) throws {
+        let version = try repository.publish(scripts: scripts.sorted { $0.key < $1.key }.map { ($0.key, Data($0.value.utf8)) },
+                                             patchID: "dev", app: "*", appVersions: nil)
+        try repository.write(to: tree)
+        if announce { self.announce(version) }
+    }
+
+    func announce(_ version: Int) {
+        _ = try? channel.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version))
+    }
+
+    func servedTargets() throws -> [URL] {
+        let folder = tree.appendingPathComponent("targets/development")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).map { folder.appendingPathComponent($0) }
+    }
+
+    func copyOfServedTree() throws -> URL {
+        let copy = served.deletingLastPathComponent().appendingPathComponent("copy-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: tree, to: copy)
+        return copy
+    }
+
+    func serve(_ copy: URL) throws {
+        try FileManager.default.removeItem(at: tree)
+        try FileManager.default.copyItem(at: copy, to: tree)
+    }
+
+    func device(_ name: String, transport: Transport = HTTPTransport.shared) throws -> DevDevice {
+        try DevDevice(test, url: server.baseURL!, root: try Data(contentsOf: repository.rootFileURL), name: name, transport: transport)
+    }
+}
+
+/// A test app holding a development session with a recording applier on its own queue.
+final class DevDevice {
+    let session: DevelopmentSession
+    let applier: QueuedApplier
+    let events = LockedBox<[DevelopmentSession.Event]>([])
+
+    init(_ test: XCTestCase, url: URL, root: Data, name: String, transport: Transport) throws {
+        let queue = DispatchQueue(label: "device.\(name)")
+        var configuration = DevelopmentSession.Configuration(serverURL: url, deviceName: name, developmentRoot: root,
+                                                             appID: "com.example.shop", appVersion: "1.4.0")
+        configuration.queue = queue
+        configuration.reconnectDelay = 0.05...0.5
+        configuration.reportsEngineOutput = false
+        applier = QueuedApplier(queue: queue, engine: false)
+        let events = self.events
+        session = try DevelopmentSession(configuration: configuration, applier: applier, transport: transport,
+                                         onEvent: { events.value.append($0) })
+        session.start()
+        let session = self.session
+        test.addTeardownBlock { session.stop() }
+    }
+
+    /// The sources of the scripts live now.
+    var liveSources: [String] { applier.onQueue { recorder in recorder.live.compactMap { recorder.sources[$0] } } }
+
+    func waitForApplied(after: Int = 0, timeout: TimeInterval = 10) throws -> Int {
+        var found: Int?
+        try waitFor("a version after \(after) applied", timeout: timeout) { events in
+            found = events.compactMap { if case .applied(let v) = $0, v > after { return v } else { return nil } }.first
+            return found != nil
+        }
+        return found!
+    }
+
+    func waitForRefusal(count: Int = 1, timeout: TimeInterval = 10) throws -> DevelopmentSession.Refusal {
+        var found: DevelopmentSession.Refusal?
+        try waitFor("refusal \(count)", timeout: timeout) { events in
+            let refusals = events.compactMap { if case .refused(let r) = $0 { return r } else { return nil } }
+            found = refusals.count >= count ? refusals[count - 1] : nil
+            return found != nil
+        }
+        return found!
+    }
+
+    private func waitFor(_ what: String, timeout: TimeInterval, _ condition: ([DevelopmentSession.Event]) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if condition(events.value) { return }
+            usleep(10_000)
+        } while Date() < deadline
+        XCTFail("no \(what) within \(timeout) s; events: \(events.value)")
+        throw NSError(domain: "DevDevice", code: 1)
+    }
+}
+
+/// HTTP, with some URLs sent elsewhere (a hostile server standing in for one file).
+struct RedirectingTransport: Transport {
+    let redirect: @Sendable (URL) -> URL
+    init(_ redirect: @escaping @Sendable (URL) -> URL) { self.redirect = redirect }
+    func fetch(_ url: URL, maxLength: Int64, deadline: Date) async throws -> Data {
+        try await HTTPTransport.shared.fetch(redirect(url), maxLength: maxLength, deadline: deadline)
+    }
+}
