@@ -180,25 +180,27 @@ final class Engine: @unchecked Sendable {
         blockDef.className = UnsafePointer(strdup("OCBlock"))
         blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
-            Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception)
+            Engine.afterLockDrop { Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception) }
         }
         let blockFunctionClass = JSClassCreate(&blockDef)!
 
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
-            let body = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue().body
-            var args: [JSValueRef] = []
-            args.reserveCapacity(argc)
-            for i in 0..<argc { args.append(argv![i]!) }
-            do {
-                return try body(ctx!, this, args) ?? JSValueMakeUndefined(ctx)
-            } catch let thrown as JSThrown {
-                exception?.pointee = thrown.value   // a script's own exception, passed on as it was
-                return JSValueMakeUndefined(ctx)
-            } catch {
-                exception?.pointee = JSC.makeError(ctx!, "\(error)")
-                return JSValueMakeUndefined(ctx)
+            Engine.afterLockDrop {
+                let body = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue().body
+                var args: [JSValueRef] = []
+                args.reserveCapacity(argc)
+                for i in 0..<argc { args.append(argv![i]!) }
+                do {
+                    return try body(ctx!, this, args) ?? JSValueMakeUndefined(ctx)
+                } catch let thrown as JSThrown {
+                    exception?.pointee = thrown.value   // a script's own exception, passed on as it was
+                    return JSValueMakeUndefined(ctx)
+                } catch {
+                    exception?.pointee = JSC.makeError(ctx!, "\(error)")
+                    return JSValueMakeUndefined(ctx)
+                }
             }
         }
         // Releasing the closure runs no JS, so it can happen during collection.
@@ -250,12 +252,25 @@ final class Engine: @unchecked Sendable {
     /// the time limit judges this thread by this entry (`ExecutionTimeLimit`). An exception is
     /// classified inside too: after a termination runtime.js's per-call context is reset before
     /// another thread can run JS with it.
+    /// The drop-order tracker (`PELockDropOrder.h`) learns that this thread's JS begins here.
     @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
         try apiLock.withLock(ctx) {
+            let dropOrder = PELockDropOrderJSBegin()
             timeLimit.beginEntry()
-            defer { timeLimit.endEntry() }
+            defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }
+    }
+
+    /// Runs `body`, the native work of a JS → native callback (JavaScriptCore has just dropped
+    /// the API lock), inside the drop-order tracker: when it is done the thread waits, blocked,
+    /// for every thread that entered a callback after it to leave its own, instead of spinning in
+    /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
+    /// goes through here: native functions (`addFunction`), `N.send`, block functions.
+    @inline(__always) static func afterLockDrop<R>(_ body: () -> R) -> R {
+        let record = PELockDropOrderPush()
+        defer { PELockDropOrderPop(record) }
+        return body()
     }
 
     func checkSyntax(_ code: String, sourceURL: String) throws {

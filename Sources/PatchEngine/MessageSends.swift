@@ -64,7 +64,7 @@ final class SendSelectors: @unchecked Sendable {
 extension Engine {
     /// `N.send`: a C callback (no Swift closure box, no argument array).
     static let sendFunction: JSObjectCallAsFunctionCallback = { _, _, _, argc, argv, exception in
-        Engine.shared.send(argc, argv, exception)
+        Engine.afterLockDrop { Engine.shared.send(argc, argv, exception) }
     }
 
     /// `N.sendSelector(name, argc)`: the number `send` takes for the selector of a JS name.

@@ -14,4 +14,5 @@
 #include "PERuntimeScript.h"
 #include "PEPrivateSymbols.h"
 #include "PEThreadEntries.h"
+#include "PELockDropOrder.h"
 #endif

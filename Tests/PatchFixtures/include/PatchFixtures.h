@@ -26,6 +26,7 @@
 #include "PFDelegateTrackerFixture.h"
 #include "PFImplementationFixture.h"
 #include "PFDirectCallsFixture.h"
+#include "PFLockDropFixture.h"
 
 #endif
 #include "PFModulesFixture.h"

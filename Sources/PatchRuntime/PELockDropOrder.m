@@ -1,0 +1,150 @@
+/* The drop-order tracker (PELockDropOrder.h). In C for the thread-local storage, atomics and the
+   condition variable (Swift's Atomic/Mutex need macOS 15; the package supports 13). */
+#include "PELockDropOrder.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct PELockDropRecord {
+    uint64_t seq;     /* place in the record order */
+    uint64_t start;   /* `seq` as this thread's JS began; 0: not begun in a tracked entry */
+    PELockDropRecord *previous, *next, *nextFree;
+};
+
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+/* The records of threads inside a callback, in record order. Guarded by `mutex`. */
+static PELockDropRecord *head, *tail;
+static unsigned waiters;
+static uint64_t waits, fallbacks, unproven;
+/* The last record's seq: written under `mutex` with release, read by JSBegin with acquire. */
+static uint64_t lastSeq;
+static void (*beforePushHook)(void);
+
+/* This thread's JS began when lastSeq was this (0 while it is in native code or untracked). */
+static _Thread_local uint64_t jsStart;
+static _Thread_local PELockDropRecord *freeRecords;
+static pthread_key_t freeListKey;
+static pthread_once_t freeListOnce = PTHREAD_ONCE_INIT;
+
+static void freeList(void *list) {
+    for (PELockDropRecord *r = list, *next; r; r = next) { next = r->nextFree; free(r); }
+}
+static void makeFreeListKey(void) { pthread_key_create(&freeListKey, freeList); }
+
+static PELockDropRecord *allocate(void) {
+    PELockDropRecord *r = freeRecords;
+    if (r) { freeRecords = r->nextFree; return r; }
+    pthread_once(&freeListOnce, makeFreeListKey);
+    r = malloc(sizeof *r);
+    if (!r) abort();
+    return r;
+}
+
+static void recycle(PELockDropRecord *r) {
+    r->nextFree = freeRecords;
+    freeRecords = r;
+    pthread_setspecific(freeListKey, r);   /* freed when the thread exits */
+}
+
+uint64_t PELockDropOrderJSBegin(void) {
+    uint64_t saved = jsStart;
+    jsStart = __atomic_load_n(&lastSeq, __ATOMIC_ACQUIRE);
+    return saved;
+}
+
+void PELockDropOrderJSEnd(uint64_t saved) { jsStart = saved; }
+
+PELockDropRecord *PELockDropOrderPush(void) {
+    void (*hook)(void) = __atomic_load_n(&beforePushHook, __ATOMIC_ACQUIRE);
+    if (hook) hook();
+    PELockDropRecord *r = allocate();
+    r->start = jsStart;
+    r->next = NULL;
+    jsStart = 0;   /* native code now; JS it runs without a tracked entry is unproven */
+    pthread_mutex_lock(&mutex);
+    if (tail && r->start < tail->seq) unproven++;
+    r->seq = lastSeq + 1;
+    __atomic_store_n(&lastSeq, r->seq, __ATOMIC_RELEASE);
+    r->previous = tail;
+    if (tail) tail->next = r; else head = r;
+    tail = r;
+    pthread_mutex_unlock(&mutex);
+    return r;
+}
+
+/* Whether a record after `r` has an unproven order against it: its thread's JS began before `r`
+   was made (or untracked), so it may have dropped the API lock before `r`'s thread did. */
+static bool unprovenAfter(const PELockDropRecord *r) {
+    for (const PELockDropRecord *later = r->next; later; later = later->next)
+        if (later->start < r->seq) return true;
+    return false;
+}
+
+void PELockDropOrderPop(PELockDropRecord *r) {
+    pthread_mutex_lock(&mutex);
+    if (r->next) {
+        waits++;
+        bool bounded = false;
+        struct timespec deadline;
+        while (r->next) {
+            if (!unprovenAfter(r)) {
+                /* Every later record dropped after this thread: JavaScriptCore would make this
+                   thread wait for each of them too (spinning); wait for them blocked. */
+                waiters++;
+                pthread_cond_wait(&changed, &mutex);
+                waiters--;
+                continue;
+            }
+            if (!bounded) {
+                /* CLOCK_REALTIME, the one every platform's pthread_cond_timedwait takes: a clock
+                   step can only lengthen or shorten this short bound. */
+                clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_nsec += (long)PE_LOCK_DROP_UNPROVEN_WAIT_MS * 1000000L;
+                deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+                deadline.tv_nsec %= 1000000000L;
+                bounded = true;
+            }
+            waiters++;
+            int status = pthread_cond_timedwait(&changed, &mutex, &deadline);
+            waiters--;
+            if (status == ETIMEDOUT && r->next && unprovenAfter(r)) {
+                /* Maybe recorded in the other order than JavaScriptCore's: its order decides. */
+                fallbacks++;
+                break;
+            }
+        }
+    }
+    if (r->previous) r->previous->next = r->next; else head = r->next;
+    if (r->next) r->next->previous = r->previous; else tail = r->previous;
+    if (waiters) pthread_cond_broadcast(&changed);
+    jsStart = lastSeq;   /* this thread's JS resumes now */
+    pthread_mutex_unlock(&mutex);
+    recycle(r);
+}
+
+uint64_t PELockDropOrderWaits(void) {
+    pthread_mutex_lock(&mutex);
+    uint64_t n = waits;
+    pthread_mutex_unlock(&mutex);
+    return n;
+}
+
+uint64_t PELockDropOrderBoundedFallbacks(void) {
+    pthread_mutex_lock(&mutex);
+    uint64_t n = fallbacks;
+    pthread_mutex_unlock(&mutex);
+    return n;
+}
+
+uint64_t PELockDropOrderUnprovenRecords(void) {
+    pthread_mutex_lock(&mutex);
+    uint64_t n = unproven;
+    pthread_mutex_unlock(&mutex);
+    return n;
+}
+
+void PELockDropOrderSetBeforePushHook(void (*hook)(void)) {
+    __atomic_store_n(&beforePushHook, hook, __ATOMIC_RELEASE);
+}
