@@ -50,7 +50,7 @@ public struct DevReport: Codable, Equatable, Sendable {
         switch error.kind {
         case .syntax: kind = .syntaxError
         case .evaluation: kind = .evaluationError
-        case .runtime, .notApplied: kind = .runtimeError
+        case .runtime, .notApplied, .heapGrowth: kind = .runtimeError
         case .timeout: kind = .timeout
         }
         let (script, named) = Self.split(engineName: error.scriptName)

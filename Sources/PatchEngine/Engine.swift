@@ -136,9 +136,10 @@ final class Engine: @unchecked Sendable {
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
         if !timeLimit.isAvailable {
-            log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away")
-        } else if let limit = PatchEngine.defaultExecutionTimeLimit {
-            apiLock.withLock(ctx) { _ = timeLimit.set(limit) }
+            log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away or grow memory without bound")
+        } else {
+            timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
+            apiLock.withLock(ctx) { _ = timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }
     }
 
@@ -295,8 +296,11 @@ final class Engine: @unchecked Sendable {
         if termination == .none { return js }
         let running = runningScript()
         resetCallContext()
-        if termination == .otherThreads { return ExecutionEndedForAnotherThread() }
-        return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running)
+        switch termination {
+        case .otherThreads: return ExecutionEndedForAnotherThread()
+        case let .heapGrowth(exceeded): return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running, heapGrowth: exceeded)
+        default: return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running)
+        }
     }
 
     /// After a termination: the terminated JS skipped its `finally` blocks, so runtime.js's per-call

@@ -34,10 +34,13 @@ extension Engine {
             let patchError = evaluationError(error, script: name)   // before the rollback drops the source map
             rollBack(name, to: mark, revert: false)
             // A JS method of another script, called directly from this one, ran away: reverted too.
-            if let timeout = error as? ExecutionTimeout, let running = timeout.script, running != name {
-                report(PatchError(kind: .timeout, message: timeout.message(for: "JS of \(running), called from the evaluation of \(name),"),
-                                  scriptName: running))
-                revertAfterTimeout(running)
+            if let timeout = error as? ExecutionTimeout {
+                if let running = timeout.script, running != name {
+                    report(PatchError(kind: timeout.kind, message: timeout.message(for: "JS of \(running), called from the evaluation of \(name),"),
+                                      scriptName: running))
+                    revertAfterTimeout(running, timeout)
+                }
+                collectAfterHeapGrowth(timeout)
             }
             throw patchError
         }
@@ -142,7 +145,7 @@ extension Engine {
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
         if let timeout = error as? ExecutionTimeout {
-            return PatchError(kind: .timeout, message: timeout.message(for: "evaluation of \(script)"), scriptName: script)
+            return PatchError(kind: timeout.kind, message: timeout.message(for: "evaluation of \(script)"), scriptName: script)
         }
         guard let js = error as? JSException else {
             return PatchError(kind: .evaluation, message: "\(error)", scriptName: script)

@@ -28,14 +28,30 @@ import PatchRuntime
 /// for any JS still running there. JavaScriptCore keeps a termination in force until the VM's
 /// outermost entry ends: JS another thread runs meanwhile is ended too, without being asked about
 /// (`Termination.otherThreads`); that thread's script is not blamed for it.
+///
+/// The same watchdog enforces the heap growth limit (`HeapGrowthLimit`): while it is set the clock
+/// runs in steps of its check period, and the callback counts the steps an entry has run for (a
+/// lower bound of its CPU time), checks the footprint, and ends the entry at whichever bound it
+/// passes first (`judge`).
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
     private let clearFunction: PEJSClearExecutionTimeLimitFunction?
     private let lock = NSLock()
     private var limit: TimeInterval?
-    /// The limit in force, 0 when off; written under the API lock and `lock`, read under the API lock.
+    /// The watchdog's step, 0 when neither bound is on; written under the API lock and `lock`,
+    /// read under the API lock.
     private var armed: TimeInterval = 0
+    /// The time limit in force, 0 when off (guarded like `armed`).
+    private var armedLimit: TimeInterval = 0
+    /// The heap growth limit, checked at every step.
+    let heapGrowth = HeapGrowthLimit()
+    /// The clock JavaScriptCore runs now, and how much of `deadlineEntry`'s CPU time the clock
+    /// has counted before it; guarded by the API lock.
+    private var step: TimeInterval = 0
+    private var spent: TimeInterval = 0
+    /// The entry last ended for its heap growth (`Termination.heapGrowth`); guarded by the API lock.
+    private var heapEnd: (entry: UInt64, exceeded: HeapGrowthExceeded)?
     /// The thread entry (`PEThreadEntryCurrent`) JavaScriptCore's clock was last started for;
     /// guarded by the API lock.
     private var deadlineEntry: UInt64 = .max
@@ -65,23 +81,49 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// - Returns: false when this JavaScriptCore has no time limit (nothing is enforced).
     @discardableResult
     func set(_ seconds: TimeInterval?) -> Bool {
-        guard let setFunction, let clearFunction else { return false }
+        guard isAvailable else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
-        lock.lock(); limit = value; armed = value ?? 0; lock.unlock()
-        if let value {
-            deadlineEntry = PEThreadEntryCurrent()
-            setFunction(group, value, Self.callback, Unmanaged.passUnretained(self).toOpaque())
-        } else {
-            clearFunction(group)
-        }
+        lock.lock(); limit = value; lock.unlock()
+        arm()
         return true
+    }
+
+    /// Arms the watchdog for the bounds set (`limit`, `heapGrowth`), or clears it. API lock held.
+    func arm() {
+        guard let clearFunction else { return }
+        lock.lock()
+        armedLimit = limit ?? 0
+        armed = heapGrowth.bytes == nil ? armedLimit : min(limit ?? .infinity, HeapGrowthLimit.checkPeriod)
+        lock.unlock()
+        if armed > 0 { restartClock() } else { clearFunction(group) }
     }
 
     /// Restarts JavaScriptCore's clock on this thread, for this thread's entry. API lock held.
     private func restartClock() {
-        guard armed > 0, let setFunction else { return }
+        spent = 0
+        runClock(armed)
+    }
+
+    private func runClock(_ seconds: TimeInterval) {
+        guard seconds > 0, let setFunction else { return }
         deadlineEntry = PEThreadEntryCurrent()
-        setFunction(group, armed, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+        step = seconds
+        setFunction(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// At the end of a step of `deadlineEntry` on its own thread: true ends the entry (past the
+    /// time limit, or grown past the heap budget); otherwise the clock runs the next step.
+    private func judge(_ entry: UInt64) -> Bool {
+        spent += step
+        if let exceeded = heapGrowth.isExceeded(entry: entry) {
+            heapEnd = (entry, exceeded)
+            return true
+        }
+        guard armedLimit > 0 else { runClock(armed); return false }
+        let left = armedLimit - spent
+        if left <= armedLimit * 1e-9 { return true }
+        runClock(min(armed, left))
+        return false
     }
 
     /// Before an entry into JS, with the API lock held until the matching `endEntry`.
@@ -91,7 +133,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard entry != 0, armed > 0 else { return }
         // Alone, the VM's outermost entry: JavaScriptCore starts the clock on this thread itself.
         // Nested in another thread's, it starts none: restart it here, so it measures this thread.
-        if othersOpen { restartClock() } else { deadlineEntry = entry }
+        if othersOpen { restartClock() } else { deadlineEntry = entry; spent = 0 }
     }
 
     /// After the entry's JS returned, still under the API lock.
@@ -102,6 +144,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
         let entry = PEThreadEntryCurrent()
         if entry == limit.deadlineEntry {
+            guard limit.judge(entry) else { return false }
             if entry != 0 { PEThreadEntryMarkTerminated() }
             return true
         }
@@ -113,13 +156,15 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// How an exception returned by an entry into JS relates to the time limit.
-    enum Termination {
+    enum Termination: Equatable {
         /// Not a termination: the script's own exception.
         case none
         /// The limit ended this thread's entry (or JS nested in it).
         case timeout
         /// JavaScriptCore ended this thread's JS while ending another thread's runaway.
         case otherThreads
+        /// The heap growth limit ended this thread's entry.
+        case heapGrowth(HeapGrowthExceeded)
     }
 
     /// Classifies `value` (`exception`), just returned to this thread by an entry into JS, under
@@ -133,6 +178,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         lock.unlock()
         if PEThreadEntryWasTerminated() {
             restartClock()
+            if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }
             return .timeout
         }
         // Only the VM's own termination value; a script's `throw` of that text is its own error.
@@ -147,13 +193,16 @@ struct ExecutionEndedForAnotherThread: Error, CustomStringConvertible {
     }
 }
 
-/// A script ran past the execution time limit and was terminated.
+/// A script ran past the execution time limit, or grew memory past the heap growth limit
+/// (`heapGrowth`), and was terminated.
 struct ExecutionTimeout: Error, CustomStringConvertible {
     let limit: TimeInterval
     /// The script of the innermost JS method running when it was ended (a termination skips the
     /// method wrappers' `finally`, so runtime.js's per-call context still names it): a method
     /// called directly from JS may belong to another script than the entry's. nil: not a method's.
     var script: String?
+    /// Set when the heap growth limit ended it.
+    var heapGrowth: HeapGrowthExceeded?
 
     /// "2.0", "0.2", "0.25": seconds as a person writes them.
     var formattedLimit: String {
@@ -161,8 +210,15 @@ struct ExecutionTimeout: Error, CustomStringConvertible {
         return Double(tenths) == limit ? tenths : String(format: "%g", limit)
     }
 
-    /// "<what> exceeded the 2.0 s execution time limit".
-    func message(for what: String) -> String { "\(what) exceeded the \(formattedLimit) s execution time limit" }
+    /// "<what> exceeded the 2.0 s execution time limit", or the heap growth's message.
+    func message(for what: String) -> String {
+        heapGrowth?.message(for: what) ?? "\(what) exceeded the \(formattedLimit) s execution time limit"
+    }
+
+    var kind: PatchError.Kind { heapGrowth == nil ? .timeout : .heapGrowth }
+
+    /// Why its script is reverted, for the log.
+    var bound: String { heapGrowth == nil ? "it ran past the execution time limit" : "it grew memory past the heap growth limit" }
 
     var description: String { message(for: "JavaScript") }
 }

@@ -178,18 +178,28 @@ extension Engine {
         return "\(isClass ? "+" : "-")[\(method.className) \(method.selector)]"
     }
 
-    /// A script whose JS ran past the time limit is taken out: it would most likely hang again.
+    /// A script whose JS ran past the time limit (or grew memory past the heap growth limit) is
+    /// taken out: it would most likely do it again.
     /// After JS that native code entered failed: a timeout reverts the script whose JS ran away,
     /// the innermost JS method's (`ExecutionTimeout.script`), else the entry's `script`.
     func revertIfTimedOut(_ error: Error, script: String?) {
-        guard let timeout = error as? ExecutionTimeout, let blamed = timeout.script ?? script else { return }
-        revertAfterTimeout(blamed)
+        guard let timeout = error as? ExecutionTimeout else { return }
+        if let blamed = timeout.script ?? script { revertAfterTimeout(blamed, timeout) }
+        collectAfterHeapGrowth(timeout)
     }
 
-    func revertAfterTimeout(_ script: String) {
+    func revertAfterTimeout(_ script: String, _ timeout: ExecutionTimeout) {
         guard transactions.isApplied(script) else { return }
         rollBack(script)
-        log("\(script) was reverted: it ran past the execution time limit")
+        log("\(script) was reverted: \(timeout.bound)")
+    }
+
+    /// After an entry ended for its heap growth, once the thread is out of JS: what it grew is
+    /// collected and handed back to the system now, not whenever the next collection comes.
+    func collectAfterHeapGrowth(_ timeout: ExecutionTimeout) {
+        guard timeout.heapGrowth != nil, PEThreadEntryCurrent() == 0 else { return }
+        collectGarbageNow()
+        releaseFreeMemory()
     }
 
     /// A JS exception or bridge failure as a PatchError positioned in the user's source.
@@ -198,10 +208,10 @@ extension Engine {
             let what = context ?? "JS code"
             let relation = what.hasPrefix("-[") || what.hasPrefix("+[") ? "patched by" : "from"
             guard let running = timeout.script, running != script else {
-                return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script))"), scriptName: script)
+                return PatchError(kind: timeout.kind, message: timeout.message(for: "\(what) (\(relation) \(script))"), scriptName: script)
             }
             // A JS method of another script, called directly from this one's JS, ran away.
-            return PatchError(kind: .timeout, message: timeout.message(for: "\(what) (\(relation) \(script)), in JS of \(running),"),
+            return PatchError(kind: timeout.kind, message: timeout.message(for: "\(what) (\(relation) \(script)), in JS of \(running),"),
                               scriptName: running)
         }
         let prefix = context.map { "\($0): " } ?? ""

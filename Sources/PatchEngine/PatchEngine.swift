@@ -149,6 +149,34 @@ public enum PatchEngine {
     /// Apple platforms and looked up at run time; see docs/platform-notes.md).
     public static var isExecutionTimeLimitAvailable: Bool { Engine.shared.timeLimit.isAvailable }
 
+    /// The heap growth limit in force when the engine starts: 256 MB.
+    public static let defaultHeapGrowthLimit: Int? = 256 << 20
+
+    /// How many bytes one evaluation, or one call from native code into JS, may grow the app's
+    /// memory before it is terminated; nil: no limit. Default `defaultHeapGrowthLimit`.
+    ///
+    /// What is measured is the process's footprint (resident memory on Linux, `phys_footprint`
+    /// on Apple: what the OS kills an app for), every 10 ms of the entry's CPU time from 10 ms after
+    /// it began (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
+    /// terminated evaluation is rolled back and throws a `.heapGrowth` `PatchError`; a terminated
+    /// call is reported to `errorHandler` as `.heapGrowth`, the native caller gets the original
+    /// implementation's result, the script it belongs to is reverted, and the garbage is collected.
+    /// It runs on JavaScriptCore's watchdog, so it needs `isExecutionTimeLimitAvailable`; with it on,
+    /// each entry into JS costs what the time limit's does (`make bench`). Setting waits while
+    /// another thread runs JS.
+    public static var heapGrowthLimit: Int? {
+        get { Engine.shared.timeLimit.isAvailable ? Engine.shared.timeLimit.heapGrowth.bytes : nil }
+        set {
+            let engine = Engine.shared
+            guard engine.timeLimit.isAvailable else {
+                if newValue != nil { engine.log("this JavaScriptCore has no watchdog: heapGrowthLimit is ignored") }
+                return
+            }
+            engine.timeLimit.heapGrowth.bytes = newValue
+            engine.apiLock.withLock(engine.ctx) { engine.timeLimit.arm() }
+        }
+    }
+
     /// C functions scripts may call through `defineCFunction` (none by default).
     public static var allowedCFunctions: Set<String> {
         get { settings.withLock { $0.allowedCFunctions } }
@@ -214,6 +242,9 @@ public struct PatchError: Error, CustomStringConvertible, Equatable {
         case notApplied
         /// An evaluation or a call into JS ran past `PatchEngine.executionTimeLimit` and was terminated.
         case timeout
+        /// An evaluation or a call into JS grew the app's memory past `PatchEngine.heapGrowthLimit`
+        /// and was terminated.
+        case heapGrowth
     }
     public var kind: Kind
     public var message: String

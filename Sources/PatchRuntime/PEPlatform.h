@@ -333,6 +333,40 @@ static inline const void *PEMethodIMPAddress(Method method) {
     return *word == method_getImplementation(method) ? (const void *)word : NULL;
 }
 
+/* The process's memory as the OS judges it, in bytes (-1 if unreadable): what the heap growth
+   limit (HeapGrowthLimit.swift) watches while a patch's JS runs. Linux: resident pages
+   (/proc/self/statm, second field), what the OOM killer weighs. Apple: the task's
+   phys_footprint (TASK_VM_INFO), what Jetsam kills an iOS app for; resident size there counts
+   shared and compressed pages differently. Read a few times a second at most, so a file read is
+   fine here. */
+#if defined(__linux__)
+#include <fcntl.h>
+#include <unistd.h>
+static inline int64_t PEPlatformFootprint(void) {
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[128];
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    text[n] = 0;
+    char *end = NULL;
+    (void)strtoll(text, &end, 10);            /* total program size */
+    long long resident = strtoll(end, NULL, 10);
+    return resident * (int64_t)sysconf(_SC_PAGESIZE);
+}
+#elif defined(__APPLE__)
+#include <mach/mach.h>
+static inline int64_t PEPlatformFootprint(void) {
+    task_vm_info_data_t info;
+    mach_msg_type_number_t count = TASK_VM_INFO_COUNT;
+    if (task_info(mach_task_self(), TASK_VM_INFO, (task_info_t)&info, &count) != KERN_SUCCESS) return -1;
+    return (int64_t)info.phys_footprint;
+}
+#else
+static inline int64_t PEPlatformFootprint(void) { return -1; }
+#endif
+
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
    GNUstep before they use Foundation. Apple needs nothing. */
 #if PE_GNU_RUNTIME

@@ -15,4 +15,5 @@
 #include "PEPrivateSymbols.h"
 #include "PEThreadEntries.h"
 #include "PELockDropOrder.h"
+#include "PEFootprint.h"
 #endif

@@ -1,0 +1,69 @@
+import Foundation
+import PatchRuntime
+
+/// How much one entry into JS (an evaluation, a patched call, a hook, a block…) may grow the
+/// process's memory before it is ended, like a runaway, with the original's result for a patched
+/// call and its script reverted.
+///
+/// Why: JavaScriptCore ends only some growth itself. Dense arrays, typed arrays and strings end
+/// with a `RangeError`, but a patch filling a sparse array reached 3 GB in 1.3 s (the OS kills the
+/// app), and many small objects under an address-space cap aborted the process inside
+/// JavaScriptCore's allocator. Its own maximum-heap option (`gcMaxHeapSize`) crashes the process.
+///
+/// How: JavaScriptCore's watchdog is the only public way to end running JS, so the engine's
+/// watchdog (`ExecutionTimeLimit`) fires every `checkPeriod` of an entry's CPU time while a budget
+/// is set, and asks `isExceeded` there. What is measured is the process's footprint
+/// (`PEProcessFootprint`: resident memory on Linux, `phys_footprint` on Apple), not JavaScriptCore's
+/// heap: `JSGetMemoryUsageStatistics` walks every live object (0.2 ms with an empty heap, 0.5 s
+/// with 17 M objects, measured) and doesn't count a sparse array's storage (its heap size stayed at
+/// 96 MB while the process grew by 200 MB). The growth is counted from the entry's first check (one
+/// period of its CPU time after it began): reading the footprint at every entry would cost each
+/// patched call a system call. Memory other threads allocate meanwhile counts too.
+final class HeapGrowthLimit: @unchecked Sendable {
+    /// How often a running entry is checked, in CPU seconds of its thread: growth of 2.3 GB/s (the
+    /// sparse array) overshoots the budget by ≈ 25 MB at most.
+    static let checkPeriod: TimeInterval = 0.01
+
+    private let lock = NSLock()
+    private var budget: Int?
+    /// The entry measured, and the footprint at its first check; guarded by the API lock.
+    private var measuredEntry: UInt64 = .max
+    private var baseline: Int64 = 0
+
+    /// The budget in bytes; nil: off. Setting it doesn't arm the watchdog (`ExecutionTimeLimit.arm`).
+    var bytes: Int? {
+        get { lock.lock(); defer { lock.unlock() }; return budget }
+        set { lock.lock(); budget = newValue.flatMap { $0 > 0 ? $0 : nil }; lock.unlock() }
+    }
+
+    /// At a check of `entry` (the thread's outermost entry), under the API lock: the growth and
+    /// the budget when the footprint grew past it since the entry's first check, else nil.
+    func isExceeded(entry: UInt64) -> HeapGrowthExceeded? {
+        guard let budget = bytes else { return nil }
+        let now = PEProcessFootprint()
+        guard now >= 0 else { return nil }
+        if entry != measuredEntry {
+            measuredEntry = entry
+            baseline = now
+            return nil
+        }
+        let grown = now - baseline
+        return grown > Int64(budget) ? HeapGrowthExceeded(grown: Int(grown), allowed: budget) : nil
+    }
+}
+
+/// An entry into JS grew the process's memory past `PatchEngine.heapGrowthLimit`.
+struct HeapGrowthExceeded: Equatable, Sendable {
+    let grown: Int
+    let allowed: Int
+
+    /// "<what> grew the app's memory by 270 MB, more than the 256 MB allowed".
+    func message(for what: String) -> String {
+        "\(what) grew the app's memory by \(Self.megabytes(grown)) MB, more than the \(Self.megabytes(allowed)) MB allowed (heapGrowthLimit)"
+    }
+
+    static func megabytes(_ bytes: Int) -> String {
+        let value = Double(bytes) / 1_048_576
+        return value >= 10 || value == value.rounded() ? String(Int(value.rounded())) : String(format: "%.1f", value)
+    }
+}
