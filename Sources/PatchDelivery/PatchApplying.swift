@@ -94,32 +94,6 @@ enum ScriptSwap {
     }
 }
 
-extension SignedPatch {
-    /// The patch's scripts in manifest order, each under `<patchID>@<version>/<script>`.
-    var scriptSet: ScriptSet {
-        let m = manifest
-        return ScriptSet(scripts: orderedScripts.map { ScriptSet.Script(name: "\(m.patchID)@\(m.version)/\($0.0)", file: $0.0, source: $0.1) },
-                         bundle: scripts)
-    }
-}
-
-extension PatchApplying {
-    /// Applies every script of `patch` all or nothing (`ScriptSwap.apply`).
-    /// - Returns: the names the scripts were applied under, in order (revert them newest first).
-    func applyAll(_ patch: SignedPatch) throws -> [String] {
-        switch ScriptSwap.apply(patch.scriptSet, applier: self) {
-        case .success(let live): return live.names
-        case .failure(let failure): throw failure.error
-        }
-    }
-
-    /// Reverts scripts applied by `applyAll`, newest first, going on past a failure.
-    /// - Returns: the failures' descriptions (empty when every script was reverted).
-    func revertAll(_ names: [String]) -> [String] {
-        ScriptSwap.revert(names: names, applier: self)
-    }
-}
-
 /// Applies scripts with `PatchEngine` (the default).
 public final class EnginePatchApplier: PatchApplying {
     public init() {}

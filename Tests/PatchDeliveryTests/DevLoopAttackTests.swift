@@ -104,6 +104,22 @@ final class DevLoopAttackTests: XCTestCase {
         }
     }
 
+    func testARootRotationThatTrustsAReleaseKeyIsRefusedMidSession() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("rotated")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        // Root v2, validly signed by the development root key, adds a release key for timestamp.
+        var record = try Repository(directory: dev.folder.appendingPathComponent("repository"))
+        let keys = try KeyFile.readAll(in: dev.folder.appendingPathComponent("keys"))
+        let release = try PatchFormat.SigningKey.generate(.ed25519)
+        try record.editRoot(keys: keys + [release]) { $0.add(key: release.publicKey, to: "timestamp") }
+        try record.publish(to: dev.tree)
+        dev.announce(1)
+        XCTAssertEqual(try device.waitForRefusal(), .releaseKey(role: "timestamp"))
+        XCTAssertEqual(device.session.liveDevelopmentVersion, 1, "what ran keeps running")
+    }
+
     func testAProductionPatchClientRefusesTheDevelopmentRoot() throws {
         let dev = try DevRepositoryHarness(self)
         let state = try makeTemporaryDirectory(self)

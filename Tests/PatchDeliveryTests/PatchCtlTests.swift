@@ -64,185 +64,6 @@ final class PatchCtlTests: XCTestCase {
         try Data(text.utf8).write(to: dir.appendingPathComponent(name))
     }
 
-    /// keygen with id `qa-key` into `keys/`.
-    func keygen(_ id: String = "qa-key") throws {
-        let run = try patchctl(["keygen", "--out", path("keys"), "--id", id])
-        XCTAssertEqual(run.status, 0, run.err)
-    }
-
-    func testKeygenWritesPrivateKey0600AndPublicKey() throws {
-        let run = try patchctl(["keygen", "--out", path("keys"), "--id", "qa-key"])
-        XCTAssertEqual(run.status, 0, run.err)
-        XCTAssertTrue(run.out.contains("key id:      qa-key"), run.out)
-        let privateURL = dir.appendingPathComponent("keys/qa-key.private-key.json")
-        let publicURL = dir.appendingPathComponent("keys/qa-key.public-key.json")
-        let attributes = try FileManager.default.attributesOfItem(atPath: privateURL.path)
-        XCTAssertEqual(attributes[.posixPermissions] as? Int, 0o600)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: publicURL.path)[.posixPermissions] as? Int, 0o644)
-        let key = try SigningKey(fileData: Data(contentsOf: privateURL))
-        let pub = try TrustedKey(fileData: Data(contentsOf: publicURL))
-        XCTAssertEqual(key.id, "qa-key")
-        XCTAssertEqual(pub.publicKey.rawRepresentation, key.privateKey.publicKey.rawRepresentation)
-        XCTAssertTrue(run.out.contains(pub.base64))
-
-        let again = try patchctl(["keygen", "--out", path("keys"), "--id", "qa-key"])
-        XCTAssertEqual(again.status, 1)
-        XCTAssertTrue(again.err.contains("qa-key.private-key.json already exists; not overwriting a key"), again.err)
-        XCTAssertEqual(try SigningKey(fileData: Data(contentsOf: privateURL)).privateKey.rawRepresentation,
-                       key.privateKey.rawRepresentation, "the old key is untouched")
-
-        let derived = try patchctl(["keygen", "--out", path("keys")])
-        XCTAssertEqual(derived.status, 0, derived.err)
-        XCTAssertTrue(derived.out.contains("key id:      ed25519-"), derived.out)
-    }
-
-    func testSignThenVerify() throws {
-        try keygen()
-        try write("var a = 1;\n", "a.js")
-        try write("var b = 2;\n", "b.js")
-        let sign = try patchctl(["sign", path("a.js"), path("b.js"), "--key", path("keys/qa-key.private-key.json"),
-                                 "--id", "shop-fixes", "--version", "3", "--app-id", "com.example.shop",
-                                 "--app-version", ">=1.0 <2.0", "--expires", "2030-01-01", "--out", path("patch.json")])
-        XCTAssertEqual(sign.status, 0, sign.err)
-        XCTAssertEqual(sign.out, "signed shop-fixes v3 (a.js, b.js) with key qa-key -> \(path("patch.json"))\n")
-
-        let verify = try patchctl(["verify", path("patch.json"), "--public-key", path("keys/qa-key.public-key.json")])
-        XCTAssertEqual(verify.status, 0, verify.err)
-        XCTAssertEqual(verify.out, "valid: patch shop-fixes v3 for com.example.shop >=1.0.0 <2.0.0, scripts a.js, b.js, "
-                       + "signed by qa-key, expires 2030-01-01T00:00:00Z\n")
-
-        // The library agrees, and the scripts are in the given order.
-        let store = try TrustStore(publicKeyFiles: [dir.appendingPathComponent("keys/qa-key.public-key.json")])
-        let patch = try PatchVerifier(trustStore: store).verify(patchFile: Data(contentsOf: dir.appendingPathComponent("patch.json")))
-        XCTAssertEqual(patch.orderedScripts.map(\.source), ["var a = 1;\n", "var b = 2;\n"])
-
-        let fits = try patchctl(["verify", path("patch.json"), "--public-key", path("keys/qa-key.public-key.json"),
-                                 "--app-id", "com.example.shop", "--app-version", "2.0.0"])
-        XCTAssertEqual(fits.status, 1)
-        XCTAssertTrue(fits.err.hasSuffix("app version 2.0.0 is outside the patch's range '>=1.0.0 <2.0.0'\n"), fits.err)
-    }
-
-    func testVerifyFailuresExitNonZeroWithTheReason() throws {
-        try keygen()
-        try keygen("other")
-        try write("var a = 1;\n", "a.js")
-        let sign = try patchctl(["sign", path("a.js"), "--key", path("keys/qa-key.private-key.json"),
-                                 "--id", "p", "--version", "1", "--any-app", "--no-expiry", "--out", path("patch.json")])
-        XCTAssertEqual(sign.status, 0, sign.err)
-        let text = try String(contentsOf: dir.appendingPathComponent("patch.json"), encoding: .utf8)
-        try write(text.replacingOccurrences(of: "var a = 1;", with: "var a = 2;"), "tampered.json")
-        try write(text.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 9"), "bumped.json")
-
-        let pub = path("keys/qa-key.public-key.json")
-        let tampered = try patchctl(["verify", path("tampered.json"), "--public-key", pub])
-        XCTAssertEqual(tampered.status, 1)
-        XCTAssertEqual(tampered.out, "")
-        XCTAssertTrue(tampered.err.hasPrefix("invalid: \(path("tampered.json")): script hash mismatch: 'a.js' has SHA-256"), tampered.err)
-
-        let bumped = try patchctl(["verify", path("bumped.json"), "--public-key", pub])
-        XCTAssertEqual(bumped.status, 1)
-        XCTAssertTrue(bumped.err.contains("bad signature: the manifest was not signed by key 'qa-key'"), bumped.err)
-
-        let wrongKey = try patchctl(["verify", path("patch.json"), "--public-key", path("keys/other.public-key.json")])
-        XCTAssertEqual(wrongKey.status, 1)
-        XCTAssertTrue(wrongKey.err.contains("signed with unknown key 'qa-key'"), wrongKey.err)
-
-        let retired = try patchctl(["verify", path("patch.json"), "--public-key", path("keys/other.public-key.json"), "--retired-key", pub])
-        XCTAssertEqual(retired.status, 1)
-        XCTAssertTrue(retired.err.contains("signed with retired key 'qa-key'"), retired.err)
-
-        try write("garbage", "garbage.json")
-        let garbage = try patchctl(["verify", path("garbage.json"), "--public-key", pub])
-        XCTAssertEqual(garbage.status, 1)
-        XCTAssertTrue(garbage.err.contains("malformed patch: patch file is not valid JSON"), garbage.err)
-
-        let missing = try patchctl(["verify", path("nope.json"), "--public-key", pub])
-        XCTAssertEqual(missing.status, 1)
-        XCTAssertTrue(missing.err.contains("cannot read file \(path("nope.json")): no such file"), missing.err)
-
-        let usage = try patchctl(["verify", path("patch.json")])
-        XCTAssertEqual(usage.status, 64, "ArgumentParser's usage error")
-        XCTAssertTrue(usage.err.contains("Missing expected argument '--public-key <PUBLIC> ...'"), usage.err)
-    }
-
-    func testSignFailures() throws {
-        try keygen()
-        try write("var a = 1;\n", "a.js")
-        try write("var a = 2;\n", "dup-a.js")
-        let key = path("keys/qa-key.private-key.json")
-        func sign(_ extra: [String], scripts: [String]? = nil) throws -> Run {
-            let expiry = extra.contains("--expires") ? [] : ["--no-expiry"]
-            return try patchctl(["sign"] + (scripts ?? [path("a.js")]) + ["--key", key, "--id", "p", "--version", "1",
-                                                                          "--app-id", "com.example.shop", "--out", path("out.json")] + expiry + extra)
-        }
-        var run = try sign([], scripts: [path("missing.js")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("cannot read script \(path("missing.js")): no such file"), run.err)
-
-        run = try sign(["--app-version", ">=1.x"])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("--app-version: invalid version '>=1.x'"), run.err)
-
-        run = try sign(["--expires", "next tuesday"])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("--expires 'next tuesday' is not an ISO 8601 date"), run.err)
-
-        run = try sign(["--expires", "2001-02-03"])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("--expires 2001-02-03T00:00:00Z is in the past"), run.err)
-
-        run = try patchctl(["sign", path("a.js"), "--key", path("a.js"), "--id", "p", "--version", "1", "--any-app", "--no-expiry",
-                            "--out", path("out.json")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("key file is not valid JSON"), run.err)
-
-        run = try patchctl(["sign", path("a.js"), "--key", key, "--id", "p", "--version", "0", "--any-app", "--no-expiry",
-                            "--out", path("out.json")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("manifest field 'version' must be at least 1, found 0"), run.err)
-
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("x"), withIntermediateDirectories: true)
-        try write("var a = 3;\n", "x/a.js")
-        run = try sign([], scripts: [path("a.js"), path("x/a.js")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("two scripts are named a.js"), run.err)
-
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "no patch written by a failed sign")
-    }
-
-    func testSignRequiresAnAppIDAndAnExpiryUnlessToldOtherwise() throws {
-        try keygen()
-        try write("var a = 1;\n", "a.js")
-        func sign(_ extra: [String]) throws -> Run {
-            try patchctl(["sign", path("a.js"), "--key", path("keys/qa-key.private-key.json"), "--id", "p", "--version", "1",
-                          "--out", path("out.json")] + extra)
-        }
-        let cases: [([String], String)] = [
-            (["--expires", "2030-01-01"], "give --app-id APP (the app the patch is for), or --any-app to let any app apply it"),
-            (["--app-id", "com.example.shop"],
-             "give --expires DATE (when devices stop applying the patch), or --no-expiry for a patch that never expires"),
-            (["--app-id", "com.example.shop", "--any-app", "--no-expiry"], "--app-id and --any-app exclude each other"),
-            (["--app-id", "*", "--no-expiry"], "--app-id '*' would let any app apply the patch: say --any-app instead"),
-            (["--any-app", "--expires", "2030-01-01", "--no-expiry"], "--expires and --no-expiry exclude each other"),
-        ]
-        for (extra, message) in cases {
-            let run = try sign(extra)
-            XCTAssertEqual(run.status, 64, "a usage error: \(extra)")
-            XCTAssertTrue(run.err.contains("Error: \(message)"), "\(extra):\n\(run.err)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "nothing written: \(extra)")
-        }
-        // Told otherwise, explicitly: a patch for any app that never expires.
-        let any = try sign(["--any-app", "--no-expiry"])
-        XCTAssertEqual(any.status, 0, any.err)
-        let pub = path("keys/qa-key.public-key.json")
-        XCTAssertEqual(try patchctl(["verify", path("out.json"), "--public-key", pub]).out,
-                       "valid: patch p v1 for * *, scripts a.js, signed by qa-key, expires never\n")
-        let one = try sign(["--app-id", "com.example.shop", "--expires", "2030-01-01"])
-        XCTAssertEqual(one.status, 0, one.err)
-        XCTAssertEqual(try patchctl(["verify", path("out.json"), "--public-key", pub]).out,
-                       "valid: patch p v1 for com.example.shop *, scripts a.js, signed by qa-key, expires 2030-01-01T00:00:00Z\n")
-    }
-
     func testLintRefusesIncludeOfAScriptThePatchDoesNotCarry() throws {
         try write("include('helpers.js');\ninclude('./helpers.js');\n  include(\"misc.js\");\n// include('gone.js') in a comment\n"
                   + "var s = new Set(); s.include('not-a-script');\n", "main.js")
@@ -264,9 +85,9 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertEqual(fine.out, "2 scripts checked: 0 errors, 0 warnings\n")
     }
 
-    /// `patchctl interface` on the shop's headers, then `check` (text and --json), and `sign
-    /// --interface` refusing a patch with errors unless --force.
-    func testInterfaceCheckAndSignRefusingAPatchWithErrors() throws {
+    /// `patchctl interface` on the shop's headers, then `check` (text and --json), and `repo
+    /// release --interface` refusing a patch with errors unless --force.
+    func testInterfaceCheckAndReleaseRefusingAPatchWithErrors() throws {
         let shopKit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Samples/ShopKit")
         let headers = try FileManager.default.contentsOfDirectory(atPath: shopKit.path).filter { $0.hasSuffix(".h") }.sorted()
@@ -295,22 +116,26 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertEqual(findings.map { "\($0["severity"]!) \($0["line"]!):\($0["column"]!)" }, ["error 2:3", "error 3:17", "warning 3:36"])
         XCTAssertEqual(findings.first?["file"] as? String, path("bad.js"))
 
-        try keygen()
-        func sign(_ script: String, _ extra: [String]) throws -> Run {
-            try patchctl(["sign", path(script), "--key", path("keys/qa-key.private-key.json"), "--id", "p", "--version", "1",
-                          "--app-id", "com.example.shop", "--no-expiry", "--out", path("out.json"), "--interface", path("shop.json")] + extra)
+        let initialized = try patchctl(["repo", "init", path("repo"), "--root-keys", "1", "--root-threshold", "1"])
+        XCTAssertEqual(initialized.status, 0, initialized.err)
+        func release(_ script: String, _ extra: [String]) throws -> Run {
+            try patchctl(["repo", "release", path("repo"), path(script), "--channel", "staging", "--app", "com.example.shop",
+                          "--patch-id", "p", "--interface", path("shop.json")] + extra)
         }
-        let refused = try sign("bad.js", [])
+        let listed = { (name: String) in
+            (try? String(contentsOfFile: self.path("repo/record/staging.json"), encoding: .utf8))?.contains("staging/\(name)") ?? false
+        }
+        let refused = try release("bad.js", [])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.err.contains("not signed: `patchctl check` found 2 errors (--force signs anyway)"), refused.err)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.json")), "nothing written")
-        let forced = try sign("bad.js", ["--force"])
+        XCTAssertTrue(refused.err.contains("not released: `patchctl check` found 2 errors (--force releases anyway)"), refused.err)
+        XCTAssertFalse(listed("bad.js"), "nothing released")
+        let forced = try release("bad.js", ["--force"])
         XCTAssertEqual(forced.status, 0, forced.err)
         XCTAssertTrue(forced.err.contains("2:3: error: SKCart has no method -totalCent"), forced.err)
-        try FileManager.default.removeItem(atPath: path("out.json"))
-        let fine = try sign("good.js", [])
+        XCTAssertTrue(listed("bad.js"))
+        let fine = try release("good.js", [])
         XCTAssertEqual(fine.status, 0, fine.err)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out.json")))
+        XCTAssertTrue(listed("good.js"))
 
         let missing = try patchctl(["check", path("good.js"), "--interface", path("nope.json")])
         XCTAssertEqual(missing.status, 1)
@@ -372,38 +197,6 @@ final class PatchCtlTests: XCTestCase {
         XCTAssertTrue(malformed.err.contains("write it as '-[Class selector:]'"), malformed.err)
     }
 
-    func testRevokeCreatesAndExtendsASignedList() throws {
-        try keygen()
-        try keygen("other")
-        let key = path("keys/qa-key.private-key.json")
-        var run = try patchctl(["revoke", "shop-fixes", "--key", key, "--out", path("revocations.json")])
-        XCTAssertEqual(run.status, 0, run.err)
-        XCTAssertTrue(run.out.hasPrefix("revocation list #1 revoking shop-fixes, signed with key qa-key"), run.out)
-
-        run = try patchctl(["revoke", "promo", "--versions", "2,3", "--key", key, "--out", path("revocations.json")])
-        XCTAssertEqual(run.status, 0, run.err)
-        let store = try TrustStore(publicKeyFiles: [dir.appendingPathComponent("keys/qa-key.public-key.json")])
-        let list = try PatchVerifier(trustStore: store).verify(revocationListFile: Data(contentsOf: dir.appendingPathComponent("revocations.json"))).list
-        XCTAssertEqual(list.sequence, 2)
-        XCTAssertEqual(list.entries, [.init(patchID: "promo", versions: [2, 3]), .init(patchID: "shop-fixes")])
-
-        run = try patchctl(["verify", path("revocations.json"), "--public-key", path("keys/qa-key.public-key.json")])
-        XCTAssertEqual(run.status, 0, run.err)
-        XCTAssertEqual(run.out, "valid: revocation list #2 revoking promo v2,3; shop-fixes, signed by qa-key\n")
-
-        // A list signed by someone else is not extended (its entries would be re-signed unchecked).
-        run = try patchctl(["revoke", "x", "--key", path("keys/other.private-key.json"), "--out", path("revocations.json")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("cannot extend \(path("revocations.json")): signed with unknown key 'qa-key'"), run.err)
-
-        run = try patchctl(["revoke", "bad id", "--key", key, "--out", path("r2.json")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("patch id 'bad id' must be letters"), run.err)
-        run = try patchctl(["revoke", "p", "--versions", "two", "--key", key, "--out", path("r2.json")])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("--versions 'two' must be positive whole numbers"), run.err)
-    }
-
     func testLintWarnsAboutMisspelledClassesAndSelectors() throws {
         try write("""
             require('UIView, PFCrat');
@@ -443,16 +236,18 @@ final class PatchCtlTests: XCTestCase {
     func testHelpDocumentsEveryCommand() throws {
         let root = try patchctl(["--help"])
         XCTAssertEqual(root.status, 0)
-        for command in ["keygen", "sign", "verify", "lint", "preprocess", "serve", "revoke"] {
+        for command in ["lint", "interface", "check", "convert", "preprocess", "serve", "dev", "repo"] {
             XCTAssertTrue(root.out.contains("  \(command) "), "root help lists \(command)")
         }
+        // The old signed-patch commands are gone: `repo` signs targets and revokes them.
+        for command in ["keygen", "sign", "verify", "revoke"] {
+            XCTAssertFalse(root.out.contains("\n  \(command) "), "root help lists no \(command):\n\(root.out)")
+        }
         let expectations = [
-            "keygen": ["--out <DIR>", "--id"],
-            "sign": ["<SCRIPT> ...", "--key <PRIVATE>", "--id", "--version", "--app-version <RANGE>", "--expires <DATE>", "--out <PATCH>"],
-            "verify": ["<PATCH>", "--public-key <PUBLIC>"],
             "lint": ["<SCRIPT> ...", "--classes <FILE>"],
             "serve": ["<DIR>", "--port", "--port-file <FILE>"],
-            "revoke": ["<ID> ...", "--key <PRIVATE>", "--out <LIST>", "--versions"],
+            "dev": ["<DIR>", "--key-dir <DIR>", "--interface <IFACE.json>"],
+            "repo": ["release", "promote", "revoke", "rotate", "publish"],
         ]
         for (command, needles) in expectations {
             let run = try patchctl(["help", command])

@@ -116,8 +116,8 @@ final class PatchServerHardeningTests: XCTestCase {
     /// still serves a plain GET afterwards.
     func testAHostileMixOfConnectionsLeavesTheServerServing() throws {
         let (server, port) = try startServer(PatchServer.Limits(headTimeout: 0.2, idleTimeout: 0.2))
-        var rng = MutatedFileTests.Seeded(state: 0xBAD_5EED)
-        let shapes: [(inout MutatedFileTests.Seeded) -> [UInt8]] = [
+        var rng = SeededGenerator(state: 0xBAD_5EED)
+        let shapes: [(inout SeededGenerator) -> [UInt8]] = [
             { rng in (0..<Int.random(in: 1...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } },
             { rng in Array("GET /patch.json HTTP/1.1\r\nHost: x\r\nX-".utf8) + Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 0...200, using: &rng)) },
             { _ in Array("GET /patch.json HTTP/1.1\r\nHost: x\r\n\r\nGET /sub/../patch.json HTTP/1.1\r\nHost: x\r\n\r\nGET /.git HTTP/1.1\r\n\r\n".utf8) },

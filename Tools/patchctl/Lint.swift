@@ -11,7 +11,7 @@ extension PatchCtl {
             discussion: """
                 Syntax is checked by JavaScriptCore through PatchEngine, without running the script; errors are \
                 printed as FILE:LINE:COLUMN: error: MESSAGE. The scripts given together are one patch (as \
-                `patchctl sign` takes them): include('x.js') of a name that is not among their file names is an \
+                `patchctl dev` publishes a folder's scripts): include('x.js') of a name that is not among their file names is an \
                 error, since a delivered patch can include only its own scripts. With --classes, class names used in \
                 require('A, B') and defineClass('X : Y') and selectors defined or called (addItem_count for \
                 addItem:count:) that are not in the list but close to a name in it are reported as warnings. \

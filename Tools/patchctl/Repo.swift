@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PatchFormat
+import PatchAuthoring
 import PatchRepository
 
 extension PatchCtl {
@@ -139,11 +140,24 @@ struct RepoRelease: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Targeting attribute the device must report (repeatable; several values of one key: any of them).",
                                             valueName: "KEY=VALUE")) var attribute: [String] = []
     @Option(name: .long, help: "Patch version (of several releases of one patch id, devices run the highest).") var version: Int = 1
+    @Option(name: .long, help: ArgumentHelp(
+        "The app's interface (`patchctl interface`): the script is checked against it and not released if it has errors.",
+        valueName: "IFACE.json")) var interface: String?
+    @Flag(name: .long, help: "Release even when `patchctl check` finds errors (with --interface).") var force = false
 
     func run() throws {
         try repoRun {
             var repository = try repo.open()
             let data = try CommandSupport.read(file, what: "patch")
+            if let interface {
+                guard let source = String(data: data, encoding: .utf8) else { throw CommandFailure("\(file) is not UTF-8") }
+                let findings = PatchCtl.Check.check(source, file: file, with: PatchChecker(interface: try PatchCtl.Check.loadInterface(interface)))
+                for f in findings { CommandSupport.printError("\(f.file):\(f.line):\(f.column): \(f.severity.rawValue): \(f.message)") }
+                let errors = findings.filter { $0.severity == .error }.count
+                if errors > 0 && !force {
+                    throw CommandFailure("not released: `patchctl check` found \(errors) error\(errors == 1 ? "" : "s") (--force releases anyway)")
+                }
+            }
             let release = PatchRelease(app: app, patchID: patchID, version: version, appVersions: appVersions, rollout: try parseRollout(rollout),
                                        osVersions: osVersions, models: model.isEmpty ? nil : model,
                                        attributes: try parseAttributes(attribute))

@@ -3,16 +3,12 @@ import ArgumentParser
 extension PatchCtl {
     /// Every subcommand, in the order `--help` lists them.
     static let allSubcommands: [ParsableCommand.Type] = [
-        Keygen.self,
-        Sign.self,
-        Verify.self,
         Lint.self,
         // Writing patches: the app's interface, and patches checked against it.
         Interface.self, Check.self, Convert.self,
         Preprocess.self,
         Serve.self,
         Dev.self,
-        Revoke.self,
         // Releases: the TUF repository, published as a static tree or to the release service (docs/patch-delivery.md).
         Repo.self,
     ]
