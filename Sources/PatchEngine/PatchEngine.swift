@@ -113,13 +113,10 @@ public enum PatchEngine {
         set { _ = Engine.shared; PESetDefaultRoute(newValue == .forwarding ? PERouteForwarding : PERouteClosure) }
     }
 
-    /// The execution time limit in force when the engine starts: none. Set
-    /// `executionTimeLimit = recommendedExecutionTimeLimit` to stop runaway patches. Not on by
-    /// default because a thread waiting for the VM's lock while other threads run JS spins inside
-    /// JavaScriptCore and that spin counts as its CPU time: under contention an innocent call or
-    /// evaluation can be ended and its script reverted (measured: JSPatch's test.js evaluation
-    /// ended once in a full `make test`; docs/threads.md).
-    public static let defaultExecutionTimeLimit: TimeInterval? = nil
+    /// The execution time limit in force when the engine starts: `recommendedExecutionTimeLimit`,
+    /// so a runaway patch can't hang the app. Each thread is judged by the CPU time of its own
+    /// outermost entry into JS (docs/threads.md).
+    public static let defaultExecutionTimeLimit: TimeInterval? = recommendedExecutionTimeLimit
 
     /// A limit long enough for any sane patch and short enough that a hang is noticed: 2.0 s.
     public static let recommendedExecutionTimeLimit: TimeInterval = 2.0
@@ -134,7 +131,7 @@ public enum PatchEngine {
     /// `.timeout`, the native caller gets the original implementation's result (zero/nil for a
     /// method the patch added, or a block), and the script it belongs to is reverted: a patch that
     /// hung once is not run again. Setting waits while another thread runs JS. Always nil when
-    /// `isExecutionTimeLimitAvailable` is false. Default `defaultExecutionTimeLimit` (none).
+    /// `isExecutionTimeLimitAvailable` is false. Default `defaultExecutionTimeLimit` (2.0 s).
     public static var executionTimeLimit: TimeInterval? {
         get { Engine.shared.timeLimit.seconds }
         set {

@@ -38,7 +38,7 @@ final class ExecutionTimeLimitTests: PatchTestCase {
 
     func testTheLimitIsAvailableAndHasADefault() {
         XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable)
-        XCTAssertNil(PatchEngine.defaultExecutionTimeLimit, "off by default: spurious ends under lock contention (docs/threads.md)")
+        XCTAssertEqual(PatchEngine.defaultExecutionTimeLimit, PatchEngine.recommendedExecutionTimeLimit, "on by default")
         XCTAssertEqual(PatchEngine.recommendedExecutionTimeLimit, 2.0)
     }
 

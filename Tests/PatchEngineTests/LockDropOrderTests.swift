@@ -51,6 +51,20 @@ final class LockDropOrderTests: PatchTestCase {
         XCTAssertLessThan(cpu, 0.25, "A's CPU time over a call that waited 1 s for B (spinning: ≈ 1 s)")
     }
 
+    /// With a 0.3 s time limit: thread B's patched call is in a native method when A's patched
+    /// call enters JS (so the watchdog's clock is started for A's entry); that native method then
+    /// calls a patched method (nested in B's entry: the clock stays A's) whose native call lasts
+    /// 1 s. A's native call returns meanwhile and waits for B: A's call is not ended, its script
+    /// not reverted. This passed before the tracker too, although A spun 0.78 s of CPU on its own
+    /// clock: B takes the lock back first and handles the watchdog's check, which restarts the
+    /// clock for B's entry (docs/threads.md). It guards the wait against being charged to A.
+    func testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded() throws {
+        if runsWithoutPrivateSymbols { throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)") }
+        let child = try runChild("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { try limitCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("lock-drop: "), "A 101 B 1102 A-waited-for-B yes fallbacks 0 errors 0 applied yes", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
     /// Recorded in the other order than JavaScriptCore's: B drops the API lock first but is
     /// recorded after A (held between the two by the test seam). JavaScriptCore lets A go on at
     /// once; the tracker's wait for B is unproven, so it is bounded (20 ms) and A goes on while B
@@ -92,6 +106,30 @@ final class LockDropOrderTests: PatchTestCase {
         XCTAssertEqual(a.done.wait(timeout: .now() + 30), .success)
         XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success)
         print("lock-drop: A \(a.result) B \(b.result) A-waited-for-B \(waited ? "yes" : "no") fallbacks \(PELockDropOrderBoundedFallbacks() - fallbacks)")
+        print("lock-drop-cpu: " + String(format: "%.3f", a.cpu))
+    }
+
+    private func limitCase() throws {
+        pf_gate_reset()
+        let name = uniqueScriptName()
+        try apply(gatePatch(), name: name)
+        let errors = captureErrors()
+        PatchEngine.executionTimeLimit = 0.3
+        let fallbacks = PELockDropOrderBoundedFallbacks()
+        let b = Worker { pf_gate_outer(2) }
+        XCTAssertEqual(pf_gate_wait_reached(12, 10), 1)   // B in -runNested:, natively
+        let a = Worker { pf_gate_run(1) }
+        XCTAssertEqual(pf_gate_wait_reached(1, 10), 1)
+        pf_gate_open(12)                                  // B: -run: nested in its entry, then +pass:
+        XCTAssertEqual(pf_gate_wait_reached(2, 10), 1)
+        pf_gate_open(1)                                   // A's native call returns; B stays 1 s
+        Thread.sleep(forTimeInterval: 1.0)
+        let waited = !a.isDone
+        pf_gate_open(2)
+        XCTAssertEqual(a.done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success)
+        print("lock-drop: A \(a.result) B \(b.result) A-waited-for-B \(waited ? "yes" : "no") fallbacks \(PELockDropOrderBoundedFallbacks() - fallbacks) errors \(errors.errors.count) applied \(PatchEngine.appliedPatchNames.contains(name) ? "yes" : "no")")
+        print("lock-drop-errors: \(errors.errors.prefix(2))")
         print("lock-drop-cpu: " + String(format: "%.3f", a.cpu))
     }
 
