@@ -71,6 +71,26 @@ final class ProbeServer: @unchecked Sendable {
         return text
     }
 
+    /// The next line of standard input, nil at its end. Not `readLine()`: Swift's retries
+    /// `getline` while errno is EINTR, and at the end of input `getline` fails without setting
+    /// errno, so an EINTR left by an earlier interrupted call made it spin for ever (seen once the
+    /// heap growth limit kept JavaScriptCore's watchdog on: its traps signal the JS thread).
+    static func readRequest() -> String? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        while true {
+            errno = 0
+            let count = getline(&buffer, &capacity, stdin)
+            if count >= 0, let buffer {
+                let line = String(cString: buffer)
+                return line.hasSuffix("\n") ? String(line.dropLast()) : line
+            }
+            guard errno == EINTR, feof(stdin) == 0 else { return nil }
+            clearerr(stdin)
+        }
+    }
+
     /// The child: answers requests for the probes of `catalog` until its input ends.
     static func serve(_ catalog: Catalog) {
         // Idle between requests, a server's JavaScriptCore still has threads (compilation,
@@ -81,7 +101,7 @@ final class ProbeServer: @unchecked Sendable {
         #else
         setpriority(PRIO_PROCESS, 0, 10)
         #endif
-        while let line = readLine() {
+        while let line = readRequest() {
             let parts = line.split(separator: " ").map(String.init)
             var answer: String
             do {
