@@ -19,6 +19,9 @@ final class JSPatchState: @unchecked Sendable {
     let allocations = LockedValue<[UInt: Allocation]>([:])
     /// defineCFunction's functions by name and resolved types (kept for the process: a few).
     let cFunctions = LockedValue<[String: JSValueRef]>([:])
+    /// The same by name and types as written, while the struct definitions are those of
+    /// `generation` (emptied when they change: what a written type list means can change then).
+    let cFunctionsAsWritten = LockedValue<(generation: Int, functions: [String: JSValueRef])>((0, [:]))
     /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
     let registeredExtensions = LockedValue<[String: String]>([:])
 }

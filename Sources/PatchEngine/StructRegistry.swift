@@ -23,6 +23,8 @@ final class StructRegistry: @unchecked Sendable {
         /// signatures that can't have one; emptied with `fieldsByType`.
         var adaptersBySignature: [OpaquePointer: CallAdapter] = [:]
         var signaturesWithoutAdapter: Set<OpaquePointer> = []
+        /// Counts the changes of any definition (define and restore).
+        var generation = 0
     }
 
     /// How a patched method with struct arguments is entered with one call into JS: a function
@@ -237,9 +239,14 @@ final class StructRegistry: @unchecked Sendable {
             layouts.fieldsByType = [:]
             layouts.adaptersBySignature = [:]
             layouts.signaturesWithoutAdapter = []
+            layouts.generation += 1
             return previous
         }
     }
+
+    /// Changes whenever a struct definition changes: what a type list resolves to
+    /// (`TypeNames.resolveTypeList`) can change only then, or when a class appears.
+    var generation: Int { layouts.withLock { $0.generation } }
 
     /// The full encoding of a struct the engine knows or a script declared ("{PFPadded=cds}").
     func encoding(named name: String) -> String? {
@@ -283,6 +290,7 @@ final class StructRegistry: @unchecked Sendable {
             layouts.fieldsByType = [:]
             layouts.adaptersBySignature = [:]
             layouts.signaturesWithoutAdapter = []
+            layouts.generation += 1
         }
     }
 

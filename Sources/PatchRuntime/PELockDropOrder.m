@@ -28,8 +28,11 @@ static _Thread_local PELockDropRecord *freeRecords;
 static pthread_key_t freeListKey;
 static pthread_once_t freeListOnce = PTHREAD_ONCE_INIT;
 
-static void freeList(void *list) {
-    for (PELockDropRecord *r = list, *next; r; r = next) { next = r->nextFree; free(r); }
+/* At thread exit: `slot` is the thread's `freeRecords`. */
+static void freeList(void *slot) {
+    PELockDropRecord **list = slot;
+    for (PELockDropRecord *r = *list, *next; r; r = next) { next = r->nextFree; free(r); }
+    *list = NULL;
 }
 static void makeFreeListKey(void) { pthread_key_create(&freeListKey, freeList); }
 
@@ -37,6 +40,7 @@ static PELockDropRecord *allocate(void) {
     PELockDropRecord *r = freeRecords;
     if (r) { freeRecords = r->nextFree; return r; }
     pthread_once(&freeListOnce, makeFreeListKey);
+    if (!pthread_getspecific(freeListKey)) pthread_setspecific(freeListKey, &freeRecords);
     r = malloc(sizeof *r);
     if (!r) abort();
     return r;
@@ -45,7 +49,6 @@ static PELockDropRecord *allocate(void) {
 static void recycle(PELockDropRecord *r) {
     r->nextFree = freeRecords;
     freeRecords = r;
-    pthread_setspecific(freeListKey, r);   /* freed when the thread exits */
 }
 
 uint64_t PELockDropOrderJSBegin(void) {

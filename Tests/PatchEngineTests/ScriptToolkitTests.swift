@@ -156,6 +156,30 @@ final class ScriptToolkitTests: ToolkitTestCase {
         XCTAssertEqual(render(result), expected)
     }
 
+    /// Defining a C function again with the same types (scripts do it in loops) gives the same
+    /// function — until a struct the types name changes: once the script that defined it is
+    /// reverted, the same definition is refused as it would have been before.
+    func testACFunctionDefinedAgainFollowsTheStructsItsTypesName() throws {
+        PatchEngine.allowedCFunctions = ["NSStringFromRange"]
+        addTeardownBlock { PatchEngine.allowedCFunctions = [] }
+        let name = uniqueClassName("PFRangeLike")
+        let structs = uniqueScriptName()
+        try apply("defineStruct({name: '\(name)', types: 'QQ', keys: ['location', 'length']})", name: structs)
+        let result = try apply("""
+        var f = defineCFunction('NSStringFromRange', 'NSString *, \(name)');
+        for (var i = 0; i < 1000; i++) { if (defineCFunction('NSStringFromRange', 'NSString *, \(name)') !== f) throw 'another function'; }
+        NSStringFromRange({location: 2, length: 3}).toJS()
+        """)
+        #if os(Linux)
+        XCTAssertEqual(result as? String, "{location=2, length=3}")   // GNUstep's form
+        #else
+        XCTAssertEqual(result as? String, "{2, 3}")
+        #endif
+        try PatchEngine.revert(structs)
+        let refused = applyExpectingError("defineCFunction('NSStringFromRange', 'NSString *, \(name)')")
+        XCTAssertTrue(refused?.message.contains("defineCFunction NSStringFromRange") ?? false, "\(String(describing: refused))")
+    }
+
     func testCFunctionsNeedTheAppsPermission() throws {
         PatchEngine.allowedCFunctions = ["strlen", "pow"]
         addTeardownBlock { PatchEngine.allowedCFunctions = [] }
