@@ -132,6 +132,28 @@ final class DevLoopAttackTests: XCTestCase {
         }
     }
 
+    func testDevelopmentMetadataIsRenewedBeforeItExpiresAndTheRootFileFollowsTheRoot() throws {
+        let dev = try DevRepositoryHarness(self)
+        try dev.publish(["a.js": "var a = 1;\n"])
+        var repository = dev.repository
+        let before = repository.repository.timestamp.signed.common
+        try repository.renewIfNeeded(now: Date().addingTimeInterval(3600))
+        XCTAssertEqual(repository.repository.timestamp.signed.common, before, "fresh metadata is left alone")
+        let later = Date().addingTimeInterval(7 * 3600)   // past half of the 12 hours
+        try repository.renewIfNeeded(now: later)
+        for expires in [repository.repository.timestamp.signed.common.expires, repository.repository.snapshot.signed.common.expires,
+                        repository.repository.targets.signed.common.expires,
+                        repository.repository.channels[DevelopmentRepository.channel]!.signed.common.expires] {
+            XCTAssertEqual(expires.timeIntervalSince(later), DevelopmentRepository.shortExpiry, accuracy: 5)
+        }
+        XCTAssertEqual(repository.currentVersion, 1, "renewal publishes no new version")
+        XCTAssertEqual(repository.repository.root.signed.common.version, 1)
+        // Thirty days before the root expires it is renewed, and the file apps are given follows it.
+        try repository.renewIfNeeded(now: Date().addingTimeInterval(DevelopmentRepository.rootExpiry - 20 * 86_400))
+        XCTAssertEqual(repository.repository.root.signed.common.version, 2)
+        XCTAssertEqual(try Metadata<Root>(data: Data(contentsOf: repository.rootFileURL)).signed.common.version, 2)
+    }
+
     func testTheDevelopmentRepositoryKeysStayDevelopmentKeysWhenReopened() throws {
         let dev = try DevRepositoryHarness(self)
         try dev.publish(["a.js": "var a = 1;\n"])
