@@ -230,11 +230,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             for folder in [metadata, stateDirectory.appendingPathComponent("targets")] {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
-            let stored = MetadataStore(directory: metadata).read("root", maxLength: 512_000)
-                .flatMap { try? Metadata<Root>(data: $0, name: "root") }
-            if stored == nil || stored!.signed.common.version < root.signed.common.version {
-                try Updater.bootstrap(rootData: configuration.developmentRoot, metadataDirectory: metadata)
-            }
+            try Updater.bootstrapUnlessNewerStored(rootData: configuration.developmentRoot, metadataDirectory: metadata)
         } catch {
             throw StartError.storage("\(error)")
         }

@@ -102,11 +102,7 @@ public final class PatchClient {
             for folder in [metadataDirectory, targetsDirectory, verifiedCopy.directory] {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
-            let stored = MetadataStore(directory: metadataDirectory).read("root", maxLength: 512_000)
-                .flatMap { try? Metadata<Root>(data: $0, name: "root") }
-            if stored == nil || stored!.signed.common.version < bundled.signed.common.version {
-                try Updater.bootstrap(rootData: configuration.bundledRoot, metadataDirectory: metadataDirectory)
-            }
+            try Updater.bootstrapUnlessNewerStored(rootData: configuration.bundledRoot, metadataDirectory: metadataDirectory)
         } catch {
             throw PatchClientError.storage("\(error)")
         }

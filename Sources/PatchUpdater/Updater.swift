@@ -40,6 +40,18 @@ public actor Updater {
         try MetadataStore(directory: metadataDirectory).write("root", rootData)
     }
 
+    /// `bootstrap`, unless `metadataDirectory` already holds a readable root of `rootData`'s version
+    /// or later: a device that followed rotations keeps its newer root, and an app shipping a newer
+    /// root moves an older one forward.
+    public static func bootstrapUnlessNewerStored(rootData: Data, metadataDirectory: URL, maxLength: Int64 = 512_000) throws {
+        let shipped = try Metadata<Root>(data: rootData, name: "root").signed.common.version
+        let stored = MetadataStore(directory: metadataDirectory).read("root", maxLength: maxLength)
+            .flatMap { try? Metadata<Root>(data: $0, name: "root") }
+        if stored == nil || stored!.signed.common.version < shipped {
+            try bootstrap(rootData: rootData, metadataDirectory: metadataDirectory)
+        }
+    }
+
     /// The metadata trusted so far (nil before `refresh()`).
     public var trustedMetadata: TrustedMetadata? { trusted }
 

@@ -268,13 +268,7 @@ final class DevDevice {
     }
 
     private func waitFor(_ what: String, timeout: TimeInterval, _ condition: ([DevelopmentSession.Event]) -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if condition(events.value) { return }
-            usleep(10_000)
-        } while Date() < deadline
-        XCTFail("no \(what) within \(timeout) s; events: \(events.value)")
-        throw NSError(domain: "DevDevice", code: 1)
+        try waitForEvents(events, what, timeout: timeout, condition)
     }
 }
 

@@ -421,14 +421,20 @@ final class Device {
     }
 
     func waitFor(_ what: String, timeout: TimeInterval = 10, _ condition: ([DevelopmentSession.Event]) -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if condition(events.value) { return }
-            usleep(10_000)
-        } while Date() < deadline
-        XCTFail("device \(name): no \(what) within \(timeout) s; events: \(events.value)")
-        throw NSError(domain: "Device", code: 1)
+        try waitForEvents(events, "device \(name): \(what)", timeout: timeout, condition)
     }
+}
+
+/// Waits (bounded) until a session's recorded events meet `condition`; fails the test after `timeout`.
+func waitForEvents(_ events: LockedBox<[DevelopmentSession.Event]>, _ what: String, timeout: TimeInterval,
+                   _ condition: ([DevelopmentSession.Event]) -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    repeat {
+        if condition(events.value) { return }
+        usleep(10_000)
+    } while Date() < deadline
+    XCTFail("no \(what) within \(timeout) s; events: \(events.value)")
+    throw NSError(domain: "DevelopmentSessionEvents", code: 1)
 }
 
 /// The engine, or a recorder, used on the device's queue only.
