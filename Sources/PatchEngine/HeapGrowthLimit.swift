@@ -57,13 +57,17 @@ struct HeapGrowthExceeded: Equatable, Sendable {
     let grown: Int
     let allowed: Int
 
-    /// "<what> grew the app's memory by 270 MB, more than the 256 MB allowed".
+    /// "<what> grew the app's memory by 270 MB, more than the 256 MB allowed". The growth is
+    /// rounded up, so it never reads as the budget itself.
     func message(for what: String) -> String {
-        "\(what) grew the app's memory by \(Self.megabytes(grown)) MB, more than the \(Self.megabytes(allowed)) MB allowed (heapGrowthLimit)"
+        "\(what) grew the app's memory by \(Self.megabytes(grown, .up)) MB, more than the \(Self.megabytes(allowed, .down)) MB allowed (heapGrowthLimit)"
     }
 
-    static func megabytes(_ bytes: Int) -> String {
+    /// Whole megabytes from 10 MB on, tenths below.
+    static func megabytes(_ bytes: Int, _ rule: FloatingPointRoundingRule) -> String {
         let value = Double(bytes) / 1_048_576
-        return value >= 10 || value == value.rounded() ? String(Int(value.rounded())) : String(format: "%.1f", value)
+        if value >= 10 { return String(Int(value.rounded(rule))) }
+        let tenths = (value * 10).rounded(rule) / 10
+        return tenths == tenths.rounded() ? String(Int(tenths)) : String(format: "%.1f", tenths)
     }
 }

@@ -150,7 +150,8 @@ public enum PatchEngine {
     public static let defaultHeapGrowthLimit: Int? = 256 << 20
 
     /// How many bytes one evaluation, or one call from native code into JS, may grow the app's
-    /// memory before it is terminated; nil: no limit. Default `defaultHeapGrowthLimit`.
+    /// memory before it is terminated; nil (or a value ≤ 0): no limit. Default `defaultHeapGrowthLimit`.
+    /// Each entry is bounded on its own: memory a script keeps across calls is not (docs/limits.md).
     ///
     /// What is measured is the process's footprint (resident memory on Linux, `phys_footprint`
     /// on Apple: what the OS kills an app for), every 10 ms of the entry's CPU time from 10 ms after

@@ -32,6 +32,15 @@ final class HeapGrowthLimitTests: PatchTestCase {
         }
     }
 
+    /// The same with both bounds as the engine starts (the 2.0 s time limit too, its CPU time
+    /// counted in the heap checks' steps): the heap growth limit ends it, not the time limit.
+    func testWithBothDefaultBoundsASparseArrayEndsWithTheHeapGrowthError() throws {
+        try runChild("testWithBothDefaultBoundsASparseArrayEndsWithTheHeapGrowthError", "sparse-defaults", capped: true,
+                     timeLimitOff: false) {
+            "var a = []; var t0 = Date.now(); for (var i = 0; Date.now() - t0 < 20000; i++) a[i * 64] = i; return 99"
+        }
+    }
+
     /// The second case: many small objects under an address-space cap (the process
     /// aborted inside JavaScriptCore's allocator 3 runs in 5 before).
     func testManySmallObjectsUnderAnAddressSpaceCapEndWithTheErrorAndTheOriginal() throws {
@@ -67,8 +76,9 @@ final class HeapGrowthLimitTests: PatchTestCase {
 
     /// Runs this test again in a child (`scenario`), whose patched `-[PFFailing riskyValue]` runs
     /// `body`, and checks what the child saw.
-    private func runChild(_ test: String, _ scenario: String, capped: Bool = false, body: () -> String) throws {
-        if Self.childScenario == scenario { return try patchedCallChild(body(), capped: capped) }
+    private func runChild(_ test: String, _ scenario: String, capped: Bool = false, timeLimitOff: Bool = true,
+                          body: () -> String) throws {
+        if Self.childScenario == scenario { return try patchedCallChild(body(), capped: capped, timeLimitOff: timeLimitOff) }
         try runChildProcess(test, scenario, capped: capped)
     }
 
@@ -92,9 +102,9 @@ final class HeapGrowthLimitTests: PatchTestCase {
     /// Caps the child's address space at its current size plus 1.5 GB, as a phone's memory is.
     /// After the engine started: JavaScriptCore reserves its regions (gigacage, JIT) up front.
     /// The time limit goes off in the child, so that the heap growth limit alone ends the growers.
-    private func capAddressSpace() {
+    private func capAddressSpace(timeLimitOff: Bool = true) {
         XCTAssertEqual(try PatchEngine.evaluate("6 * 7") as? Double, 42)
-        PatchEngine.executionTimeLimit = nil
+        if timeLimitOff { PatchEngine.executionTimeLimit = nil }
         #if canImport(Glibc)
         let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
         #else
@@ -113,8 +123,8 @@ final class HeapGrowthLimitTests: PatchTestCase {
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) >> 20 : 0
     }
 
-    private func patchedCallChild(_ body: String, capped: Bool) throws {
-        if capped { capAddressSpace() }
+    private func patchedCallChild(_ body: String, capped: Bool, timeLimitOff: Bool) throws {
+        if capped { capAddressSpace(timeLimitOff: timeLimitOff) }
         let errors = captureErrors()
         let name = uniqueScriptName()
         try PatchEngine.evaluate("defineClass('PFFailing', { riskyValue: function() { \(body) } })", name: name)
