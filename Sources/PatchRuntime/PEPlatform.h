@@ -336,7 +336,7 @@ static inline const void *PEMethodIMPAddress(Method method) {
 /* The process's memory as the OS judges it, in bytes (-1 if unreadable): what the heap growth
    limit (HeapGrowthLimit.swift) watches while a patch's JS runs. Linux: resident pages
    (/proc/self/statm, second field), what the OOM killer weighs. Apple: the task's
-   phys_footprint (TASK_VM_INFO), what Jetsam kills an iOS app for; resident size there counts
+   phys_footprint (proc_pid_rusage), what Jetsam kills an iOS app for; resident size there counts
    shared and compressed pages differently. Read a few times a second at most, so a file read is
    fine here. */
 #if defined(__linux__)
@@ -356,12 +356,16 @@ static inline int64_t PEPlatformFootprint(void) {
     return resident * (int64_t)sysconf(_SC_PAGESIZE);
 }
 #elif defined(__APPLE__)
-#include <mach/mach.h>
+#include <sys/resource.h>
+#include <unistd.h>
+/* libproc.h's prototype: the function is in libSystem on macOS and iOS (10.9 / 7.0), but iOS's
+   SDK ships no libproc.h. ri_phys_footprint is the kernel's phys_footprint, the number
+   task_info(TASK_VM_INFO) also reports. */
+int proc_pid_rusage(int pid, int flavor, rusage_info_t *buffer);
 static inline int64_t PEPlatformFootprint(void) {
-    task_vm_info_data_t info;
-    mach_msg_type_number_t count = TASK_VM_INFO_COUNT;
-    if (task_info(mach_task_self(), TASK_VM_INFO, (task_info_t)&info, &count) != KERN_SUCCESS) return -1;
-    return (int64_t)info.phys_footprint;
+    struct rusage_info_v4 info;
+    if (proc_pid_rusage(getpid(), RUSAGE_INFO_V4, (rusage_info_t *)&info) != 0) return -1;
+    return (int64_t)info.ri_phys_footprint;
 }
 #else
 static inline int64_t PEPlatformFootprint(void) { return -1; }
