@@ -160,6 +160,7 @@ final class HeapGrowthLimitTests: PatchTestCase {
     /// Prints what the parent checks, after using the engine again (a patch, calls, an evaluation).
     private func report(result: String, message: String, before: Int, scriptName: String, error: PatchError?) {
         let grown = message.components(separatedBy: "memory by ").dropFirst().first?.split(separator: " ").first ?? "?"
+        let left = residentMB() - before   // right after the end, before anything else runs
         var usable = false
         if let _ = try? PatchEngine.evaluate("defineClass('PFFailing', { riskyValue: function() { return 8 } })", name: uniqueScriptName()) {
             var raised: Int32 = 0
@@ -170,6 +171,6 @@ final class HeapGrowthLimitTests: PatchTestCase {
         print("heap-message: \(message)")
         print("heap-error-script: \(error?.scriptName == scriptName ? "same" : error?.scriptName ?? "none")")
         print("heap-grown-mb: \(grown)")
-        print("heap-left-mb: \(residentMB() - before)")
+        print("heap-left-mb: \(left)")
     }
 }
