@@ -47,6 +47,11 @@ public final class DevelopmentSession: @unchecked Sendable {
         public var maxPatchBytes = 1 << 20
         /// One refresh and download of a version, start to end.
         public var refreshDeadline: TimeInterval = 15
+        /// After a refresh that changed nothing (refused, or the live version again), the next
+        /// one waits this long: a server announcing a number every millisecond gets a few
+        /// refreshes a second, not a storm. A refresh that applies a version (or fails one) is
+        /// followed by none, so saves in a row are not slowed.
+        public var refreshIntervalAfterNoChange: TimeInterval = 0.5
         /// Trusted metadata and downloaded scripts; nil: a temporary folder of the session's own.
         public var stateDirectory: URL?
         /// The first and the longest wait before re-connecting.
@@ -176,6 +181,8 @@ public final class DevelopmentSession: @unchecked Sendable {
     private let control = DispatchQueue(label: "PatchDelivery.DevelopmentSession")
     /// Refreshes and downloads, one at a time.
     private let work = DispatchQueue(label: "PatchDelivery.DevelopmentSession.work")
+    /// The earliest the next refresh may start (`refreshIntervalAfterNoChange`; on `work`).
+    private var nextRefresh = Date.distantPast
     /// The highest version announced and not yet looked for (under `lock`).
     private var announced: Int?
     private let reporter: DevReportSender
@@ -377,6 +384,10 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     private func lookForAnnouncedVersions() {
         while let version = lock.withLock({ () -> Int? in defer { announced = nil }; return announced }) {
+            // Announcements that arrive meanwhile are merged into one (the highest).
+            let wait = nextRefresh.timeIntervalSinceNow
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            nextRefresh = Date().addingTimeInterval(configuration.refreshIntervalAfterNoChange)
             let known = lock.withLock { (version: liveVersion, digest: liveDigest) }
             let outcome = BlockingWait.run(until: Date().addingTimeInterval(configuration.refreshDeadline)) { [self] in
                 await fetch(announced: version, live: known)
@@ -384,7 +395,9 @@ public final class DevelopmentSession: @unchecked Sendable {
             switch outcome {
             case .failure(let refusal): refuse(refusal, version: version)
             case .success(nil): reporter.send(DevReport(kind: .applied, version: known.version, message: "already live"))
-            case .success(let fetched?): configuration.queue.sync { apply(fetched) }
+            case .success(let fetched?):
+                configuration.queue.sync { apply(fetched) }
+                nextRefresh = .distantPast
             }
         }
     }
@@ -442,9 +455,14 @@ public final class DevelopmentSession: @unchecked Sendable {
                 }
             }
         }
-        let total = targets.reduce(Int64(0)) { $0 + $1.file.length }
+        // Saturating: signed lengths can be anything up to Int64.max, and their sum must not trap.
+        let total = targets.reduce(Int64(0)) { sum, target in
+            let (added, overflow) = sum.addingReportingOverflow(target.file.length)
+            return overflow ? .max : added
+        }
         guard total <= Int64(configuration.maxPatchBytes) else {
-            return .failure(.release("version \(version) is \(total) bytes, more than \(configuration.maxPatchBytes)"))
+            let size = total == .max ? "over \(Int64.max)" : "\(total)"
+            return .failure(.release("version \(version) is \(size) bytes, more than \(configuration.maxPatchBytes)"))
         }
         var scripts: [ScriptSet.Script] = [], bundle: [String: String] = [:]
         let patchID = patchIDs.first ?? "dev"

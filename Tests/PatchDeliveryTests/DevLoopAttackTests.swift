@@ -79,6 +79,58 @@ final class DevLoopAttackTests: XCTestCase {
         XCTAssertNil(device.session.liveDevelopmentVersion)
     }
 
+    func testTargetsWhoseLengthsOverflowTogetherAreRefusedNotACrash() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("huge")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        // Validly signed (whoever holds the development keys): two scripts of Int64.max bytes
+        // each. Their sum overflows; the device must refuse the version, not trap.
+        var record = try Repository(directory: dev.folder.appendingPathComponent("repository"))
+        let keys = try KeyFile.readAll(in: dev.folder.appendingPathComponent("keys"))
+        let release = PatchRelease(app: "*", patchID: "dev", version: 2).custom
+        let huge = TargetFile(length: .max, hashes: ["sha256": String(repeating: "ab", count: 32)], custom: release)
+        try record.edit(DevelopmentRepository.channel, keys: keys) {
+            $0.targets = ["development/a.js": huge, "development/b.js": huge]
+        }
+        try dev.writeMetadata(of: record)
+        dev.announce(2)
+        let refusal = try device.waitForRefusal()
+        guard case .release(let why) = refusal else { return XCTFail("\(refusal)") }
+        XCTAssertTrue(why.contains("more than \(device.session.configuration.maxPatchBytes)"), why)
+        XCTAssertEqual(device.session.liveDevelopmentVersion, 1)
+        XCTAssertEqual(device.liveSources, ["var a = 1;\n"])
+    }
+
+    func testAnAnnouncementFloodRefreshesAFewTimesASecondAndTheNextSaveStillApplies() throws {
+        let dev = try DevRepositoryHarness(self)
+        let refreshes = LockedBox(0)
+        let transport = RedirectingTransport { url in
+            if url.lastPathComponent == "timestamp.json" { refreshes.value += 1 }
+            return url
+        }
+        let device = try dev.device("flood", transport: transport)
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        // A hostile server announces a new number every millisecond for two seconds.
+        let before = refreshes.value
+        let start = Date()
+        var number = 1_000
+        while Date().timeIntervalSince(start) < 2 {
+            number += 1
+            dev.announce(number)
+            usleep(1_000)
+        }
+        let during = refreshes.value - before
+        let interval = device.session.configuration.refreshIntervalAfterNoChange
+        XCTAssertGreaterThan(during, 0)
+        XCTAssertLessThanOrEqual(during, Int(2 / interval) + 2, "\(number - 1_000) announcements; refreshes are spaced by \(interval) s")
+        // The flood left nothing behind: the next real save is applied.
+        try dev.publish(["a.js": "var a = 2;\n"])
+        XCTAssertEqual(try device.waitForApplied(after: 1), 2)
+        XCTAssertEqual(device.liveSources, ["var a = 2;\n"])
+    }
+
     func testAReleaseRootCannotOpenADevelopmentSession() throws {
         let folder = try makeTemporaryDirectory(self)
         let keys = try (0..<5).map { _ in try PatchFormat.SigningKey.generate(.ed25519) }
@@ -200,6 +252,16 @@ final class DevRepositoryHarness {
 
     func announce(_ version: Int) {
         _ = try? channel.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version))
+    }
+
+    /// Writes `record`'s current metadata into the served tree (what `Repository.publish(to:)`
+    /// writes, without the scripts: for metadata listing scripts that exist nowhere).
+    func writeMetadata(of record: Repository) throws {
+        let metadata = tree.appendingPathComponent("metadata")
+        let channel = record.channels[DevelopmentRepository.channel]!
+        try channel.serialized().write(to: metadata.appendingPathComponent("\(channel.signed.common.version).\(DevelopmentRepository.channel).json"))
+        try record.snapshot.serialized().write(to: metadata.appendingPathComponent("\(record.snapshot.signed.common.version).snapshot.json"))
+        try record.timestamp.serialized().write(to: metadata.appendingPathComponent("timestamp.json"))
     }
 
     func servedTargets() throws -> [URL] {
