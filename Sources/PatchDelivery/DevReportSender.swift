@@ -20,6 +20,9 @@ final class DevReportSender: @unchecked Sendable {
     private var paused = true
     private var stopped = true
     private var sessionToken: String?
+    /// A pong is on its way; `pendingNonce` is the latest ping that came meanwhile.
+    private var pongInFlight = false
+    private var pendingNonce: String?
 
     init(baseURL: URL, device: String, maxQueued: Int) {
         self.baseURL = baseURL
@@ -64,12 +67,33 @@ final class DevReportSender: @unchecked Sendable {
     }
 
     /// Answers a ping on the stream at once (not queued behind reports): the server closes a
-    /// stream whose pings go unanswered.
+    /// stream whose pings go unanswered. One answer at a time; pings arriving meanwhile are
+    /// answered once, with the latest nonce (the server takes any recent one), so a stream
+    /// flooding pings gets a few answers, not one request per ping.
     func pong(_ nonce: String) {
-        guard let token = lock.withLock({ sessionToken }) else { return }
+        let now: Bool = lock.withLock {
+            if pongInFlight { pendingNonce = nonce; return false }
+            pongInFlight = true
+            return true
+        }
+        if now { sendPong(nonce) }
+    }
+
+    private func sendPong(_ nonce: String) {
+        guard let token = lock.withLock({ sessionToken }) else {
+            return lock.withLock { pongInFlight = false; pendingNonce = nil }
+        }
         var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.pongPath), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "nonce", value: nonce)]
-        session.dataTask(with: components.url!) { _, _, _ in }.resume()
+        session.dataTask(with: components.url!) { [weak self] _, _, _ in
+            guard let self else { return }
+            let next: String? = self.lock.withLock {
+                defer { self.pendingNonce = nil }
+                if self.pendingNonce == nil { self.pongInFlight = false }
+                return self.pendingNonce
+            }
+            if let next { self.sendPong(next) }
+        }.resume()
     }
 
     /// Drops what is queued and takes nothing more until `begin()`.

@@ -131,6 +131,28 @@ final class DevLoopAttackTests: XCTestCase {
         XCTAssertEqual(device.liveSources, ["var a = 2;\n"])
     }
 
+    func testAPingFloodIsAnsweredAFewTimesNotOncePerPing() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("pings")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        // A hostile server (or anyone on the plain-HTTP stream) sends pings as fast as it can:
+        // answering each with its own request would pile up requests on the device without end.
+        let pings = 5_000
+        for i in 0..<pings { _ = try dev.channel.publish(event: "ping", data: "flood-\(i)") }
+        let end = Date().addingTimeInterval(30)
+        while dev.pongs.value == 0, Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        var answers = -1
+        while dev.pongs.value != answers, Date() < end {   // until the answers stop
+            answers = dev.pongs.value
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        XCTAssertGreaterThan(answers, 0, "pings are still answered")
+        XCTAssertLessThan(answers, pings / 10, "one answer at a time, with the latest nonce")
+        try dev.publish(["a.js": "var a = 2;\n"])
+        XCTAssertEqual(try device.waitForApplied(after: 1), 2)
+    }
+
     func testAReleaseRootCannotOpenADevelopmentSession() throws {
         let folder = try makeTemporaryDirectory(self)
         let keys = try (0..<5).map { _ in try PatchFormat.SigningKey.generate(.ed25519) }
@@ -225,6 +247,8 @@ final class DevRepositoryHarness {
     var repository: DevelopmentRepository
     let channel: DevChannel
     let server: PatchServer
+    /// Requests the server answered on `/_dev/pong`.
+    let pongs = LockedBox(0)
     private let test: XCTestCase
 
     init(_ test: XCTestCase) throws {
@@ -235,7 +259,10 @@ final class DevRepositoryHarness {
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         repository = try DevelopmentRepository.openOrCreate(in: folder).repository
         channel = DevChannel(onReport: { _, _ in })
-        server = PatchServer(directory: served, devChannel: channel, log: nil)
+        let pongs = self.pongs
+        server = PatchServer(directory: served, devChannel: channel, log: { line in
+            if line.contains(DevelopmentSession.pongPath) { pongs.value += 1 }
+        })
         _ = try server.start()
         let server = self.server
         test.addTeardownBlock { server.stop() }
