@@ -178,6 +178,25 @@ final class DevLoopTests: XCTestCase {
         XCTAssertEqual(device.session.liveDevelopmentVersion, first)
     }
 
+    /// A FIFO named like a script (opening one for reading waits for a writer) is refused without
+    /// a read: the watcher goes on, and the version after it is removed is published.
+    func testAFIFONamedLikeAScriptIsRefusedAndTheWatcherGoesOn() throws {
+        try save("a.js", "var a = 1;\n")
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "fifo", engine: false)
+        device.session.start()
+        let first = try device.waitForApplied(after: nil)
+        let fifo = scripts.appendingPathComponent("pipe.js")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        try save("a.js", "var a = 2;\n")
+        try dev.waitForLine(matching: #"^not published: pipe\.js: not a regular file$"#)
+        XCTAssertEqual(device.session.liveDevelopmentVersion, first)
+        try FileManager.default.removeItem(at: fifo)
+        try save("a.js", "var a = 3;\n")
+        let next = try device.waitForApplied(after: first)
+        XCTAssertGreaterThan(next, first)
+    }
+
     /// Sends one report as a device would, on the session `token`; returns the HTTP status.
     private func report(_ dev: DevServer, session token: String, _ data: Data) throws -> Int {
         var components = URLComponents(url: dev.url.appendingPathComponent("_dev/report"), resolvingAgainstBaseURL: false)!

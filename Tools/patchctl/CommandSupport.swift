@@ -44,13 +44,19 @@ enum CommandSupport {
 
     /// Reads at most `limit` bytes from `path` ("-" for standard input) with POSIX calls, so a
     /// failure names the real cause; more than `limit` bytes is a failure, not a truncation.
-    static func readBounded(_ path: String, limit: Int = inputLimit) -> Result<Data, ReadFailure> {
-        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+    /// `regularFileOnly`: anything but a regular file (a FIFO, a device, a socket) is refused
+    /// without a read; it is opened non-blocking, since opening a FIFO waits for a writer.
+    static func readBounded(_ path: String, limit: Int = inputLimit, regularFileOnly: Bool = false) -> Result<Data, ReadFailure> {
+        let fd = path == "-" ? STDIN_FILENO : open(path, regularFileOnly ? O_RDONLY | O_NONBLOCK : O_RDONLY)
         guard fd >= 0 else { return .failure(ReadFailure(errno: errno)) }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+        let statted = fstat(fd, &info) == 0
+        if statted && (info.st_mode & S_IFMT) == S_IFDIR {
             return .failure(ReadFailure(errno: EISDIR))
+        }
+        if regularFileOnly && !(statted && (info.st_mode & S_IFMT) == S_IFREG) {
+            return .failure(ReadFailure("not a regular file"))
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

@@ -265,7 +265,8 @@ final class DevPublisher {
         var scripts: [(name: String, source: String)] = []
         var total = 0
         for name in names {
-            switch CommandSupport.readBounded(folder.appendingPathComponent(name).path, limit: Self.maxScriptBytes) {
+            switch CommandSupport.readBounded(folder.appendingPathComponent(name).path, limit: Self.maxScriptBytes,
+                                                regularFileOnly: true) {
             case .failure(let failure):
                 // Gone between listing and reading (a rename in flight): the next event re-reads.
                 if failure.isMissingFile { continue }
