@@ -115,14 +115,16 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// time limit, or grown past the heap budget); otherwise the clock runs the next step.
     private func judge(_ entry: UInt64) -> Bool {
         spent += step
-        if let exceeded = heapGrowth.isExceeded(entry: entry) {
+        let heap = heapGrowth.check(entry: entry, spent: spent)
+        if let exceeded = heap.exceeded {
             heapEnd = (entry, exceeded)
             return true
         }
-        guard armedLimit > 0 else { runClock(armed); return false }
+        let next = heap.next ?? armed
+        guard armedLimit > 0 else { runClock(next); return false }
         let left = armedLimit - spent
         if left <= armedLimit * 1e-9 { return true }
-        runClock(min(armed, left))
+        runClock(min(next, left))
         return false
     }
 

@@ -11,8 +11,8 @@ import PatchRuntime
 /// JavaScriptCore's allocator. Its own maximum-heap option (`gcMaxHeapSize`) crashes the process.
 ///
 /// How: JavaScriptCore's watchdog is the only public way to end running JS, so the engine's
-/// watchdog (`ExecutionTimeLimit`) fires every `checkPeriod` of an entry's CPU time while a budget
-/// is set, and asks `isExceeded` there. What is measured is the process's footprint
+/// watchdog (`ExecutionTimeLimit`) fires `checkPeriod` into an entry's CPU time, then in adaptive steps, while a budget
+/// is set, and asks `check` there. What is measured is the process's footprint
 /// (`PEProcessFootprint`: resident memory on Linux, `phys_footprint` on Apple), not JavaScriptCore's
 /// heap: `JSGetMemoryUsageStatistics` walks every live object (0.2 ms with an empty heap, 0.5 s
 /// with 17 M objects, measured) and doesn't count a sparse array's storage (its heap size stayed at
@@ -20,15 +20,24 @@ import PatchRuntime
 /// period of its CPU time after it began): reading the footprint at every entry would cost each
 /// patched call a system call. Memory other threads allocate meanwhile counts too.
 final class HeapGrowthLimit: @unchecked Sendable {
-    /// How often a running entry is checked, in CPU seconds of its thread: growth of 2.3 GB/s (the
-    /// sparse array) overshoots the budget by ≈ 25 MB at most.
+    /// The first check of a running entry and the shortest step between checks, in CPU seconds of
+    /// its thread: growth of 2.3 GB/s (the sparse array) overshoots the budget by ≈ 25 MB at most.
     static let checkPeriod: TimeInterval = 0.01
+    /// The longest step between checks. Each check is a JavaScriptCore trap, which throws away the
+    /// optimised code of the JS running (measured: JS method calls in a long loop 5–8× slower with a
+    /// check every 10 ms), so an entry whose memory doesn't grow is checked rarely: the step is half
+    /// the time the growth seen since the last check would take to reach the budget, within
+    /// `checkPeriod`...`longestStep`.
+    static let longestStep: TimeInterval = 0.16
 
     private let lock = NSLock()
     private var budget: Int?
     /// The entry measured, and the footprint at its first check; guarded by the API lock.
     private var measuredEntry: UInt64 = .max
     private var baseline: Int64 = 0
+    /// The footprint and the entry's CPU time at its last check; guarded by the API lock.
+    private var lastFootprint: Int64 = 0
+    private var lastSpent: TimeInterval = 0
 
     /// The budget in bytes; nil: off. Setting it doesn't arm the watchdog (`ExecutionTimeLimit.arm`).
     var bytes: Int? {
@@ -36,19 +45,23 @@ final class HeapGrowthLimit: @unchecked Sendable {
         set { lock.lock(); budget = newValue.flatMap { $0 > 0 ? $0 : nil }; lock.unlock() }
     }
 
-    /// At a check of `entry` (the thread's outermost entry), under the API lock: the growth and
-    /// the budget when the footprint grew past it since the entry's first check, else nil.
-    func isExceeded(entry: UInt64) -> HeapGrowthExceeded? {
-        guard let budget = bytes else { return nil }
+    /// At a check of `entry` (the thread's outermost entry) after `spent` CPU seconds of it, under
+    /// the API lock: `exceeded` when the footprint grew past the budget since the entry's first
+    /// check, else the CPU time until the next check (nil when the limit is off).
+    func check(entry: UInt64, spent: TimeInterval) -> (exceeded: HeapGrowthExceeded?, next: TimeInterval?) {
+        guard let budget = bytes else { return (nil, nil) }
         let now = PEProcessFootprint()
-        guard now >= 0 else { return nil }
+        guard now >= 0 else { return (nil, Self.longestStep) }
         if entry != measuredEntry {
-            measuredEntry = entry
-            baseline = now
-            return nil
+            (measuredEntry, baseline, lastFootprint, lastSpent) = (entry, now, now, spent)
+            return (nil, Self.checkPeriod)
         }
         let grown = now - baseline
-        return grown > Int64(budget) ? HeapGrowthExceeded(grown: Int(grown), allowed: budget) : nil
+        if grown > Int64(budget) { return (HeapGrowthExceeded(grown: Int(grown), allowed: budget), nil) }
+        let rate = Double(max(0, now - lastFootprint)) / max(spent - lastSpent, 1e-6)
+        (lastFootprint, lastSpent) = (now, spent)
+        let untilBudget = rate > 0 ? Double(Int64(budget) - grown) / rate : .infinity
+        return (nil, min(Self.longestStep, max(Self.checkPeriod, untilBudget / 2)))
     }
 }
 
