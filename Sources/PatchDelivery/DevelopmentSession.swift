@@ -418,11 +418,8 @@ public final class DevelopmentSession: @unchecked Sendable {
             guard let trusted = await updater.trustedMetadata else { return .failure(.metadata("nothing verified")) }
             // A development root stays one: a rotation to release keys is refused, as are release
             // keys delegated the channel.
-            if let role = trusted.root.signed.firstRoleTrustingReleaseKey { return .failure(.releaseKey(role: role)) }
-            if let delegations = trusted.targets("targets", delegator: "root")?.signed.delegations,
-               let keys = delegations.keys(for: Self.channel),
-               keys.keyids.contains(where: { delegations.keys[$0]?.isDevelopment != true }) {
-                return .failure(.releaseKey(role: Self.channel))
+            if let role = trusted.roleTrustingKeys(ofOtherKindThan: true, channel: Self.channel) {
+                return .failure(.releaseKey(role: role))
             }
             targets = try await updater.targets(ofRole: Self.channel) ?? []
         } catch {

@@ -355,11 +355,8 @@ public final class PatchClient {
     /// `channel` trusts a development key.
     static func checkDevelopmentKeys(_ updater: Updater, channel: String) async throws {
         guard let trusted = await updater.trustedMetadata else { return }
-        if let role = trusted.root.signed.firstRoleTrustingDevelopmentKey { throw PatchClientError.developmentKey(role: role) }
-        if let delegations = trusted.targets("targets", delegator: "root")?.signed.delegations,
-           let keys = delegations.keys(for: channel),
-           keys.keyids.contains(where: { delegations.keys[$0]?.isDevelopment == true }) {
-            throw PatchClientError.developmentKey(role: channel)
+        if let role = trusted.roleTrustingKeys(ofOtherKindThan: false, channel: channel) {
+            throw PatchClientError.developmentKey(role: role)
         }
     }
 
