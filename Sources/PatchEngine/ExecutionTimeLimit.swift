@@ -30,9 +30,9 @@ import PatchRuntime
 /// (`Termination.otherThreads`); that thread's script is not blamed for it.
 ///
 /// The same watchdog enforces the heap growth limit (`HeapGrowthLimit`): while it is set the clock
-/// runs in steps of its check period, and the callback counts the steps an entry has run for (a
-/// lower bound of its CPU time), checks the footprint, and ends the entry at whichever bound it
-/// passes first (`judge`).
+/// runs in steps (`HeapGrowthLimit.check` gives each next one), and the callback counts the steps
+/// an entry has run for (a lower bound of its CPU time), checks the footprint, and ends the entry
+/// at whichever bound it passes first (`judge`).
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?

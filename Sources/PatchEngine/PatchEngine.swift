@@ -154,8 +154,8 @@ public enum PatchEngine {
     /// Each entry is bounded on its own: memory a script keeps across calls is not (docs/limits.md).
     ///
     /// What is measured is the process's footprint (resident memory on Linux, `phys_footprint`
-    /// on Apple: what the OS kills an app for), every 10 ms of the entry's CPU time from 10 ms after
-    /// it began (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
+    /// on Apple: what the OS kills an app for), 10 ms of the entry's CPU time after it began, then in
+    /// steps of 10–160 ms, the shorter the faster it grows (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
     /// terminated evaluation is rolled back and throws a `.heapGrowth` `PatchError`; a terminated
     /// call is reported to `errorHandler` as `.heapGrowth`, the native caller gets the original
     /// implementation's result, the script it belongs to is reverted, and the garbage is collected.
