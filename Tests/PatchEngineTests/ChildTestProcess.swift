@@ -43,3 +43,18 @@ struct ChildTestProcess {
         output.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 }
+
+extension XCTestCase {
+    private static let childTestVariable = "PATCHENGINE_TEST_CHILD"
+
+    /// A test whose part runs in a child process, so that a deadlock or a hang fails the test
+    /// after `timeout` instead of hanging the suite. In the child (this process was started for
+    /// `test` of this class) runs `body` and returns nil; otherwise runs `test` of this class in
+    /// a child process and returns it. Skipped where children are not supported.
+    func runInChildProcess(_ test: String, timeout: TimeInterval = 90, _ body: () throws -> Void) throws -> ChildTestProcess? {
+        let name = "PatchEngineTests.\(type(of: self))/\(test)"
+        if ProcessInfo.processInfo.environment[Self.childTestVariable] == name { try body(); return nil }
+        guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
+        return try ChildTestProcess.run(name, environment: [Self.childTestVariable: name], timeout: timeout)
+    }
+}

@@ -12,8 +12,6 @@ import PatchRuntime
 /// is ended by the child's deadline instead of hanging the suite) on fresh threads, whose CPU
 /// clocks start at zero.
 final class LockDropOrderTests: PatchTestCase {
-    private static let childVariable = "PATCHENGINE_TEST_LOCK_DROP_CHILD"
-
     /// `pauseGate`: where thread B (gate 2) stops between JavaScriptCore's drop and its record.
     private func gatePatch(pauseGate: Int = -1) -> String { """
     var pauseGate = \(pauseGate)
@@ -32,7 +30,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// but blocked: its CPU time over the whole call stays near 0 (before: ≈ the 1 s wait, spent
     /// spinning in JavaScriptCore's grabAllLocks). Both callers get their patch's result.
     func testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning() throws {
-        let child = try runChild("testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning") { try spinningCase(nested: false) }
+        let child = try runInChildProcess("testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning") { try spinningCase(nested: false) }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 102 A-waited-for-B yes fallbacks 0", "exit \(child.status)\n\(child.output.suffix(2000))")
         let cpu = Double(child.line("lock-drop-cpu: ") ?? "") ?? .infinity
@@ -44,7 +42,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// at once (A entered it after B: nothing to wait for), and A's outer native call then waits
     /// for B, blocked.
     func testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt() throws {
-        let child = try runChild("testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt") { try spinningCase(nested: true) }
+        let child = try runInChildProcess("testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt") { try spinningCase(nested: true) }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 1101 B 102 A-waited-for-B yes fallbacks 0", "exit \(child.status)\n\(child.output.suffix(2000))")
         let cpu = Double(child.line("lock-drop-cpu: ") ?? "") ?? .infinity
@@ -60,7 +58,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// clock for B's entry (docs/threads.md). It guards the wait against being charged to A.
     func testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded() throws {
         if runsWithoutPrivateSymbols { throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)") }
-        let child = try runChild("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { try limitCase() }
+        let child = try runInChildProcess("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { try limitCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 1102 A-waited-for-B yes fallbacks 0 errors 0 applied yes", "exit \(child.status)\n\(child.output.suffix(2000))")
     }
@@ -71,20 +69,12 @@ final class LockDropOrderTests: PatchTestCase {
     /// is still in its native call — which here waits for A to finish: an unbounded wait would
     /// be a deadlock JavaScriptCore alone doesn't have.
     func testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock() throws {
-        let child = try runChild("testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock") { try unprovenOrderCase() }
+        let child = try runInChildProcess("testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock") { try unprovenOrderCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 102 A-done-while-B-inside yes fallbacks 1", "exit \(child.status)\n\(child.output.suffix(2000))")
     }
 
     // MARK: Child parts
-
-    /// Runs `body` when this process is the child for `test`; else runs the child and returns it
-    /// (nil in the child, or where children are not supported: skipped).
-    private func runChild(_ test: String, _ body: () throws -> Void) throws -> ChildTestProcess? {
-        if ProcessInfo.processInfo.environment[Self.childVariable] == test { try body(); return nil }
-        guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
-        return try ChildTestProcess.run("PatchEngineTests.LockDropOrderTests/\(test)", environment: [Self.childVariable: test], timeout: 90)
-    }
 
     private func spinningCase(nested: Bool) throws {
         pf_gate_reset()
@@ -159,30 +149,4 @@ final class LockDropOrderTests: PatchTestCase {
         XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success)
         print("lock-drop: A \(a.result) B \(b.result) A-done-while-B-inside \(finished ? "yes" : "no") fallbacks \(PELockDropOrderBoundedFallbacks() - fallbacks)")
     }
-}
-
-/// A call on a new thread (its CPU clock starts at zero), its result and the thread's CPU time.
-private final class Worker: @unchecked Sendable {
-    let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var finished = false
-    private(set) var result: Int32 = 0
-    private(set) var cpu = 0.0
-
-    init(_ call: @escaping @Sendable () -> Int32) {
-        let thread = Thread { [self] in
-            let value = call()
-            var now = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-            lock.lock()
-            result = value
-            cpu = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-            finished = true
-            lock.unlock()
-            done.signal()
-        }
-        thread.start()
-    }
-
-    var isDone: Bool { lock.lock(); defer { lock.unlock() }; return finished }
 }

@@ -10,6 +10,7 @@
 - (int)objectId;
 - (void)addValue:(NSNumber *)number;
 - (void)addValueIndirect:(NSNumber *)number;
+- (int)mix:(int)x;
 - (NSArray *)values;
 @end
 
@@ -34,6 +35,7 @@
     [_values addObject:number ? number : (id)[NSNull null]];
 }
 - (void)addValueIndirect:(NSNumber *)number {}
+- (int)mix:(int)x { return _objectId * 100000 + x; }
 - (NSArray *)values { return _values; }
 @end
 
@@ -64,6 +66,19 @@ void pf_accumulator_add_indirect(void *accumulator, int value)
             /* As above: the count check reports it. */
         }
     PF_POOL_END
+}
+
+int pf_accumulator_mix(void *accumulator, int x)
+{
+    int result = -1;
+    PF_POOL_BEGIN
+        @try {
+            result = [(PFAccumulator *)accumulator mix:x];
+        } @catch (NSException *e) {
+            result = -2;
+        }
+    PF_POOL_END
+    return result;
 }
 
 int pf_accumulator_count(void *accumulator)
