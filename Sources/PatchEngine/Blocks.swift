@@ -12,9 +12,12 @@ final class JSBlock {
     /// What made it ("hook", "block(...)"), for error messages.
     let what: String
     private let ctx: JSContextRef
+    /// The VM the function belongs to: the block runs there, whichever thread calls it.
+    unowned let engine: Engine
 
-    init(ctx: JSContextRef, function: JSObjectRef, signature: ObjCSignature, script: String?, what: String) {
-        self.ctx = ctx
+    init(engine: Engine, function: JSObjectRef, signature: ObjCSignature, script: String?, what: String) {
+        self.engine = engine
+        self.ctx = engine.ctx
         self.what = what
         self.function = function
         self.signature = signature
@@ -40,7 +43,7 @@ extension Engine {
 
     /// A heap block (+1) of `signature` whose body is `function`; the JS function lives as long as the block.
     func engineBlock(_ signature: ObjCSignature, function: JSObjectRef, script: String?, what: String) throws -> UnsafeMutableRawPointer {
-        let record = JSBlock(ctx: ctx, function: function, signature: signature, script: script, what: what)
+        let record = JSBlock(engine: self, function: function, signature: signature, script: script, what: what)
         let token = UInt(bitPattern: Unmanaged.passRetained(record).toOpaque())
         var error: UnsafeMutablePointer<CChar>?
         guard let block = PEBlockCreate(signature.raw, token, &error) else {

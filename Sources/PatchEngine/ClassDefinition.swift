@@ -82,11 +82,16 @@ extension Engine {
         try defineMethods(instanceMethods, on: theClass, isClassMethod: false, context: context)
         try defineMethods(classMethods, on: metaclass, isClassMethod: true, context: context)
 
+        return definitionResult(declaration.name, theClass)
+    }
+
+    /// What defineClass gives runtime.js: {cls, superCls, classObject}.
+    func definitionResult(_ name: String, _ cls: UnsafeMutableRawPointer) -> JSValueRef {
         let result = JSObjectMake(ctx, nil, nil)!
-        JSC.set(ctx, result, "cls", JSC.makeString(ctx, declaration.name))
-        let superName = PEClassGetSuperclass(theClass).map { String(cString: PEClassGetName($0)) } ?? ""
+        JSC.set(ctx, result, "cls", JSC.makeString(ctx, name))
+        let superName = PEClassGetSuperclass(cls).map { String(cString: PEClassGetName($0)) } ?? ""
         JSC.set(ctx, result, "superCls", JSC.makeString(ctx, superName))
-        JSC.set(ctx, result, "classObject", box(theClass))
+        JSC.set(ctx, result, "classObject", box(cls))
         return result
     }
 
@@ -169,7 +174,7 @@ extension Engine {
     }
 
     /// Gives runtime.js's wrapper `method` its per-call context (plain properties: no call into JS).
-    private func bind(_ method: JSObjectRef, definingClass: UnsafeMutableRawPointer, selector: String, script: String) {
+    func bindMethod(_ method: JSObjectRef, definingClass: UnsafeMutableRawPointer, selector: String, script: String) {
         JSC.set(ctx, method, "definingClass", JSValueMakeNumber(ctx, Double(UInt(bitPattern: definingClass))))
         JSC.set(ctx, method, "selectorName", JSC.makeString(ctx, selector))
         JSC.set(ctx, method, "script", JSC.makeString(ctx, script))
@@ -178,7 +183,7 @@ extension Engine {
     /// Points the slot of (cls, selector) at runtime.js's wrapper `method`.
     func installPatch(cls: UnsafeMutableRawPointer, selector: String, types: String, method function: JSObjectRef,
                       className: String, script: String) throws {
-        bind(function, definingClass: cls, selector: selector, script: script)
+        bindMethod(function, definingClass: cls, selector: selector, script: script)
         JSValueProtect(ctx, function)
         var error: UnsafeMutablePointer<CChar>?
         guard let slot = PESlotInstall(cls, selector, types, &error) else {
@@ -195,7 +200,14 @@ extension Engine {
     /// it replaces for the revert.
     private func defineJSOnly(className: String, name: String, method: JSObjectRef,
                               definingClass: UnsafeMutableRawPointer, script: String) {
-        bind(method, definingClass: definingClass, selector: name, script: script)
+        let previousFunction = writeJSOnly(className: className, name: name, method: method, definingClass: definingClass, script: script)
+        transactions.record(.jsOnlyMethod(className: className, name: name, previous: previousFunction), script: script)
+    }
+
+    /// Writes the wrapper into this VM's table; returns the function it replaced, protected.
+    func writeJSOnly(className: String, name: String, method: JSObjectRef,
+                     definingClass: UnsafeMutableRawPointer, script: String) -> JSObjectRef? {
+        bindMethod(method, definingClass: definingClass, selector: name, script: script)
         var classTable = JSValueToObject(ctx, JSC.get(ctx, jsOnlyTable, className), nil)
         if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, jsOnlyTable, className)) {
             classTable = JSObjectMake(ctx, nil, nil)
@@ -206,6 +218,6 @@ extension Engine {
             ? JSValueToObject(ctx, JSC.get(ctx, table, name), nil) : nil
         if let previousFunction { JSValueProtect(ctx, previousFunction) }
         JSC.set(ctx, table, name, method)
-        transactions.record(.jsOnlyMethod(className: className, name: name, previous: previousFunction), script: script)
+        return previousFunction
     }
 }

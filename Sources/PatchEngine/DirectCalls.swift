@@ -67,6 +67,8 @@ extension Engine {
 
     /// What `PEDirectPatchRun` found, read inside its read section.
     private struct DirectPatch {
+        /// The VM asking (`Engine.index`): its function is the one found.
+        var vm = 0
         var function: JSObjectRef?
         var family = OwnershipFamily.none
         var isDealloc = false
@@ -79,12 +81,12 @@ extension Engine {
     }
 
     private func directPatch(_ cls: UnsafeMutableRawPointer, _ selector: String) -> DirectPatch? {
-        var found = DirectPatch()
+        var found = DirectPatch(vm: index)
         let direct = withUnsafeMutablePointer(to: &found) { pointer in
             PEDirectPatchRun(cls, selector, { token, signature, impAddress, imp, context in
                 let found = context!.assumingMemoryBound(to: DirectPatch.self)
                 Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
-                    found.pointee.function = method.function
+                    found.pointee.function = method.function(forVM: found.pointee.vm)
                     found.pointee.family = method.family
                     found.pointee.isDealloc = method.isDealloc
                     found.pointee.script = method.script

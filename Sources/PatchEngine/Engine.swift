@@ -2,7 +2,14 @@ import CJavaScriptCore
 import Foundation
 import PatchRuntime
 
-/// The engine's single JavaScript context and the state shared by every bridge call.
+/// One JavaScript VM of the engine (a context group and its global context) with the state of
+/// that VM, and the process-wide state every VM shares (tables, transactions, registries).
+///
+/// `shared` is the main VM: scripts are evaluated there. A thread whose patched call finds the
+/// main VM in use by another thread runs it in a secondary VM of `pool`, into which the applied
+/// scripts' definitions were replayed (VMPool.swift, docs/threads.md): JavaScriptCore hands its
+/// API lock back last-in first-out across the threads of one VM, so threads sharing a VM wait for
+/// each other.
 ///
 /// Threading: JavaScriptCore serialises execution per VM (its API lock is held for the whole of a
 /// JS call, native callbacks included), so per-call JS state lives in runtime.js. Swift tables are
@@ -14,11 +21,20 @@ final class Engine: @unchecked Sendable {
     /// every later read is a plain load with no lock (it is on every JS-patched and block call).
     /// Start-up must not reach `shared` again (it would wait for itself).
     static let shared: Engine = {
-        let engine = Engine()
+        let engine = Engine(main: nil, index: 0)
         engine.start()
         PEEngineMarkStarted()
         return engine
     }()
+
+    /// Place in `pool`: 0 for the main VM (`shared`).
+    let index: Int
+    /// The VMs of the process (VMPool.swift); the same object in every engine.
+    let pool: VMPool
+    /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically.
+    let occupancy: UnsafeMutablePointer<Int>
+    /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
+    let replayed: ReplayLog?
 
     /// The engine if it has been started, without starting it: the flag is set after start-up,
     /// so reading `shared` then never waits nor starts anything.
@@ -57,9 +73,9 @@ final class Engine: @unchecked Sendable {
     /// every other first caller wait for the one loading it.
     let directCallsModule = LockedValue<JSObjectRef?>(nil)
     /// What one patch may ask of the runtime (`PatchLimits`), and the counts held against it.
-    let limits = LockedValue(PatchLimits())
-    let createdClasses = LockedValue<[String: Int]>([:])
-    let pendingDispatchCount = LockedValue(0)
+    let limits: LockedValue<PatchLimits>
+    let createdClasses: LockedValue<[String: Int]>
+    let pendingDispatchCount: LockedValue<Int>
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
@@ -72,32 +88,48 @@ final class Engine: @unchecked Sendable {
     var callFrame: JSObjectRef?
 
     /// Tables any thread may read or change (see `EngineTables`).
-    let tables = LockedValue(EngineTables())
+    let tables: LockedValue<EngineTables>
     /// Selector numbers of JS → Objective-C sends (`MessageSends.swift`); guarded by the JS lock.
     let sendSelectors = SendSelectors()
 
-    /// Serialises evaluate() (include() nests on the same thread).
-    let evaluationLock = NSRecursiveLock()
+    /// Serialises evaluate() (include() nests on the same thread) and replays.
+    let evaluationLock: NSRecursiveLock
     /// The evaluations in progress, innermost last: which script a definition made at the top level
     /// of a script belongs to. Read by native callbacks, possibly while another thread pushes.
-    let evaluationStack = LockedValue<[Evaluation]>([])
+    let evaluationStack: LockedValue<[Evaluation]>
 
-    let structs = StructRegistry()
+    let structs: StructRegistry
     /// JSPatch's engine object and extensions (JSPatchSurface.swift).
-    let jspatch = JSPatchState()
+    let jspatch: JSPatchState
     /// Arguments beyond a selector's, on their way to the JS method a call enters.
     let extraArguments = ExtraArguments()
-    let protocols = ProtocolRegistry()
-    let transactions = TransactionLog()
+    let protocols: ProtocolRegistry
+    let transactions: TransactionLog
 
-    private init() {
+    /// The main VM (`main` nil) or a secondary one sharing `main`'s process-wide state.
+    init(main: Engine?, index: Int) {
+        self.index = index
+        occupancy = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        occupancy.initialize(to: 0)
+        pool = main?.pool ?? VMPool()
+        replayed = main == nil ? nil : ReplayLog()
+        limits = main?.limits ?? LockedValue(PatchLimits())
+        createdClasses = main?.createdClasses ?? LockedValue([:])
+        pendingDispatchCount = main?.pendingDispatchCount ?? LockedValue(0)
+        tables = main?.tables ?? LockedValue(EngineTables())
+        evaluationLock = main?.evaluationLock ?? NSRecursiveLock()
+        evaluationStack = main?.evaluationStack ?? LockedValue([])
+        structs = main?.structs ?? StructRegistry()
+        jspatch = JSPatchState(sharingWith: main?.jspatch)
+        protocols = main?.protocols ?? ProtocolRegistry()
+        transactions = main?.transactions ?? TransactionLog()
         contextGroup = JSContextGroupCreate()
         ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
         timeLimit = ExecutionTimeLimit(group: contextGroup)
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
         shortcuts = LayoutShortcuts(verifyingValuesIn: ctx)
-        let classes = Self.makeJSClasses()
+        let classes = Self.jsClasses
         objectClass = classes.object
         weakObjectClass = classes.weakObject
         pointerClass = classes.pointer
@@ -109,11 +141,16 @@ final class Engine: @unchecked Sendable {
         apiLock = APILock()
     }
 
-    private func start() {
-        PEThreadRegister()
-        // getenv, not ProcessInfo's environment, which builds a dictionary of it all (≈ 0.2 ms).
-        if let route = getenv("PATCHENGINE_DISPATCH_ROUTE"), String(cString: route) == "forwarding" {
-            PESetDefaultRoute(PERouteForwarding)
+    /// Starts the VM: the native bindings and runtime.js; for the main VM also the runtime's
+    /// handlers. A secondary VM takes the main VM's limits (`VMPool.makeVM`).
+    func start() {
+        let isMain = index == 0
+        if isMain {
+            PEThreadRegister()
+            // getenv, not ProcessInfo's environment, which builds a dictionary of it all (≈ 0.2 ms).
+            if let route = getenv("PATCHENGINE_DISPATCH_ROUTE"), String(cString: route) == "forwarding" {
+                PESetDefaultRoute(PERouteForwarding)
+            }
         }
         let native = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, native)
@@ -122,9 +159,11 @@ final class Engine: @unchecked Sendable {
         installDirectCallBindings(into: native)
         installJSPatchLoader(into: native)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
-        installRuntimeHandlers()
-        PESetObjectDeallocHandler { object in
-            if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
+        if isMain {
+            installRuntimeHandlers()
+            PESetObjectDeallocHandler { object in
+                if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
+            }
         }
         do {
             _ = try evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName)
@@ -136,11 +175,20 @@ final class Engine: @unchecked Sendable {
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
         if !timeLimit.isAvailable {
-            log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away or grow memory without bound")
-        } else {
+            if isMain {
+                log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away or grow memory without bound")
+            }
+        } else if isMain {
             timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
             apiLock.withLock(ctx) { _ = timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }
+    }
+
+    /// This VM's limits set to the main VM's (for a new secondary VM, and when they change).
+    func takeLimits(from main: Engine) {
+        guard timeLimit.isAvailable else { return }
+        timeLimit.heapGrowth.bytes = main.timeLimit.heapGrowth.bytes
+        apiLock.withLock(ctx) { _ = timeLimit.set(main.timeLimit.seconds) }
     }
 
     /// runtime.js: compiled into the library where the compiler can embed it (PERuntimeScript.h),
@@ -161,6 +209,9 @@ final class Engine: @unchecked Sendable {
 
     // MARK: JS classes
 
+    /// The engine's JS classes, the same for every VM (a class is not bound to a VM).
+    private static let jsClasses = makeJSClasses()
+
     private static func makeJSClasses() -> (object: JSClassRef, weakObject: JSClassRef, pointer: JSClassRef,
                                             blockFunction: JSClassRef, nativeFunction: JSClassRef) {
         var def = kJSClassDefinitionEmpty
@@ -170,6 +221,7 @@ final class Engine: @unchecked Sendable {
 
         var weakDef = kJSClassDefinitionEmpty
         weakDef.className = UnsafePointer(strdup("OCWeakObject"))
+        // The weak-box table is every VM's (`tables`).
         weakDef.finalize = { object in Engine.shared.forgetWeakBox(object!, object: JSObjectGetPrivate(object)) }
         let weakObjectClass = JSClassCreate(&weakDef)!
 
@@ -181,15 +233,27 @@ final class Engine: @unchecked Sendable {
         blockDef.className = UnsafePointer(strdup("OCBlock"))
         blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
-            Engine.afterLockDrop { Engine.shared.callNativeBlock(ctx!, function!, argc, argv, exception) }
+            Engine.afterLockDrop(ctx!) {
+                let engine = Engine.of(ctx!)
+                if engine.replayed?.isReplaying == true {
+                    exception?.pointee = JSC.makeError(ctx!, Replay.refusal)
+                    return JSValueMakeUndefined(ctx)
+                }
+                return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
+            }
         }
         let blockFunctionClass = JSClassCreate(&blockDef)!
 
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
-            Engine.afterLockDrop {
-                let body = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue().body
+            Engine.afterLockDrop(ctx!) {
+                let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
+                if let refusal = native.refusal() {
+                    exception?.pointee = JSC.makeError(ctx!, refusal)
+                    return JSValueMakeUndefined(ctx)
+                }
+                let body = native.body
                 var args: [JSValueRef] = []
                 args.reserveCapacity(argc)
                 for i in 0..<argc { args.append(argv![i]!) }
@@ -213,7 +277,7 @@ final class Engine: @unchecked Sendable {
     /// Adds a native function as property `name` of `object`. It inherits Function.prototype, so
     /// scripts can bind, call and apply it like any function.
     func addFunction(_ object: JSObjectRef, _ name: String, _ body: @escaping NativeFunction) {
-        let box = Unmanaged.passRetained(NativeFunctionBox(body)).toOpaque()
+        let box = Unmanaged.passRetained(NativeFunctionBox(body, name: name, engine: self)).toOpaque()
         let fn = JSObjectMake(ctx, nativeFunctionClass, box)
         if functionPrototype == nil {
             let function = JSC.get(ctx, JSContextGetGlobalObject(ctx), "Function")
@@ -254,8 +318,19 @@ final class Engine: @unchecked Sendable {
     /// classified inside too: after a termination runtime.js's per-call context is reset before
     /// another thread can run JS with it.
     /// The drop-order tracker (`PELockDropOrder.h`) learns that this thread's JS begins here.
+    /// The thread's current engine is this one inside (`PEThreadEngineCurrent`), and the VM
+    /// counts the thread as inside it (`occupancy`), so a patched call on another thread takes
+    /// another VM (`VMPool`).
     @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
-        try apiLock.withLock(ctx) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let previous = PEThreadEngineSwap(me)
+        let arriving = previous != me
+        if arriving { PEAtomicAddLong(occupancy, 1) }
+        defer {
+            PEThreadEngineSwap(previous)
+            if arriving { PEAtomicAddLong(occupancy, -1) }
+        }
+        return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
             timeLimit.beginEntry()
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
@@ -268,8 +343,8 @@ final class Engine: @unchecked Sendable {
     /// for every thread that entered a callback after it to leave its own, instead of spinning in
     /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
     /// goes through here: native functions (`addFunction`), `N.send`, block functions.
-    @inline(__always) static func afterLockDrop<R>(_ body: () -> R) -> R {
-        let record = PELockDropOrderPush()
+    @inline(__always) static func afterLockDrop<R>(_ ctx: JSContextRef, _ body: () -> R) -> R {
+        let record = PELockDropOrderPush(UnsafeRawPointer(JSContextGetGroup(ctx)))
         defer { PELockDropOrderPop(record) }
         return body()
     }
@@ -407,5 +482,19 @@ struct JSThrown: Error {
 /// Holds a native function's closure for its JS object.
 final class NativeFunctionBox {
     let body: Engine.NativeFunction
-    init(_ body: @escaping Engine.NativeFunction) { self.body = body }
+    /// Whether a replay of a script's top level may call it (`Replay.allowedNatives`).
+    let isReplayable: Bool
+    unowned let engine: Engine
+    init(_ body: @escaping Engine.NativeFunction, name: String, engine: Engine) {
+        self.body = body
+        self.engine = engine
+        isReplayable = Replay.allowedNatives.contains(name)
+    }
+
+    /// Why the call is refused: during a replay into a secondary VM only functions without
+    /// effects outside that VM run (`Replay`).
+    @inline(__always) func refusal() -> String? {
+        guard !isReplayable, let replay = engine.replayed, replay.isReplaying else { return nil }
+        return Replay.refusal
+    }
 }

@@ -28,7 +28,7 @@ extension Engine {
         defer { evaluationStack.withLock { _ = $0.removeLast() }; PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name)
-            transactions.markApplied(name)
+            transactions.markApplied(name, evaluation: .init(code: preprocessed.code, baseDirectory: bundle == nil ? base : nil, bundle: bundle))
             return toSwift(value)
         } catch {
             let patchError = evaluationError(error, script: name)   // before the rollback drops the source map
@@ -101,8 +101,10 @@ extension Engine {
         return base.appendingPathComponent(path).path
     }
 
-    /// Undoes every change `script` recorded after `mark`, newest first.
+    /// Undoes every change `script` recorded after `mark`, newest first. In the main VM, whose
+    /// values the changes hold (a secondary VM takes its replay back when it next catches up).
     func rollBack(_ script: String, to mark: Int = 0, revert: Bool = true) {
+        guard index == 0 else { return Engine.shared.rollBack(script, to: mark, revert: revert) }
         for change in transactions.takeChanges(script, after: mark, revert: revert) {
             switch change {
             case let .method(_, token):

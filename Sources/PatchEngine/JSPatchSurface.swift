@@ -8,7 +8,13 @@ final class JSPatchState: @unchecked Sendable {
     /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
     /// JS values instead of boxes. Read on every boxed object's crossing, written by scripts: a
     /// plain flag (a stale read only converts one value the old way).
-    var autoConvert = false
+    var autoConvert: Bool {
+        get { flags.autoConvert }
+        set { flags.autoConvert = newValue }
+    }
+    /// The process's setting (every VM converts alike).
+    final class Flags: @unchecked Sendable { var autoConvert = false }
+    private let flags: Flags
     /// jspatch.js's exports ({JPEngine, defineJSClass, autoConvertOCType}), once loaded.
     var surface: JSObjectRef?
     var jsClassRemover: JSObjectRef?
@@ -16,14 +22,22 @@ final class JSPatchState: @unchecked Sendable {
     struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
     /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
     /// cannot write past them, and the object a getPointer() block keeps alive until free().
-    let allocations = LockedValue<[UInt: Allocation]>([:])
+    let allocations: LockedValue<[UInt: Allocation]>
     /// defineCFunction's functions by name and resolved types (kept for the process: a few).
     let cFunctions = LockedValue<[String: JSValueRef]>([:])
     /// The same by name and types as written, while the struct definitions are those of
     /// `generation` (emptied when they change: what a written type list means can change then).
     let cFunctionsAsWritten = LockedValue<(generation: Int, functions: [String: JSValueRef])>((0, [:]))
     /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
-    let registeredExtensions = LockedValue<[String: String]>([:])
+    let registeredExtensions: LockedValue<[String: String]>
+
+    /// The allocations and the registered extensions are the process's (every VM's); the rest
+    /// holds JS values of one VM.
+    init(sharingWith other: JSPatchState? = nil) {
+        allocations = other?.allocations ?? LockedValue([:])
+        flags = other?.flags ?? Flags()
+        registeredExtensions = other?.registeredExtensions ?? LockedValue([:])
+    }
 }
 
 extension PatchEngine {
@@ -177,6 +191,7 @@ extension Engine {
             return JSValueMakeNumber(ctx, PENumberGetDouble(object))
         }
         addFunction(j, "setAutoConvert") { [unowned self] _, _, a in
+            if isReplaying { return nil }   // set for every VM when the script was applied
             let previous = jspatch.autoConvert
             jspatch.autoConvert = JSValueToBoolean(ctx, arg(a, 0))
             transactions.record(.custom(description: "autoConvertOCType", undo: { [unowned self] in jspatch.autoConvert = previous }),
@@ -195,6 +210,8 @@ extension Engine {
             return nil
         }
         addFunction(j, "recordJSClass") { [unowned self] _, _, a in
+            // A replay's JS classes live and go with the secondary VM.
+            if isReplaying { return nil }
             let name = JSC.makeString(ctx, string(a, 0))
             let previous = arg(a, 1)
             JSValueProtect(ctx, name); JSValueProtect(ctx, previous)
@@ -212,6 +229,10 @@ extension Engine {
         let global = JSContextGetGlobalObject(ctx)!
         let jsName = JSC.string(name)
         defer { JSStringRelease(jsName) }
+        if isReplaying {   // a secondary VM's global, gone with it; nothing to record
+            JSObjectSetProperty(ctx, global, jsName, value, JSPropertyAttributes(kJSPropertyAttributeNone), nil)
+            return
+        }
         let had = JSObjectHasProperty(ctx, global, jsName)
         let previous: JSValueRef? = had ? JSObjectGetProperty(ctx, global, jsName, nil) : nil
         if let previous { JSValueProtect(ctx, previous) }

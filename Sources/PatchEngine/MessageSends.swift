@@ -63,8 +63,15 @@ final class SendSelectors: @unchecked Sendable {
 
 extension Engine {
     /// `N.send`: a C callback (no Swift closure box, no argument array).
-    static let sendFunction: JSObjectCallAsFunctionCallback = { _, _, _, argc, argv, exception in
-        Engine.afterLockDrop { Engine.shared.send(argc, argv, exception) }
+    static let sendFunction: JSObjectCallAsFunctionCallback = { ctx, _, _, argc, argv, exception in
+        Engine.afterLockDrop(ctx!) {
+            let engine = Engine.of(ctx!)
+            if engine.replayed?.isReplaying == true {
+                exception?.pointee = JSC.makeError(ctx!, Replay.refusal)
+                return JSValueMakeUndefined(ctx)
+            }
+            return engine.send(argc, argv, exception)
+        }
     }
 
     /// `N.sendSelector(name, argc)`: the number `send` takes for the selector of a JS name.

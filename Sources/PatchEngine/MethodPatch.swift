@@ -18,6 +18,9 @@ final class JSMethod {
     /// Some argument is a struct: entered through the signature's call adapter when it has one.
     let hasStructArguments: Bool
     private let ctx: JSGlobalContextRef
+    /// The method's function in each secondary VM its script was replayed into, at the VM's index
+    /// (`VMPool`; the main VM's is `function`), published with release: read on every call there.
+    private let replicas: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     init(function: JSObjectRef, selector: String, script: String, className: String, signature: ObjCSignature,
          ctx: JSGlobalContextRef) {
@@ -29,12 +32,32 @@ final class JSMethod {
         family = OwnershipFamily(selector: selector)
         isDealloc = selector == "dealloc"
         hasStructArguments = (2..<signature.argumentCount).contains { signature.argument($0).kind == .structure }
+        replicas = .allocate(capacity: VMPool.capacity)
+        replicas.initialize(repeating: nil, count: VMPool.capacity)
         PELiveRecordAdjust(PELiveRecordJSMethod, 1)
     }
 
     deinit {
         JSValueUnprotect(ctx, function)
+        for index in 1..<VMPool.capacity {
+            if let replica = replicas[index], let vm = Engine.shared.pool.vm(index) { JSValueUnprotect(vm.ctx, OpaquePointer(replica)) }
+        }
+        replicas.deallocate()
         PELiveRecordAdjust(PELiveRecordJSMethod, -1)
+    }
+
+    /// The function to run in the VM of `index`: nil in a secondary VM its script was not (or not
+    /// yet) replayed into.
+    @inline(__always) func function(forVM index: Int) -> JSObjectRef? {
+        index == 0 ? function : PEAtomicLoadPointer(replicas + index).map { OpaquePointer($0) }
+    }
+
+    /// A replay made `function` (protected in that VM) this method's function in the VM of
+    /// `index`, or took it back (nil). Only the thread holding that VM calls it.
+    func setReplica(_ function: JSObjectRef?, vm index: Int, ctx: JSGlobalContextRef) {
+        let old = replicas[index]
+        PEAtomicStorePointer(replicas + index, function.map { UnsafeMutableRawPointer($0) })
+        if let old { JSValueUnprotect(ctx, OpaquePointer(old)) }
     }
 
     /// The slot's token: a +1 reference, given back by `PEPatchTokenRetire` through the releaser.
@@ -44,13 +67,21 @@ final class JSMethod {
 extension Engine {
     func installRuntimeHandlers() {
         PESetPatchHandler { slot, frame, token in
-            Engine.shared.runPatch(slot!, frame!, token)
+            // Inside an entry (native code called from JS), the thread stays in that entry's VM;
+            // else it takes a VM no other thread is in (`VMPool`).
+            if let current = PEThreadEngineCurrent() {
+                Unmanaged<Engine>.fromOpaque(current).takeUnretainedValue().runPatch(slot!, frame!, token)
+            } else {
+                Engine.shared.pool.withFreeVM { $0.runPatch(slot!, frame!, token) }
+            }
         }
         PESetPatchTokenReleaser { token in
             Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
         }
         PESetBlockHandlers({ token, frame in
-            Engine.shared.runBlock(token, frame!)
+            // A block runs in the VM that made it (its function is that VM's).
+            let record = Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).takeUnretainedValue()
+            record.engine.runBlock(token, frame!)
         }, { token in
             Unmanaged<JSBlock>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).release()
         })
@@ -61,12 +92,21 @@ extension Engine {
     func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, _ token: UInt) {
         // No retain per call: the dispatcher runs this inside an epoch, which keeps the record
         // alive until the call has returned even if its patch is reverted meanwhile.
-        Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef {
-            runPatch(slot, frame, method: $0)
+        Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
+            if let function = method.function(forVM: index) {
+                runPatch(slot, frame, method: method, function: function)
+            } else {
+                // Not replayed here (its script calls native code at its top level, or was applied
+                // after this VM last caught up while an evaluation was running): the main VM runs it.
+                // Extra arguments a JS call here left for it are this VM's values: dropped.
+                if !extraArguments.isEmpty { _ = extraArguments.take(receiver: frame.receiver, selector: method.selector) }
+                let main = Engine.shared
+                main.runPatch(slot, frame, method: method, function: method.function)
+            }
         }
     }
 
-    private func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, method: JSMethod) {
+    private func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, method: JSMethod, function: JSObjectRef) {
         let signature = frame.signature
         let receiver = frame.receiver
         let isDealloc = method.isDealloc
@@ -76,7 +116,7 @@ extension Engine {
         // caller's pool, where a method's autoreleased result belongs.
         var returnedObject: UnsafeMutableRawPointer?
         do {
-            var result = try callWithFrameArguments(method, frame, signature, receiverRetained: !isDealloc)
+            var result = try callWithFrameArguments(method, function, frame, signature, receiverRetained: !isDealloc)
             let returnKind = returnType.kind
             // The usual results skip the general checks (each a call into JavaScriptCore, which takes
             // its lock) that would only say what is known already.
@@ -132,13 +172,13 @@ extension Engine {
 
     /// Calls `function` as runtime.js's wrappers expect, `function(receiver, arg1, ...)`, with the
     /// frame's receiver and arguments as JS values, made and passed under one hold of the API lock.
-    private func callWithFrameArguments(_ method: JSMethod, _ frame: UnsafeMutablePointer<PEFrame>,
+    private func callWithFrameArguments(_ method: JSMethod, _ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
         // A call from JS with more arguments than the selector takes (ExtraArguments).
         let extras = extraArguments.isEmpty ? [] : extraArguments.take(receiver: frame.receiver, selector: method.selector)
         if !extras.isEmpty {
             let count = signature.argumentCount - 1
-            return try call(method.function, argumentCount: count + extras.count) { args in
+            return try call(function, argumentCount: count + extras.count) { args in
                 args[0] = box(frame.receiver, retain: receiverRetained)
                 for i in 2..<signature.argumentCount { args[i - 1] = try toJS(frame.argument(i), signature.argument(i)) }
                 for (i, value) in extras.enumerated() { args[count + i] = value }
@@ -146,7 +186,7 @@ extension Engine {
         }
         if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
             return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { args in
-                args[0] = method.function
+                args[0] = function
                 args[1] = box(frame.receiver, retain: receiverRetained)
                 var next = 2
                 for i in 2..<signature.argumentCount {
@@ -162,7 +202,6 @@ extension Engine {
                 }
             }
         }
-        let function = method.function
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
         return try call(function, argumentCount: count) { args in
             // self inside dealloc must not be retained: the object is going away.

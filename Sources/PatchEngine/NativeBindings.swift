@@ -66,14 +66,21 @@ extension Engine {
         addFunction(n, "defineClass") { [unowned self] _, _, a in
             // The script comes with the call (runtime.js's context), else it is the evaluation's.
             let script = JSValueIsString(ctx, arg(a, 4)) ? string(a, 4) : (currentEvaluation()?.name ?? "<runtime>")
+            if isReplaying {
+                return try replayDefineClass(string(a, 0), instanceMethods: arg(a, 2), classMethods: arg(a, 3), script: script)
+            }
             return try defineClass(string(a, 0), properties: arg(a, 1), instanceMethods: arg(a, 2),
                                    classMethods: arg(a, 3), script: script)
         }
+        // A replay defines nothing outside its VM: the registries are every VM's, and the
+        // evaluation replayed defined these already.
         addFunction(n, "defineProtocol") { [unowned self] _, _, a in
+            if isReplaying { return nil }
             try defineProtocol(string(a, 0), instance: arg(a, 1), classMethods: arg(a, 2))
             return nil
         }
         addFunction(n, "defineStruct") { [unowned self] _, _, a in
+            if isReplaying { return nil }
             guard JSValueIsString(ctx, arg(a, 0)), JSValueIsString(ctx, arg(a, 1)), JSValueIsArray(ctx, arg(a, 2)) else {
                 throw BridgeError("defineStruct expects {name: string, types: string, keys: [string]}")
             }
@@ -171,7 +178,10 @@ extension Engine {
             }
             return JSC.makeString(ctx, describeJS(value))
         }
-        addFunction(n, "log") { [unowned self] _, _, a in log(string(a, 0)); return nil }
+        addFunction(n, "log") { [unowned self] _, _, a in
+            if !isReplaying { log(string(a, 0)) }   // logged once, when the script was applied
+            return nil
+        }
         addFunction(n, "dispatch") { [unowned self] _, _, a in
             let kind = Int(JSValueToNumber(ctx, arg(a, 0), nil))
             let seconds = JSValueToNumber(ctx, arg(a, 1), nil)

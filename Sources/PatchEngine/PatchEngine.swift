@@ -74,7 +74,7 @@ public enum PatchEngine {
     public static func collectGarbage() {
         guard Engine.isStarted else { return }
         let engine = Engine.shared
-        engine.collectGarbageNow()
+        for vm in engine.allVMs { vm.collectGarbageNow() }
         engine.drainReleases()
         engine.releaseFreeMemory()
     }
@@ -139,6 +139,7 @@ public enum PatchEngine {
             if !engine.apiLock.withLock(engine.ctx, { engine.timeLimit.set(newValue) }), newValue != nil {
                 Engine.shared.log("this JavaScriptCore has no execution time limit: executionTimeLimit is ignored")
             }
+            for vm in engine.pool.secondaries { vm.takeLimits(from: engine) }
         }
     }
 
@@ -172,7 +173,31 @@ public enum PatchEngine {
             }
             engine.timeLimit.heapGrowth.bytes = newValue
             engine.apiLock.withLock(engine.ctx) { engine.timeLimit.arm() }
+            for vm in engine.pool.secondaries { vm.takeLimits(from: engine) }
         }
+    }
+
+    /// How many JavaScriptCore VMs the engine may run at once (1...32), the main one included.
+    /// Default 8.
+    ///
+    /// A patched call made on a thread outside JS runs in the main VM when no other thread is in
+    /// it, else in a secondary VM no thread is in, made on first need (≈ 1 MB and a few ms each;
+    /// the applied scripts are replayed into it, docs/threads.md). So a thread never waits for
+    /// another thread's JS — except past this many threads in JS at once, when the rest share the
+    /// main VM, whose lock JavaScriptCore hands back last-in first-out across threads. 1: every
+    /// thread shares one VM (no replays; JS globals are one set for all threads). Lowering it
+    /// doesn't stop VMs already made; they stay unused past the new maximum.
+    public static var maximumVMs: Int {
+        get { Engine.shared.pool.maximum }
+        set { Engine.shared.pool.maximum = newValue }
+    }
+
+    /// Makes secondary VMs until there are `count` (within `maximumVMs`) and replays the applied
+    /// scripts into each one not in use, so that threads running patched methods at the same time
+    /// don't pay for a VM's start (`make bench`: "Secondary VM") on their first call. Call it after
+    /// applying patches, off the main thread, if the app runs patched methods on several threads.
+    public static func prepareVMs(_ count: Int) {
+        Engine.shared.pool.prepare(count)
     }
 
     /// C functions scripts may call through `defineCFunction` (none by default).

@@ -18,13 +18,21 @@ final class StructRegistry: @unchecked Sendable {
         var typesByName: [String: String] = [:]
         /// Resolved fields per parsed type (types are interned and never freed, so the pointer
         /// names one type for good); emptied whenever a definition changes.
-        var fieldsByType: [OpaquePointer: StructFields] = [:]
+        var fieldsByType: [VMKey: StructFields] = [:]
         /// Call adapters per method signature (signatures of slots are never freed), and the
         /// signatures that can't have one; emptied with `fieldsByType`.
-        var adaptersBySignature: [OpaquePointer: CallAdapter] = [:]
+        var adaptersBySignature: [VMKey: CallAdapter] = [:]
         var signaturesWithoutAdapter: Set<OpaquePointer> = []
         /// Counts the changes of any definition (define and restore).
         var generation = 0
+    }
+
+    /// A type or signature in one VM: what is cached holds JS values, which belong to one VM
+    /// (the engine runs one VM per concurrently running thread, docs/threads.md).
+    struct VMKey: Hashable {
+        let vm: OpaquePointer
+        let item: OpaquePointer
+        init(_ ctx: JSContextRef, _ item: OpaquePointer) { vm = JSContextGetGroup(ctx)!; self.item = item }
     }
 
     /// How a patched method with struct arguments is entered with one call into JS: a function
@@ -156,7 +164,8 @@ final class StructRegistry: @unchecked Sendable {
     /// The call adapter of `signature` (a method's, with at least one struct argument), made on
     /// first use; nil when a struct of it can't be made in JS (too many fields, a "__proto__" key).
     func callAdapter(for signature: ObjCSignature, _ ctx: JSContextRef) throws -> CallAdapter? {
-        let cached = layouts.withLock { ($0.adaptersBySignature[signature.raw], $0.signaturesWithoutAdapter.contains(signature.raw)) }
+        let key = VMKey(ctx, signature.raw)
+        let cached = layouts.withLock { ($0.adaptersBySignature[key], $0.signaturesWithoutAdapter.contains(signature.raw)) }
         if let adapter = cached.0 { return adapter }
         if cached.1 { return nil }
         var structArguments: [StructFields?] = []
@@ -185,7 +194,7 @@ final class StructRegistry: @unchecked Sendable {
             return nil
         }
         let adapter = CallAdapter(function: function, structArguments: structArguments, parameterCount: parameters.count)
-        layouts.withLock { $0.adaptersBySignature[signature.raw] = adapter }
+        layouts.withLock { $0.adaptersBySignature[key] = adapter }
         return adapter
     }
 
@@ -307,7 +316,8 @@ final class StructRegistry: @unchecked Sendable {
     }
 
     func fields(for type: ObjCType, _ ctx: JSContextRef) throws -> StructFields {
-        if let cached = layouts.withLock({ $0.fieldsByType[type.raw] }) { return cached }
+        let key = VMKey(ctx, type.raw)
+        if let cached = layouts.withLock({ $0.fieldsByType[key] }) { return cached }
         let name = type.name
         let keys = layouts.withLock { $0.keysByName[name] }
         guard let keys else {
@@ -335,7 +345,7 @@ final class StructRegistry: @unchecked Sendable {
         let fields = StructFields((0..<leaves.count).map { (paths[$0], alternates[$0], leaves[$0].offset, leaves[$0].type) }, ctx: ctx)
         layouts.withLock { layouts in
             // Only while the keys are still those read above (a definition may have changed meanwhile).
-            if layouts.keysByName[name] == keys { layouts.fieldsByType[type.raw] = fields }
+            if layouts.keysByName[name] == keys { layouts.fieldsByType[key] = fields }
         }
         return fields
     }

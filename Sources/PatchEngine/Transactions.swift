@@ -33,12 +33,34 @@ final class TransactionLog: @unchecked Sendable {
         var includes: [String: Int] = [:]
         /// Source maps of the script and the files it included, by source URL, for error positions.
         var sourceMaps: [String: Preprocessed] = [:]
+        /// Each evaluation that applied it, oldest first: what a secondary VM replays (`Replay`).
+        var evaluations: [AppliedEvaluation] = []
+        /// Changes with every evaluation that applies it (numbered in the whole log).
+        var application = 0
+    }
+
+    /// What an evaluation ran, to run it again in a secondary VM.
+    struct AppliedEvaluation {
+        let code: String
+        let baseDirectory: URL?
+        let bundle: [String: String]?
+    }
+
+    /// One applied script as a secondary VM replays it: its evaluations and the JS methods they
+    /// installed, in the order they installed them.
+    struct History {
+        let script: String
+        let application: Int
+        let evaluations: [AppliedEvaluation]
+        let methods: [(slot: OpaquePointer, token: UInt)]
     }
 
     private struct State {
         var scripts: [String: Script] = [:]
         var order: [String] = []                 // applied scripts, oldest first
         var slotStacks: [OpaquePointer: [(script: String, token: UInt)]] = [:]
+        /// Counts applications and reverts: a secondary VM compares it with the one it caught up to.
+        var generation = 0
     }
 
     private let state = LockedValue(State())
@@ -56,11 +78,31 @@ final class TransactionLog: @unchecked Sendable {
         }
     }
 
-    /// Marks `script` applied (it evaluated without error), even if it changed nothing.
-    func markApplied(_ script: String) {
+    /// Marks `script` applied (it evaluated without error), even if it changed nothing;
+    /// `evaluation` is what it ran.
+    func markApplied(_ script: String, evaluation: AppliedEvaluation) {
         state.withLock { state in
             if !state.order.contains(script) { state.order.append(script) }
-            if state.scripts[script] == nil { state.scripts[script] = Script() }
+            state.generation += 1
+            state.scripts[script, default: Script()].evaluations.append(evaluation)
+            state.scripts[script]!.application = state.generation
+        }
+    }
+
+    /// Changes whenever a script is applied or reverted.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// The applied scripts, oldest first, as a secondary VM replays them.
+    func history() -> [History] {
+        state.withLock { state in
+            state.order.compactMap { name in
+                guard let record = state.scripts[name] else { return nil }
+                let methods = record.changes.compactMap { change -> (slot: OpaquePointer, token: UInt)? in
+                    if case let .method(slot, token) = change { return (slot, token) }
+                    return nil
+                }
+                return History(script: name, application: record.application, evaluations: record.evaluations, methods: methods)
+            }
         }
     }
 
@@ -116,6 +158,7 @@ final class TransactionLog: @unchecked Sendable {
             record.changes.removeSubrange(start...)
             record.includes = record.includes.filter { $0.value < start }
             if revert || (record.changes.isEmpty && !state.order.contains(script)) {
+                if state.order.contains(script) { state.generation += 1 }
                 state.scripts[script] = nil
                 state.order.removeAll { $0 == script }
             } else {

@@ -9,6 +9,7 @@
 struct PELockDropRecord {
     uint64_t seq;     /* place in the record order */
     uint64_t start;   /* `seq` as this thread's JS began; 0: not begun in a tracked entry */
+    const void *vm;   /* the VM whose lock was dropped: only records of one VM are ordered */
     PELockDropRecord *previous, *next, *nextFree;
 };
 
@@ -59,15 +60,17 @@ uint64_t PELockDropOrderJSBegin(void) {
 
 void PELockDropOrderJSEnd(uint64_t saved) { jsStart = saved; }
 
-PELockDropRecord *PELockDropOrderPush(void) {
+PELockDropRecord *PELockDropOrderPush(const void *vm) {
     void (*hook)(void) = __atomic_load_n(&beforePushHook, __ATOMIC_ACQUIRE);
     if (hook) hook();
     PELockDropRecord *r = allocate();
     r->start = jsStart;
+    r->vm = vm;
     r->next = NULL;
     jsStart = 0;   /* native code now; JS it runs without a tracked entry is unproven */
     pthread_mutex_lock(&mutex);
-    if (tail && r->start < tail->seq) unproven++;
+    for (const PELockDropRecord *earlier = tail; earlier; earlier = earlier->previous)
+        if (earlier->vm == vm) { if (r->start < earlier->seq) unproven++; break; }
     r->seq = lastSeq + 1;
     __atomic_store_n(&lastSeq, r->seq, __ATOMIC_RELEASE);
     r->previous = tail;
@@ -81,17 +84,25 @@ PELockDropRecord *PELockDropOrderPush(void) {
    was made (or untracked), so it may have dropped the API lock before `r`'s thread did. */
 static bool unprovenAfter(const PELockDropRecord *r) {
     for (const PELockDropRecord *later = r->next; later; later = later->next)
-        if (later->start < r->seq) return true;
+        if (later->vm == r->vm && later->start < r->seq) return true;
+    return false;
+}
+
+/* Whether a thread recorded after `r` is inside a callback of the same VM. Threads in other VMs
+   hold other locks: JavaScriptCore orders nothing between them. */
+static bool laterInSameVM(const PELockDropRecord *r) {
+    for (const PELockDropRecord *later = r->next; later; later = later->next)
+        if (later->vm == r->vm) return true;
     return false;
 }
 
 void PELockDropOrderPop(PELockDropRecord *r) {
     pthread_mutex_lock(&mutex);
-    if (r->next) {
+    if (laterInSameVM(r)) {
         waits++;
         bool bounded = false;
         struct timespec deadline;
-        while (r->next) {
+        while (laterInSameVM(r)) {
             if (!unprovenAfter(r)) {
                 /* Every later record dropped after this thread: JavaScriptCore would make this
                    thread wait for each of them too (spinning); wait for them blocked. */
@@ -112,7 +123,7 @@ void PELockDropOrderPop(PELockDropRecord *r) {
             waiters++;
             int status = pthread_cond_timedwait(&changed, &mutex, &deadline);
             waiters--;
-            if (status == ETIMEDOUT && r->next && unprovenAfter(r)) {
+            if (status == ETIMEDOUT && laterInSameVM(r) && unprovenAfter(r)) {
                 /* Maybe recorded in the other order than JavaScriptCore's: its order decides. */
                 fallbacks++;
                 break;

@@ -25,3 +25,13 @@ uint64_t PEThreadEntryCurrent(void) { return current; }
 void PEThreadEntryMarkTerminated(void) { terminated = true; }
 bool PEThreadEntryWasTerminated(void) { return terminated; }
 long PEThreadEntryOpenThreads(void) { return __atomic_load_n(&openThreads, __ATOMIC_RELAXED); }
+
+static _Thread_local void *currentEngine;
+
+void *PEThreadEngineCurrent(void) { return currentEngine; }
+
+void *PEThreadEngineSwap(void *engine) {
+    void *previous = currentEngine;
+    currentEngine = engine;
+    return previous;
+}

@@ -4,7 +4,10 @@ import PatchEngine
 import PatchFixtures
 import PatchRuntime
 
-/// Threads coming back from native calls made from JS (docs/threads.md, "The drop-order tracker").
+/// Threads coming back from native calls made from JS in one VM (docs/threads.md, "The drop-order
+/// tracker"): with `PatchEngine.maximumVMs = 1`, as when threads share a VM past the maximum, or
+/// call blocks and handlers in the VM that made them (with more VMs the threads of these cases
+/// run in VMs of their own and don't wait at all: ConcurrentVMTests).
 /// JavaScriptCore takes its API lock back last dropped, first back: a thread whose native call
 /// returned while a thread that entered later is still in its native call waits. It used to spin
 /// inside JavaScriptCore while it waited (its CPU time, which the time limit counts, ran the whole
@@ -30,7 +33,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// but blocked: its CPU time over the whole call stays near 0 (before: ≈ the 1 s wait, spent
     /// spinning in JavaScriptCore's grabAllLocks). Both callers get their patch's result.
     func testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning() throws {
-        let child = try runInChildProcess("testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning") { try spinningCase(nested: false) }
+        let child = try runInChildProcess("testAThreadWhoseNativeCallReturnedWaitsWithoutSpinning") { PatchEngine.maximumVMs = 1; try spinningCase(nested: false) }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 102 A-waited-for-B yes fallbacks 0", "exit \(child.status)\n\(child.output.suffix(2000))")
         let cpu = Double(child.line("lock-drop-cpu: ") ?? "") ?? .infinity
@@ -42,7 +45,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// at once (A entered it after B: nothing to wait for), and A's outer native call then waits
     /// for B, blocked.
     func testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt() throws {
-        let child = try runInChildProcess("testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt") { try spinningCase(nested: true) }
+        let child = try runInChildProcess("testANestedCallbackWaitsOnlyForThreadsThatEnteredAfterIt") { PatchEngine.maximumVMs = 1; try spinningCase(nested: true) }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 1101 B 102 A-waited-for-B yes fallbacks 0", "exit \(child.status)\n\(child.output.suffix(2000))")
         let cpu = Double(child.line("lock-drop-cpu: ") ?? "") ?? .infinity
@@ -58,7 +61,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// clock for B's entry (docs/threads.md). It guards the wait against being charged to A.
     func testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded() throws {
         if runsWithoutPrivateSymbols { throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)") }
-        let child = try runInChildProcess("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { try limitCase() }
+        let child = try runInChildProcess("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { PatchEngine.maximumVMs = 1; try limitCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 1102 A-waited-for-B yes fallbacks 0 errors 0 applied yes", "exit \(child.status)\n\(child.output.suffix(2000))")
     }
@@ -69,7 +72,7 @@ final class LockDropOrderTests: PatchTestCase {
     /// is still in its native call — which here waits for A to finish: an unbounded wait would
     /// be a deadlock JavaScriptCore alone doesn't have.
     func testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock() throws {
-        let child = try runInChildProcess("testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock") { try unprovenOrderCase() }
+        let child = try runInChildProcess("testAWaitInAnUnprovenOrderIsBoundedSoItAddsNoDeadlock") { PatchEngine.maximumVMs = 1; try unprovenOrderCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 102 A-done-while-B-inside yes fallbacks 1", "exit \(child.status)\n\(child.output.suffix(2000))")
     }

@@ -24,8 +24,9 @@
 
 typedef struct PELockDropRecord PELockDropRecord;
 
-/* First thing in a JS → native callback (the API lock has just been dropped). */
-PELockDropRecord *PELockDropOrderPush(void);
+/* First thing in a JS → native callback (the API lock of `vm` has just been dropped). A record
+   waits only for later records of the same VM: each VM has its own lock and drop order. */
+PELockDropRecord *PELockDropOrderPush(const void *vm);
 /* Last thing before the callback returns to JavaScriptCore: waits (blocked, not spinning) until
    no thread recorded later is still inside a callback, or — for a later record whose order is not
    proven — at most PE_LOCK_DROP_UNPROVEN_WAIT_MS; then removes the record. */

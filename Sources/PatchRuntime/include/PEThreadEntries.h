@@ -21,4 +21,9 @@ void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
 /* Threads with an entry open now. */
 long PEThreadEntryOpenThreads(void);
+/* The engine (an `Engine` instance: one JavaScriptCore VM) of this thread's innermost entry, or
+   NULL outside every entry. Entries swap it in and back (Engine.entering); a native → JS call
+   made on a thread already inside an entry stays in that entry's VM (docs/threads.md). */
+void *PEThreadEngineCurrent(void);
+void *PEThreadEngineSwap(void *engine);
 #endif

@@ -1,0 +1,168 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// Bringing a secondary VM (`VMPool`) up to the applied scripts: each script's evaluations run
+/// again in that VM, oldest script first, with `defineClass` binding its functions to the method
+/// records the main VM's evaluation installed (`JSMethod.setReplica`) instead of installing
+/// anything. The top level runs again, so a script's globals get their initial values in that VM.
+///
+/// Only what has no effect outside the VM may run during a replay: defining classes, JS-only
+/// methods, globals, JSPatch's JS classes, `require`, block and struct values (`allowedNatives`).
+/// A script whose top level does more (sends a message, includes a file, adds a hook or a
+/// route, defines a struct or protocol...) is not replayed, nor any script applied after it: their
+/// methods keep running in the main VM, shared by threads as before. A replay that fails for any
+/// reason leaves the VM as it was before that script.
+enum Replay {
+    /// Native functions a replayed top level may call (`NativeFunctionBox.isReplayable`).
+    static let allowedNatives: Set<String> = [
+        // runtime.js and direct.js setting themselves up, and lookups
+        "setJSOnlyTable", "setJSOnlyRemover", "setCallFrame", "setScriptGetter", "setDirectStamp",
+        "loadDirectCalls", "resolveDirect", "convertArgument", "finishDirect", "call",
+        "getClass", "classChain", "sendSelector", "superStart", "toJS", "weak", "strong", "sizeof",
+        "resourcePath", "log",
+        // definitions, each replayed without a change outside the VM
+        "defineClass", "defineGlobal", "defineStruct", "defineProtocol", "makeBlock",
+        // JSPatch's surface
+        "loadJSPatch", "registeredExtension", "setJSClassRemover", "recordJSClass", "setAutoConvert",
+        "ocNumber", "toOCNumber", "toJSNumber",
+    ]
+
+    static let refusal = "not replayable: a script replayed into a secondary VM may only define (docs/threads.md)"
+}
+
+/// A secondary VM's record of the scripts replayed into it. Touched only by the thread holding
+/// the VM (`VMPool` hands it over with an acquire/release exchange).
+final class ReplayLog {
+    struct Replayed {
+        let script: String
+        let application: Int
+        /// The methods given a function in this VM (kept alive so the function can be taken back).
+        var methods: [JSMethod] = []
+        /// JS-only methods written to this VM's table, with what each replaced (protected).
+        var jsOnly: [(className: String, name: String, previous: JSObjectRef?)] = []
+    }
+
+    var isReplaying = false
+    /// `TransactionLog.generation` when this VM last caught up.
+    var generation = -1
+    /// Replayed scripts, oldest first: a prefix of the applied ones.
+    var scripts: [Replayed] = []
+    /// The script being replayed, and its method records not yet bound, in install order.
+    var current: Replayed?
+    var pending: ArraySlice<(slot: OpaquePointer, token: UInt)> = []
+    /// Why the last script not replayed was not (for diagnostics and tests).
+    var lastFailure: String?
+}
+
+extension Engine {
+    /// Replays into this (secondary) VM the scripts applied since it last caught up, and takes
+    /// back what it replayed of scripts reverted since. Skipped while an evaluation is running
+    /// on another thread (it may be waiting for this one): methods not replayed run in the main
+    /// VM meanwhile.
+    func catchUp() {
+        guard let log = replayed else { return }
+        let generation = transactions.generation
+        guard log.generation != generation, evaluationLock.try() else { return }
+        defer { evaluationLock.unlock() }
+        let history = transactions.history()
+        var kept = 0
+        while kept < log.scripts.count, kept < history.count,
+              log.scripts[kept].script == history[kept].script, log.scripts[kept].application == history[kept].application {
+            kept += 1
+        }
+        while log.scripts.count > kept { takeBack(log.scripts.removeLast()) }
+        for script in history[kept...] {
+            guard let replayed = replay(script) else { break }
+            log.scripts.append(replayed)
+        }
+        log.generation = generation
+    }
+
+    /// Runs `script`'s evaluations again in this VM; nil (and nothing left of it) if it can't be.
+    private func replay(_ script: TransactionLog.History) -> ReplayLog.Replayed? {
+        guard let log = replayed else { return nil }
+        log.current = ReplayLog.Replayed(script: script.script, application: script.application)
+        log.pending = script.methods[...]
+        log.isReplaying = true
+        var failure: Error?
+        for evaluation in script.evaluations {
+            evaluationStack.withLock { $0.append(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
+                                                            bundle: evaluation.bundle, thread: pthread_self())) }
+            do {
+                _ = try evaluateRaw(evaluation.code, sourceURL: script.script)
+            } catch {
+                failure = error
+            }
+            evaluationStack.withLock { _ = $0.removeLast() }
+            if failure != nil { break }
+        }
+        log.isReplaying = false
+        let done = log.current!
+        log.current = nil
+        if failure == nil, !log.pending.isEmpty {
+            failure = BridgeError("the replay installed fewer methods than the evaluation")
+        }
+        log.pending = []
+        drainReleases()
+        if let failure {
+            log.lastFailure = "\(script.script): \(failure)"
+            takeBack(done)
+            return nil
+        }
+        return done
+    }
+
+    /// Takes what a replay gave this VM back: the methods' functions, the JS-only methods.
+    private func takeBack(_ replayed: ReplayLog.Replayed) {
+        for method in replayed.methods { method.setReplica(nil, vm: index, ctx: ctx) }
+        for entry in replayed.jsOnly.reversed() {
+            _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, entry.className), JSC.makeString(ctx, entry.name),
+                                          entry.previous ?? JSValueMakeNull(ctx)])
+            if let previous = entry.previous { JSValueUnprotect(ctx, previous) }
+        }
+    }
+
+    /// Whether this VM is replaying a script (a secondary VM catching up).
+    var isReplaying: Bool { replayed?.isReplaying == true }
+
+    /// `defineClass` during a replay: the class exists and its methods were installed by the
+    /// evaluation being replayed; each function is bound to the next of its method records.
+    func replayDefineClass(_ declarationText: String, instanceMethods: JSValueRef, classMethods: JSValueRef,
+                           script: String) throws -> JSValueRef {
+        let declaration = try ClassDeclaration(parsing: declarationText)
+        guard let cls = PEClassLookup(declaration.name), let metaclass = PEClassGetMetaClass(cls) else {
+            throw BridgeError("defineClass('\(declarationText)'): the class the evaluation defined is gone")
+        }
+        try replayMethods(instanceMethods, on: cls, className: declaration.name, isClassMethod: false, script: script)
+        try replayMethods(classMethods, on: metaclass, className: declaration.name, isClassMethod: true, script: script)
+        return definitionResult(declaration.name, cls)
+    }
+
+    private func replayMethods(_ methods: JSValueRef, on cls: UnsafeMutableRawPointer, className: String,
+                               isClassMethod: Bool, script: String) throws {
+        guard let log = replayed, !(JSValueIsUndefined(ctx, methods) || JSValueIsNull(ctx, methods)),
+              let object = JSValueToObject(ctx, methods, nil) else { return }
+        for jsName in JSC.propertyNames(ctx, object) {
+            guard let function = JSValueToObject(ctx, JSC.get(ctx, object, jsName), nil), JSObjectIsFunction(ctx, function) else {
+                throw BridgeError("defineClass('\(className)'): \(jsName) is not a function")
+            }
+            let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "arity"), nil))
+            let selector = SelectorName.selector(jsName: jsName, argumentCount: arity)
+            if let next = log.pending.first, PESlotFind(cls, selector) == next.slot {
+                log.pending.removeFirst()
+                bindMethod(function, definingClass: cls, selector: selector, script: script)
+                JSValueProtect(ctx, function)
+                let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: next.token)!).takeUnretainedValue()
+                method.setReplica(function, vm: index, ctx: ctx)
+                log.current?.methods.append(method)
+            } else if jsName.hasPrefix("_") {
+                let previous = writeJSOnly(className: (isClassMethod ? "+" : "") + className, name: jsName, method: function,
+                                           definingClass: cls, script: script)
+                log.current?.jsOnly.append((className: (isClassMethod ? "+" : "") + className, name: jsName, previous: previous))
+            } else {
+                throw BridgeError("defineClass('\(className)'): \(jsName) is not the method the evaluation installed next")
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import CJavaScriptCore
+import Foundation
+import PatchRuntime
+
+/// The engine's JavaScript VMs: the main one (`Engine.shared`, where scripts are evaluated) and
+/// secondary ones, made when a thread's patched call finds every VM in use by other threads.
+///
+/// Why: JavaScriptCore drops a VM's API lock around each native callback and takes it back last
+/// dropped, first back, across threads. Two threads in one VM wait for each other: a patched call
+/// whose native call has returned waits until every thread that called out later is back, and two
+/// such calls deadlock when the later one waits for the earlier one (docs/threads.md). A VM used
+/// by one thread at a time never makes a thread wait for another.
+///
+/// How: a thread outside every entry claims a VM no thread is in (`Engine.occupancy` 0 → 1, the
+/// main VM first), runs its patched call there and gives the VM back; native → JS calls made
+/// inside stay in that VM (`PEThreadEngineCurrent`). A secondary VM catches up with the applied
+/// scripts before it runs a call (`Replay`). Past `maximum` VMs a thread shares the main VM: the
+/// coupling above comes back for it, nothing fails.
+final class VMPool: @unchecked Sendable {
+    /// VMs the pool makes at most, the main one included: each costs ≈ 1 MB and its start
+    /// (docs/threads.md, "A VM per thread running JS").
+    static let defaultMaximum = 8
+    /// The most `maximum` can be: per-VM tables are this long (`JSMethod`'s functions).
+    static let capacity = 32
+
+    private struct State {
+        var secondaries: [Engine] = []
+        var maximum = VMPool.defaultMaximum
+    }
+    private let state = LockedValue(State())
+    /// Serialises making VMs (a thread waiting here needs one anyway).
+    private let making = NSLock()
+
+    /// Runs `body` with a VM this thread holds alone, if there is one: the main VM when no thread
+    /// is in it, else a secondary one (made if needed, up to `maximum`), else the main VM shared.
+    @inline(__always) func withFreeVM<R>(_ body: (Engine) -> R) -> R {
+        let main = Engine.shared
+        if PEAtomicCompareExchangeLong(main.occupancy, 0, 1) {
+            defer { PEAtomicAddLong(main.occupancy, -1) }
+            return body(main)
+        }
+        return withSecondaryVM(main, body)
+    }
+
+    private func withSecondaryVM<R>(_ main: Engine, _ body: (Engine) -> R) -> R {
+        guard let engine = claimSecondary(main) else { return body(main) }
+        defer { PEAtomicAddLong(engine.occupancy, -1) }
+        engine.catchUp()
+        return body(engine)
+    }
+
+    /// A secondary VM with this thread counted in it, or nil when all `maximum` are in use.
+    private func claimSecondary(_ main: Engine) -> Engine? {
+        if let engine = claimExisting() { return engine }
+        making.lock()
+        defer { making.unlock() }
+        if let engine = claimExisting() { return engine }   // one was given back meanwhile
+        return makeVM(main)
+    }
+
+    /// A new secondary VM with this thread counted in it, or nil at `maximum`. Under `making`.
+    private func makeVM(_ main: Engine) -> Engine? {
+        let (count, maximum) = state.withLock { ($0.secondaries.count, $0.maximum) }
+        guard count + 1 < maximum else { return nil }
+        let engine = Engine(main: main, index: count + 1)
+        engine.occupancy.pointee = 1   // this thread's, before any other thread can see it
+        engine.start()
+        engine.takeLimits(from: main)
+        state.withLock { $0.secondaries.append(engine) }
+        return engine
+    }
+
+    /// Makes secondary VMs until there are `count` (at most `maximum` − 1) and brings every free
+    /// one up to the applied scripts, so that threads don't pay for it on their first patched call.
+    func prepare(_ count: Int) {
+        let main = Engine.shared
+        making.lock()
+        while secondaries.count < count, let engine = makeVM(main) {
+            engine.catchUp()
+            PEAtomicAddLong(engine.occupancy, -1)
+        }
+        making.unlock()
+        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
+            engine.catchUp()
+            PEAtomicAddLong(engine.occupancy, -1)
+        }
+    }
+
+    private func claimExisting() -> Engine? {
+        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) { return engine }
+        return nil
+    }
+
+    var secondaries: [Engine] { state.withLock { $0.secondaries } }
+
+    var maximum: Int {
+        get { state.withLock { $0.maximum } }
+        set { state.withLock { $0.maximum = min(max(1, newValue), VMPool.capacity) } }
+    }
+
+    /// The VM of `index` (0: the main one).
+    func vm(_ index: Int) -> Engine? {
+        index == 0 ? Engine.shared : state.withLock { index - 1 < $0.secondaries.count ? $0.secondaries[index - 1] : nil }
+    }
+
+    /// The engine of a VM (by its context group), or nil if it is not one of the pool's.
+    func engine(ofGroup group: JSContextGroupRef) -> Engine? {
+        if Engine.shared.contextGroup == group { return Engine.shared }
+        return secondaries.first { $0.contextGroup == group }
+    }
+}
+
+extension Engine {
+    /// The engine whose VM `ctx` belongs to: the thread's current one (a native callback runs
+    /// inside its VM's entry), else found in the pool.
+    @inline(__always) static func of(_ ctx: JSContextRef) -> Engine {
+        let group = JSContextGetGroup(ctx)
+        if let current = PEThreadEngineCurrent() {
+            let engine = Unmanaged<Engine>.fromOpaque(current).takeUnretainedValue()
+            if engine.contextGroup == group { return engine }
+        }
+        return group.flatMap { shared.pool.engine(ofGroup: $0) } ?? shared
+    }
+
+    /// Every VM of the process, the main one first.
+    var allVMs: [Engine] { [Engine.shared] + pool.secondaries }
+}
