@@ -3,11 +3,37 @@ import XCTest
 import PatchEngine
 import PatchFixtures
 
-/// Threads running patch code at the same time (issue 23: a VM per concurrently running thread;
-/// docs/threads.md, "The LIFO coupling"). Each case runs in a child process on fresh threads held
-/// at PFGate's gates; a deadlock is ended by the child's own bounded waits (or its deadline) and
-/// fails the test instead of hanging the suite.
+/// Threads running patch code at the same time don't wait for each other (issue 23; docs/threads.md,
+/// "The LIFO coupling"). With one JavaScriptCore VM, a patched call whose native call has
+/// returned cannot resume JS until every thread that called out from JS later is back, and two
+/// such calls deadlock. A thread entering JS while another thread is inside the engine's VM gets a
+/// VM of its own, so neither waits. Each case runs in a child process on fresh threads held at
+/// PFGate's gates; a deadlock is ended by the child's own bounded waits (or its deadline) and fails
+/// the test instead of hanging the suite.
 final class ConcurrentVMTests: PatchTestCase {
+    /// Thread A's patched method is in a native call (gate 1); thread B's patched method, entered
+    /// meanwhile, calls a native method that waits for gate 3, which A's JS opens right after its
+    /// native call returns. The test then lets A's native call return: both calls must return
+    /// their JS results within 5 s. With one VM, A waits for B (B called out later) and B for A:
+    /// stuck until B's native wait gives up after 8 s (B then gets -1 + 200).
+    func testTwoThreadsWaitingForEachOthersJSDoNotDeadlock() throws {
+        let child = try runInChildProcess("testTwoThreadsWaitingForEachOthersJSDoNotDeadlock") { try pairCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("concurrent-vm: "), "A 101 B 203 both-within-5s yes", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    /// Thread A's native call (made from its patched method) returns while thread B, which called
+    /// out from JS after A, is inside a 1 s native call: A's patched call returns to its native
+    /// caller at once — within 200 ms of the test letting A's native call return — not after B's
+    /// 1 s. With one VM it waits for B (blocked, by the drop-order tracker).
+    func testAPatchedCallContinuesAtOnceWhileALaterCallerIsInANativeCall() throws {
+        let child = try runInChildProcess("testAPatchedCallContinuesAtOnceWhileALaterCallerIsInANativeCall") { try continuesCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("concurrent-vm: "), "A 101 B 102 A-returned-while-B-inside yes", "exit \(child.status)\n\(child.output.suffix(2000))")
+        let latency = Double(child.line("concurrent-vm-seconds: ") ?? "") ?? .infinity
+        XCTAssertLessThan(latency, 0.2, "seconds from A's native call returning to A's patched call returning")
+    }
+
     /// 4 threads × 5,000 patched calls whose JS calls the original natively and returns a value
     /// made from `self` and the argument, while a fifth thread sits inside a patched method's
     /// native call for the whole run (so the 4 run in JS while another thread is inside the
@@ -25,6 +51,49 @@ final class ConcurrentVMTests: PatchTestCase {
 
     private func seconds(_ from: DispatchTime, _ to: DispatchTime) -> String {
         String(format: "%.3f", Double(Int64(to.uptimeNanoseconds) - Int64(from.uptimeNanoseconds)) / 1e9)
+    }
+
+    private func pairCase() throws {
+        pf_gate_reset()
+        try apply("""
+        defineClass('PFGate', {
+          run: function(gate) {
+            var G = require('PFGate')
+            if (gate == 1) { var passed = G.pass_(1); G.open_(3); return passed + 100 }
+            return G.pass_within_(3, 8) + 200
+          }
+        })
+        """)
+        let a = Worker { pf_gate_run(1) }
+        XCTAssertEqual(pf_gate_wait_reached(1, 10), 1)   // A in its native call
+        let b = Worker { pf_gate_run(2) }
+        XCTAssertEqual(pf_gate_wait_reached(3, 10), 1)   // B in its native call, waiting for A's JS
+        let released = DispatchTime.now()
+        pf_gate_open(1)
+        let deadline = released + .seconds(5)
+        let aInTime = a.done.wait(timeout: deadline) == .success
+        let bInTime = b.done.wait(timeout: deadline) == .success
+        if !aInTime { XCTAssertEqual(a.done.wait(timeout: .now() + 30), .success) }
+        if !bInTime { XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success) }
+        print("concurrent-vm: A \(a.result) B \(b.result) both-within-5s \(aInTime && bInTime ? "yes" : "no")")
+        print("concurrent-vm-seconds: A \(seconds(released, a.finishedAt)) B \(seconds(released, b.finishedAt))")
+    }
+
+    private func continuesCase() throws {
+        pf_gate_reset()
+        try apply("defineClass('PFGate', { run: function(gate) { return require('PFGate').pass_(gate) + 100 } })")
+        let a = Worker { pf_gate_run(1) }
+        XCTAssertEqual(pf_gate_wait_reached(1, 10), 1)   // A in its native call
+        let b = Worker { pf_gate_run(2) }
+        XCTAssertEqual(pf_gate_wait_reached(2, 10), 1)   // B called out after A
+        let released = DispatchTime.now()
+        pf_gate_open(1)                                  // A's native call returns; B's lasts 1 s
+        let returnedWhileBInside = a.done.wait(timeout: released + .seconds(1)) == .success
+        pf_gate_open(2)
+        if !returnedWhileBInside { XCTAssertEqual(a.done.wait(timeout: .now() + 30), .success) }
+        XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success)
+        print("concurrent-vm: A \(a.result) B \(b.result) A-returned-while-B-inside \(returnedWhileBInside ? "yes" : "no")")
+        print("concurrent-vm-seconds: \(seconds(released, a.finishedAt))")
     }
 
     private func loadCase() throws {

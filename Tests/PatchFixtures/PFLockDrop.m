@@ -19,11 +19,11 @@ static struct timespec deadlineAfter(double seconds)
     return t;
 }
 
-/* Marks `gate` reached and waits until it is opened; 0 after 30 s. */
-static int reachAndWait(int gate)
+/* Marks `gate` reached and waits until it is opened; 0 after `seconds`. */
+static int reachAndWaitWithin(int gate, double seconds)
 {
     if (gate < 0 || gate >= PFGateCount) return 0;
-    struct timespec deadline = deadlineAfter(30);
+    struct timespec deadline = deadlineAfter(seconds);
     int ok = 1;
     pthread_mutex_lock(&gateMutex);
     reached[gate] = 1;
@@ -35,8 +35,12 @@ static int reachAndWait(int gate)
     return ok;
 }
 
+static int reachAndWait(int gate) { return reachAndWaitWithin(gate, 30); }
+
 @interface PFGate : NSObject
 + (int)pass:(int)gate;
++ (int)pass:(int)gate within:(double)seconds;
++ (void)open:(int)gate;
 + (void)armPause:(int)gate;
 - (int)run:(int)gate;
 - (int)outer:(int)gate;
@@ -45,6 +49,8 @@ static int reachAndWait(int gate)
 
 @implementation PFGate
 + (int)pass:(int)gate { return reachAndWait(gate) ? gate : -1; }
++ (int)pass:(int)gate within:(double)seconds { return reachAndWaitWithin(gate, seconds) ? gate : -1; }
++ (void)open:(int)gate { pf_gate_open(gate); }
 + (void)armPause:(int)gate { pauseGate = gate; }
 - (int)run:(int)gate { return -gate; }
 - (int)outer:(int)gate { return -gate; }

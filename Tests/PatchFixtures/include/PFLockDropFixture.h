@@ -1,7 +1,8 @@
 /* PFGate: native calls that stop at a numbered gate until the test opens it, so a test can hold
    threads inside native calls made from JS in a chosen order (the drop-order tracker's tests).
    +pass: signals that the calling thread reached the gate and waits until it is opened (30 s at
-   most: -1 then). +armPause: (-1: none) makes the thread's next push stop at a gate. -run: returns -gate natively (scripts patch it to go through +pass:);
+   most: -1 then); +pass:within: the same with its own bound in seconds; +open: opens a gate
+   (from JS). +armPause: (-1: none) makes the thread's next push stop at a gate. -run: returns -gate natively (scripts patch it to go through +pass:);
    -outer: returns -gate natively (scripts patch it to call -runNested:); -runNested: stops at
    gate + 10 natively (no JS), then sends -run: (native → JS → native on one thread). */
 #ifndef PF_LOCK_DROP_FIXTURE_H
