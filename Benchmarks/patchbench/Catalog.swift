@@ -148,14 +148,15 @@ struct Catalog {
         for mode in EngineStart.Mode.allCases {
             let executable = settings.childExecutable
             catalog.add(Probe(id: "start.\(mode.rawValue)",
-                              summary: mode == .engine ? "PatchEngine start: context, bindings, runtime.js (fresh process)"
-                                                       : "bare JSGlobalContext + empty script (fresh process)",
+                              summary: mode.summary,
                               display: .duration,
                               prepare: { _ = try EngineStart.measureInChild(mode, executable: executable) },  // warms the page cache
                               kind: .single { try EngineStart.measureInChild(mode, executable: executable) }))
         }
         catalog.row("Engine start (fresh process each time, median of \(settings.startRuns))",
                     "PatchEngine start vs bare JSGlobalContext", subject: "start.engine", floor: "start.bare")
+        catalog.row("Secondary VM, made for threads running JS at once (fresh process each time, median of \(settings.startRuns))",
+                    "VM start + a 20-method patch replayed vs a second bare VM", subject: "start.secondary", floor: "start.bare-second")
         addLifecycleRows(to: &catalog, settings: settings)
         return catalog
     }

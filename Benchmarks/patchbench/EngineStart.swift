@@ -12,7 +12,25 @@ enum EngineStart {
         case engine
         /// The floor: a bare JSGlobalContext evaluating an empty script.
         case bare
+        /// A secondary VM (`PatchEngine.prepareVMs(1)`), the runtime and a 20-method patch
+        /// replayed into it, after the engine started and applied it.
+        case secondary
+        /// Its floor: a second bare VM (context group, global context, empty script) in a
+        /// process where JavaScriptCore already runs one.
+        case bareSecond = "bare-second"
+
+        var summary: String {
+            switch self {
+            case .engine: return "PatchEngine start: context, bindings, runtime.js (fresh process)"
+            case .bare: return "bare JSGlobalContext + empty script (fresh process)"
+            case .secondary: return "a secondary VM: context, bindings, runtime.js, a 20-method patch replayed (fresh process)"
+            case .bareSecond: return "a second bare context group + global context + empty script (fresh process)"
+            }
+        }
     }
+
+    /// The patch a secondary VM replays: 20 methods of a class the benchmark's fixtures define.
+    static let secondaryPatch = "defineClass('PBDirect', {" + (0..<20).map { "m\($0): function() { return \($0) }" }.joined(separator: ", ") + "})"
 
     /// Runs in the child: times one start in this (fresh) process.
     static func measureInProcess(_ mode: Mode) throws -> UInt64 {
@@ -23,6 +41,25 @@ enum EngineStart {
             let result = try PatchEngine.evaluate("", name: "patchbench-start.js")
             let elapsed = pb_now_ns() - start
             guard result == nil else { throw BenchError("an empty script evaluated to \(result!)") }
+            return elapsed
+        case .secondary:
+            _ = try PatchEngine.evaluate(secondaryPatch, name: "patchbench-secondary.js")
+            let start = pb_now_ns()
+            PatchEngine.prepareVMs(1)
+            return pb_now_ns() - start
+        case .bareSecond:
+            guard let first = JSGlobalContextCreate(nil) else { throw BenchError("no first context") }
+            defer { JSGlobalContextRelease(first) }
+            let start = pb_now_ns()
+            let group = JSContextGroupCreate()
+            let ctx = JSGlobalContextCreateInGroup(group, nil)
+            let script = JSStringCreateWithUTF8CString("")
+            let value = JSEvaluateScript(ctx, script, nil, nil, 1, nil)
+            let elapsed = pb_now_ns() - start
+            JSStringRelease(script)
+            guard let value, JSValueIsUndefined(ctx, value) else { throw BenchError("a second bare context failed to evaluate an empty script") }
+            JSGlobalContextRelease(ctx)
+            JSContextGroupRelease(group)
             return elapsed
         case .bare:
             let start = pb_now_ns()

@@ -43,7 +43,7 @@ struct PatchBench: ParsableCommand {
         guard targetMs > 0 else { throw ValidationError("--target-ms must be positive") }
         guard startRuns >= 1 else { throw ValidationError("--start-runs must be at least 1") }
         if let startOnly, EngineStart.Mode(rawValue: startOnly) == nil {
-            throw ValidationError("--start-only takes engine or bare")
+            throw ValidationError("--start-only takes \(EngineStart.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if let memoryOnly, MemoryProbes.Mode(rawValue: memoryOnly) == nil {
             throw ValidationError("--memory-only takes objects or cycles")
