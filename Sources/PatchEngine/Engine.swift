@@ -294,13 +294,19 @@ final class Engine: @unchecked Sendable {
     /// Evaluates code as is; a JS exception becomes `JSException` (`JSThrown` when
     /// `passingExceptions`, for a native function to raise it again unchanged), a termination by
     /// the time limit `ExecutionTimeout`.
-    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false) throws -> JSValueRef {
+    /// `topLevel`: a script's top level, which runs with runtime.js's per-call context of no
+    /// method (restored after). Without it, an evaluation made while another thread is inside a
+    /// patched call's native call (its JS nested in that call's entry) found that call's method as
+    /// the context, and recorded its definitions under that method's script.
+    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false, topLevel: Bool = false) throws -> JSValueRef {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
         var error: Error?
         let outerBatch = PEPoolEntryBegin()
         let result = entering { () -> JSValueRef? in
+            let saved = topLevel ? enterTopLevel() : nil
+            defer { if let saved { leaveTopLevel(saved) } }
             let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
             if let exception { error = thrownError(exception) }
             return result
@@ -388,6 +394,28 @@ final class Engine: @unchecked Sendable {
         guard let callFrame, let context = JSValueToObject(ctx, JSC.get(ctx, callFrame, "context"), nil) else { return nil }
         let script = JSC.get(ctx, context, "script")
         return JSValueIsString(ctx, script) ? JSC.toString(ctx, script) : nil
+    }
+
+    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method; returns
+    /// the previous ones, protected. Under the API lock.
+    private func enterTopLevel() -> (context: JSValueRef, globalSelf: JSValueRef)? {
+        guard let callFrame else { return nil }
+        let global = JSContextGetGlobalObject(ctx)!
+        let saved = (context: JSC.get(ctx, callFrame, "context"), globalSelf: JSC.get(ctx, global, "self"))
+        JSValueProtect(ctx, saved.context); JSValueProtect(ctx, saved.globalSelf)
+        let context = JSObjectMake(ctx, nil, nil)!
+        JSC.set(ctx, context, "self", undefinedValue)
+        JSC.set(ctx, context, "definingClass", JSValueMakeNull(ctx))
+        JSC.set(ctx, callFrame, "context", context)
+        JSC.set(ctx, global, "self", undefinedValue)
+        return saved
+    }
+
+    private func leaveTopLevel(_ saved: (context: JSValueRef, globalSelf: JSValueRef)) {
+        guard let callFrame else { return }
+        JSC.set(ctx, callFrame, "context", saved.context)
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", saved.globalSelf)
+        JSValueUnprotect(ctx, saved.context); JSValueUnprotect(ctx, saved.globalSelf)
     }
 
     private func resetCallContext() {

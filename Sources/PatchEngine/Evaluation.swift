@@ -27,7 +27,7 @@ extension Engine {
         let pool = PEPoolPush()
         defer { evaluationStack.withLock { _ = $0.removeLast() }; PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
         do {
-            let value = try evaluateRaw(preprocessed.code, sourceURL: name)
+            let value = try evaluateRaw(preprocessed.code, sourceURL: name, topLevel: true)
             transactions.markApplied(name, evaluation: .init(code: preprocessed.code, baseDirectory: bundle == nil ? base : nil, bundle: bundle))
             return toSwift(value)
         } catch {

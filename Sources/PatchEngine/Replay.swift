@@ -90,7 +90,7 @@ extension Engine {
             evaluationStack.withLock { $0.append(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
                                                             bundle: evaluation.bundle, thread: pthread_self())) }
             do {
-                _ = try evaluateRaw(evaluation.code, sourceURL: script.script)
+                _ = try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true)
             } catch {
                 failure = error
             }
