@@ -80,14 +80,18 @@ final class VMPool: @unchecked Sendable {
             PEAtomicAddLong(engine.occupancy, -1)
         }
         making.unlock()
-        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
+        for engine in secondaries where engine.index < maximum && PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
             engine.catchUp()
             PEAtomicAddLong(engine.occupancy, -1)
         }
     }
 
+    /// A free secondary VM within `maximum` (one made before it was lowered stays unused).
     private func claimExisting() -> Engine? {
-        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) { return engine }
+        let (engines, maximum) = state.withLock { ($0.secondaries, $0.maximum) }
+        for engine in engines where engine.index < maximum && PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
+            return engine
+        }
         return nil
     }
 
