@@ -74,5 +74,14 @@ extension Catalog {
                          probe: "memory.cycles", key: "residentGrowthPercent", unit: .percent, target: .atMost(5))
         catalog.countRow(cyclesSection, "kept per cycle over that span", probe: "memory.cycles",
                          key: "kilobytesPerCycle", unit: .kilobytes, target: .none)
+
+        // A VM per thread running JS (docs/threads.md): what each secondary VM costs.
+        let vms = 4
+        catalog.add(CountProbe(id: "memory.vms",
+                               summary: "\(vms) secondary VMs made with a 20-method patch replayed into each (fresh process)") {
+            try MemoryProbes.measureInChild(.vms, count: vms, executable: executable)
+        })
+        catalog.countRow("Memory: \(vms) secondary VMs (PatchEngine.prepareVMs), a 20-method patch replayed into each",
+                         "resident memory per VM", probe: "memory.vms", key: "kilobytesPerVM", unit: .kilobytes, target: .none)
     }
 }

@@ -11,6 +11,8 @@ enum MemoryProbes {
         case objects
         /// N apply/revert cycles of a patch of a few methods.
         case cycles
+        /// N secondary VMs made, with a 20-method patch replayed into each.
+        case vms
     }
 
     /// Methods of the class the cycles patch.
@@ -23,7 +25,23 @@ enum MemoryProbes {
         switch mode {
         case .objects: return try droppedObjects(count)
         case .cycles: return try applyRevertCycles(count)
+        case .vms: return try secondaryVMs(count)
         }
+    }
+
+    /// `PatchEngine.prepareVMs(count)` after the engine started and applied a 20-method patch:
+    /// what each VM adds to resident memory (its heap, runtime.js, the replayed patch).
+    private static func secondaryVMs(_ count: Int) throws -> [String: Double] {
+        _ = try PatchEngine.evaluate(EngineStart.secondaryPatch, name: "memory-vms.js")
+        PatchEngine.maximumVMs = count + 1
+        PatchEngine.collectGarbage()
+        let before = pb_resident_bytes()
+        PatchEngine.prepareVMs(count)
+        PatchEngine.collectGarbage()
+        let after = pb_resident_bytes()
+        guard before > 0 else { throw BenchError("resident memory is not readable here") }
+        return ["vms": Double(count), "residentBeforeBytes": Double(before), "residentAfterBytes": Double(after),
+                "kilobytesPerVM": (Double(after) - Double(before)) / Double(count) / 1024]
     }
 
     /// `PBCounted.make()` in a JS loop: each result is boxed for JS and dropped at once.

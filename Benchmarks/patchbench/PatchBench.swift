@@ -23,11 +23,11 @@ struct PatchBench: ParsableCommand {
     @Option(help: "Where to write the results as JSON.")
     var json = "bench-results/latest.json"
 
-    @Option(help: ArgumentHelp("Child mode: time one engine start (engine|bare) in this process and print the ns.",
+    @Option(help: ArgumentHelp("Child mode: time one engine start (engine|bare|secondary|bare-second) in this process and print the ns.",
                                visibility: .hidden))
     var startOnly: String?
 
-    @Option(help: ArgumentHelp("Child mode: run one memory probe (objects|cycles) in this process and print its values as JSON.",
+    @Option(help: ArgumentHelp("Child mode: run one memory probe (objects|cycles|vms) in this process and print its values as JSON.",
                                visibility: .hidden))
     var memoryOnly: String?
 
@@ -46,7 +46,7 @@ struct PatchBench: ParsableCommand {
             throw ValidationError("--start-only takes \(EngineStart.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if let memoryOnly, MemoryProbes.Mode(rawValue: memoryOnly) == nil {
-            throw ValidationError("--memory-only takes objects or cycles")
+            throw ValidationError("--memory-only takes objects, cycles or vms")
         }
     }
 
