@@ -49,9 +49,7 @@ final class VMReplayTests: PatchTestCase {
     func testJSGlobalsArePerVM() throws {
         try inChild("testJSGlobalsArePerVM", "main 11 12 13 held-worker 11 12 main 14 free-worker 15 held-worker 13 errors 0") {
             _ = try holdable()
-            try apply("var count = 10; defineClass('PFAccumulator', { mix: function(x) { count += 1; return count } })")
-            let object = Object(1)
-            let main = (0..<3).map { _ in pf_accumulator_mix(object.raw, 0) }
+            let (object, main) = try applyCounting()
             var holder = hold(gate: 1)
             let heldWorker = callList { (0..<2).map { _ in pf_accumulator_mix(object.raw, 0) } }
             _ = finished(heldWorker, within: 30)
@@ -194,9 +192,7 @@ final class VMReplayTests: PatchTestCase {
         try inChild("testWithOneVMAWorkerSharesTheMainVM", "maximum 1 main 11 12 13 worker 14 while-held yes holder 101 errors 0") {
             PatchEngine.maximumVMs = 1
             _ = try holdable()
-            try apply("var count = 10; defineClass('PFAccumulator', { mix: function(x) { count += 1; return count } })")
-            let object = Object(1)
-            let main = (0..<3).map { _ in pf_accumulator_mix(object.raw, 0) }
+            let (object, main) = try applyCounting()
             let holder = hold(gate: 1)
             let worker = call { pf_accumulator_mix(object.raw, 0) }
             let whileHeld = finished(worker, within: 3)
@@ -213,9 +209,7 @@ final class VMReplayTests: PatchTestCase {
     func testLoweringMaximumVMsLeavesSecondaryVMsUnused() throws {
         try inChild("testLoweringMaximumVMsLeavesSecondaryVMsUnused", "main 11 12 13 before-lowering 11 after-lowering 14 errors 0") {
             _ = try holdable()
-            try apply("var count = 10; defineClass('PFAccumulator', { mix: function(x) { count += 1; return count } })")
-            let object = Object(1)
-            let main = (0..<3).map { _ in pf_accumulator_mix(object.raw, 0) }
+            let (object, main) = try applyCounting()
             var holder = hold(gate: 1)
             let before = workerCall { pf_accumulator_mix(object.raw, 0) }
             release(holder, gate: 1)
@@ -294,6 +288,14 @@ final class VMReplayTests: PatchTestCase {
         let name = uniqueScriptName()
         try apply("defineClass('PFGate', { run: function(gate) { return require('PFGate').pass_(gate) + 100 } })", name: name)
         return name
+    }
+
+    /// Applies -[PFAccumulator mix:] counting in a global from 10, and calls it 3 times on this
+    /// thread (11 12 13 when it runs in the main VM).
+    private func applyCounting() throws -> (Object, [Int32]) {
+        try apply("var count = 10; defineClass('PFAccumulator', { mix: function(x) { count += 1; return count } })")
+        let object = Object(1)
+        return (object, (0..<3).map { _ in pf_accumulator_mix(object.raw, 0) })
     }
 
     /// A thread inside a patched call's native call in the main VM (no other thread is in JS).
