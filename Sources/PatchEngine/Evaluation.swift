@@ -55,6 +55,7 @@ extension Engine {
     /// the current script's transaction (a revert forgets it, so evaluating the script again
     /// includes the file again).
     func include(_ path: String) throws -> JSValueRef {
+        if isReplaying { return try replayInclude(path) }
         if let outer = currentEvaluation(), let bundle = outer.bundle {
             return try includeFromBundle(path, bundle: bundle, outer: outer)
         }

@@ -8,9 +8,9 @@ import PatchRuntime
 /// anything. The top level runs again, so a script's globals get their initial values in that VM.
 ///
 /// Only what has no effect outside the VM may run during a replay: defining classes, JS-only
-/// methods, globals, JSPatch's JS classes, `require`, block and struct values (`allowedNatives`).
-/// A script whose top level does more (sends a message, includes a file, adds a hook or a
-/// route, defines a struct or protocol...) is not replayed, nor any script applied after it: their
+/// methods, globals, JSPatch's JS classes, `require`, block and struct values, `include` of what
+/// the evaluation included (`allowedNatives`). A script whose top level does more (sends a
+/// message, adds a hook or a route, dispatches...) is not replayed, nor any script applied after it: their
 /// methods keep running in the main VM, shared by threads as before. A replay that fails for any
 /// reason leaves the VM as it was before that script.
 enum Replay {
@@ -22,7 +22,7 @@ enum Replay {
         "getClass", "classChain", "sendSelector", "superStart", "toJS", "weak", "strong", "sizeof",
         "resourcePath", "log",
         // definitions, each replayed without a change outside the VM
-        "defineClass", "defineGlobal", "defineStruct", "defineProtocol", "makeBlock",
+        "defineClass", "defineGlobal", "defineStruct", "defineProtocol", "makeBlock", "include",
         // JSPatch's surface
         "loadJSPatch", "registeredExtension", "setJSClassRemover", "recordJSClass", "setAutoConvert",
         "ocNumber", "toOCNumber", "toJSNumber",
@@ -41,6 +41,8 @@ final class ReplayLog {
         var methods: [JSMethod] = []
         /// JS-only methods written to this VM's table, with what each replaced (protected).
         var jsOnly: [(className: String, name: String, previous: JSObjectRef?)] = []
+        /// What `include` ran again in this replay (each once, as in the evaluation).
+        var included: Set<String> = []
     }
 
     var isReplaying = false
@@ -125,6 +127,22 @@ extension Engine {
 
     /// Whether this VM is replaying a script (a secondary VM catching up).
     var isReplaying: Bool { replayed?.isReplaying == true }
+
+    /// `include(path)` during a replay: the file or bundle script the evaluation included, run
+    /// again from the source the script's transaction kept (never read again), once per replay.
+    func replayInclude(_ path: String) throws -> JSValueRef {
+        guard let log = replayed, let outer = currentEvaluation() else { throw BridgeError(Replay.refusal) }
+        let key = outer.bundle != nil ? (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+                                      : URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL.path
+        guard log.current?.included.insert(key).inserted == true else { return JSValueMakeUndefined(ctx) }
+        guard let source = transactions.sourceMap(key, script: outer.name) else {
+            throw BridgeError("include(\"\(path)\"): not what the evaluation replayed included")
+        }
+        let base = outer.bundle == nil ? URL(fileURLWithPath: key).deletingLastPathComponent() : nil
+        evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
+        return try evaluateRaw(source.code, sourceURL: key, passingExceptions: true)
+    }
 
     /// `defineClass` during a replay: the class exists and its methods were installed by the
     /// evaluation being replayed; each function is bound to the next of its method records.

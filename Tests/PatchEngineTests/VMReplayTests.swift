@@ -39,6 +39,32 @@ final class VMReplayTests: PatchTestCase {
         }
     }
 
+    /// A delivered patch whose script includes another script of its bundle is replayed with the
+    /// include: the included script's top level (`helperBase` 70) and the method it defines run in
+    /// the secondary VM (a worker while the main VM is held gets 71, while the main VM's
+    /// `helperBase` was set to 100: 101), and the including script's top level after the include
+    /// ran there too. Broken if include were refused in a replay (the calls then run in the main
+    /// VM: 101), or ran a source other than the evaluation's.
+    func testADeliveredPatchWithAnIncludeIsReplayed() throws {
+        try inChild("testADeliveredPatchWithAnIncludeIsReplayed", "main 101 worker 71 while-held yes errors 0") {
+            _ = try holdable()
+            let bundle = [
+                "main.js": "include('helper.js'); helperBase = helperBase * 10 / 10",
+                "helper.js": "var helperBase = 70; defineClass('PFAccumulator', { mix: function(x) { if (x < 0) { helperBase = -x; return 0 } return helperBase + x } })",
+            ]
+            try PatchEngine.evaluate(bundle["main.js"]!, name: uniqueScriptName(), bundle: bundle)
+            let object = Object(1)
+            _ = pf_accumulator_mix(object.raw, -100)
+            let main = pf_accumulator_mix(object.raw, 1)
+            let holder = hold(gate: 1)
+            let worker = call { pf_accumulator_mix(object.raw, 1) }
+            let whileHeld = finished(worker, within: 10) && !holder.isDone
+            release(holder, gate: 1)
+            _ = finished(worker, within: 30)
+            return "main \(main) worker \(worker.result) while-held \(yesNo(whileHeld)) errors \(errors.errors.count)"
+        }
+    }
+
     /// JS globals are per VM, not per thread (PatchEngine.maximumVMs, docs/threads.md): a method
     /// counting in a global (top level 10) called 3 times on the main thread gives 11 12 13; a
     /// worker while the main VM is held starts from the top level in its secondary VM (11 12); the
