@@ -33,6 +33,8 @@ final class Engine: @unchecked Sendable {
     let pool: VMPool
     /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically.
     let occupancy: UnsafeMutablePointer<Int>
+    /// Threads with an entry open in this VM (`entering`), changed atomically.
+    let entriesOpen: UnsafeMutablePointer<Int>
     /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
     let replayed: ReplayLog?
 
@@ -111,6 +113,8 @@ final class Engine: @unchecked Sendable {
         self.index = index
         occupancy = UnsafeMutablePointer<Int>.allocate(capacity: 1)
         occupancy.initialize(to: 0)
+        entriesOpen = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        entriesOpen.initialize(to: 0)
         pool = main?.pool ?? VMPool()
         replayed = main == nil ? nil : ReplayLog()
         limits = main?.limits ?? LockedValue(PatchLimits())
@@ -331,14 +335,17 @@ final class Engine: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let previous = PEThreadEngineSwap(me)
         let arriving = previous != me
+        // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
+        // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
+        let othersInVM = arriving && PEAtomicAddLong(entriesOpen, 1) > 1
         if arriving { PEAtomicAddLong(occupancy, 1) }
         defer {
             PEThreadEngineSwap(previous)
-            if arriving { PEAtomicAddLong(occupancy, -1) }
+            if arriving { PEAtomicAddLong(occupancy, -1); PEAtomicAddLong(entriesOpen, -1) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
-            timeLimit.beginEntry()
+            timeLimit.beginEntry(othersInVM: othersInVM)
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }

@@ -129,13 +129,15 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Before an entry into JS, with the API lock held until the matching `endEntry`.
-    @inline(__always) func beginEntry() {
+    /// `othersInVM`: another thread has an entry open in this VM (threads in other VMs don't nest
+    /// this entry: each VM has its own outermost entry and watchdog).
+    @inline(__always) func beginEntry(othersInVM: Bool) {
         var othersOpen = false
         let entry = PEThreadEntryBegin(&othersOpen)
         guard entry != 0, armed > 0 else { return }
         // Alone, the VM's outermost entry: JavaScriptCore starts the clock on this thread itself.
         // Nested in another thread's, it starts none: restart it here, so it measures this thread.
-        if othersOpen { restartClock() } else { deadlineEntry = entry; spent = 0 }
+        if othersInVM { restartClock() } else { deadlineEntry = entry; spent = 0 }
     }
 
     /// After the entry's JS returned, still under the API lock.
