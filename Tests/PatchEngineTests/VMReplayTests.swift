@@ -27,15 +27,7 @@ final class VMReplayTests: PatchTestCase {
             var base = 40
             defineClass('PFAccumulator', { mix: function(x) { if (x < 0) { base = -x; return 0 } return base + 2 } })
             """)
-            let object = Object(1)
-            _ = pf_accumulator_mix(object.raw, -100)           // the main VM's base: 100
-            let main = pf_accumulator_mix(object.raw, 0)
-            let holder = hold(gate: 1)
-            let worker = call { pf_accumulator_mix(object.raw, 0) }
-            let whileHeld = finished(worker, within: 10) && !holder.isDone
-            release(holder, gate: 1)
-            _ = finished(worker, within: 30)
-            return "main \(main) worker \(worker.result) while-held \(yesNo(whileHeld)) errors \(errors.errors.count)"
+            return mainThenHeldWorker(argument: 0)
         }
     }
 
@@ -53,15 +45,7 @@ final class VMReplayTests: PatchTestCase {
                 "helper.js": "var helperBase = 70; defineClass('PFAccumulator', { mix: function(x) { if (x < 0) { helperBase = -x; return 0 } return helperBase + x } })",
             ]
             try PatchEngine.evaluate(bundle["main.js"]!, name: uniqueScriptName(), bundle: bundle)
-            let object = Object(1)
-            _ = pf_accumulator_mix(object.raw, -100)
-            let main = pf_accumulator_mix(object.raw, 1)
-            let holder = hold(gate: 1)
-            let worker = call { pf_accumulator_mix(object.raw, 1) }
-            let whileHeld = finished(worker, within: 10) && !holder.isDone
-            release(holder, gate: 1)
-            _ = finished(worker, within: 30)
-            return "main \(main) worker \(worker.result) while-held \(yesNo(whileHeld)) errors \(errors.errors.count)"
+            return mainThenHeldWorker(argument: 1)
         }
     }
 
@@ -314,6 +298,22 @@ final class VMReplayTests: PatchTestCase {
         let name = uniqueScriptName()
         try apply("defineClass('PFGate', { run: function(gate) { return require('PFGate').pass_(gate) + 100 } })", name: name)
         return name
+    }
+
+    /// For a -[PFAccumulator mix:] whose JS stores -x in a global when x < 0 and returns that
+    /// global + something otherwise: sets the main VM's global to 100, calls `mix: argument` on
+    /// this thread, then from a worker while the main VM is held; what each got, and whether the
+    /// worker returned while the holder was still in its native call.
+    private func mainThenHeldWorker(argument: Int32) -> String {
+        let object = Object(1)
+        _ = pf_accumulator_mix(object.raw, -100)
+        let main = pf_accumulator_mix(object.raw, argument)
+        let holder = hold(gate: 1)
+        let worker = call { pf_accumulator_mix(object.raw, argument) }
+        let whileHeld = finished(worker, within: 10) && !holder.isDone
+        release(holder, gate: 1)
+        _ = finished(worker, within: 30)
+        return "main \(main) worker \(worker.result) while-held \(yesNo(whileHeld)) errors \(errors.errors.count)"
     }
 
     /// Applies -[PFAccumulator mix:] counting in a global from 10, and calls it 3 times on this
