@@ -92,6 +92,13 @@ extension Engine {
     func runPatch(_ slot: OpaquePointer, _ frame: UnsafeMutablePointer<PEFrame>, _ token: UInt) {
         // No retain per call: the dispatcher runs this inside an epoch, which keeps the record
         // alive until the call has returned even if its patch is reverted meanwhile.
+        // A patched call made while this VM replays a script (app code a class lookup ran, such as
+        // +initialize) is a call like any other: its natives are not the replay's.
+        if let replay = replayed, replay.isReplaying {
+            replay.isReplaying = false
+            defer { replay.isReplaying = true }
+            return runPatch(slot, frame, token)
+        }
         Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
             if let function = method.function(forVM: index) {
                 runPatch(slot, frame, method: method, function: function)

@@ -74,12 +74,16 @@ final class VMPool: @unchecked Sendable {
     /// one up to the applied scripts, so that threads don't pay for it on their first patched call.
     func prepare(_ count: Int) {
         let main = Engine.shared
-        making.lock()
-        while secondaries.count < count, let engine = makeVM(main) {
+        while true {
+            // The replay runs outside `making`: a class it looks up may run app code (+initialize)
+            // that makes a patched call, which may need a VM.
+            making.lock()
+            let engine = secondaries.count < count ? makeVM(main) : nil
+            making.unlock()
+            guard let engine else { break }
             engine.catchUp()
             PEAtomicAddLong(engine.occupancy, -1)
         }
-        making.unlock()
         for engine in secondaries where engine.index < maximum && PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
             engine.catchUp()
             PEAtomicAddLong(engine.occupancy, -1)
