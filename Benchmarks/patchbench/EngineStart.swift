@@ -46,7 +46,9 @@ enum EngineStart {
             _ = try PatchEngine.evaluate(secondaryPatch, name: "patchbench-secondary.js")
             let start = pb_now_ns()
             PatchEngine.prepareVMs(1)
-            return pb_now_ns() - start
+            let elapsed = pb_now_ns() - start
+            guard PatchEngine.vmCount == 2 else { throw BenchError("prepareVMs(1) made no VM") }
+            return elapsed
         case .bareSecond:
             guard let first = JSGlobalContextCreate(nil) else { throw BenchError("no first context") }
             defer { JSGlobalContextRelease(first) }

@@ -40,7 +40,9 @@ enum MemoryProbes {
         PatchEngine.collectGarbage()
         let after = pb_resident_bytes()
         guard before > 0 else { throw BenchError("resident memory is not readable here") }
-        return ["vms": Double(count), "residentBeforeBytes": Double(before), "residentAfterBytes": Double(after),
+        guard PatchEngine.vmCount == count + 1 else { throw BenchError("prepareVMs(\(count)) left \(PatchEngine.vmCount) VMs, expected \(count + 1)") }
+        return ["vms": Double(count), "vmCount": Double(PatchEngine.vmCount),
+                "residentBeforeBytes": Double(before), "residentAfterBytes": Double(after),
                 "kilobytesPerVM": (Double(after) - Double(before)) / Double(count) / 1024]
     }
 

@@ -200,6 +200,9 @@ public enum PatchEngine {
         Engine.shared.pool.prepare(count)
     }
 
+    /// The VMs made so far, the main one included (each ≈ 1 MB: docs/threads.md).
+    public static var vmCount: Int { 1 + Engine.shared.pool.secondaries.count }
+
     /// C functions scripts may call through `defineCFunction` (none by default).
     public static var allowedCFunctions: Set<String> {
         get { settings.withLock { $0.allowedCFunctions } }

@@ -59,6 +59,18 @@ final class LifecycleTests: XCTestCase {
         XCTAssertNotNil(values["kilobytesPerCycle"])
     }
 
+    func testSecondaryVMsAreMadeInTheChild() throws {
+        let values = try MemoryProbes.measureInChild(.vms, count: 2, executable: patchbenchExecutable())
+        XCTAssertEqual(values["vms"], 2)
+        XCTAssertEqual(values["vmCount"], 3, "the main VM and the two prepareVMs made")
+        XCTAssertGreaterThan(values["residentAfterBytes"] ?? 0, values["residentBeforeBytes"] ?? .infinity, "two VMs take memory")
+    }
+
+    func testASecondaryVMStartIsTimedInTheChild() throws {
+        XCTAssertGreaterThan(try EngineStart.measureInChild(.secondary, executable: patchbenchExecutable()), 0)
+        XCTAssertGreaterThan(try EngineStart.measureInChild(.bareSecond, executable: patchbenchExecutable()), 0)
+    }
+
     func testDroppedObjectsAreDeallocatedByCollectGarbage() throws {
         // In this process too: a box keeps its object until JS collects it.
         try PatchEngine.evaluate("require('PBCounted')", name: "lifecycle-test-counted-setup.js")
@@ -112,6 +124,6 @@ final class LifecycleTests: XCTestCase {
         let catalog = Catalog.standard(settings: settings)
         XCTAssertEqual(catalog.rows(matching: "Patch of many").map(\.subject), ["patch.apply.6", "patch.revert.6"])
         XCTAssertEqual(catalog.rows(matching: "Patch of many").map(\.floor), ["patch.apply.3", "patch.revert.3"])
-        XCTAssertEqual(Set(catalog.countRows(matching: "Memory").map(\.probe)), ["memory.objects", "memory.cycles"])
+        XCTAssertEqual(Set(catalog.countRows(matching: "Memory").map(\.probe)), ["memory.objects", "memory.cycles", "memory.vms"])
     }
 }
