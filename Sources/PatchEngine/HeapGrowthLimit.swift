@@ -23,9 +23,9 @@ final class HeapGrowthLimit: @unchecked Sendable {
     /// The first check of a running entry and the shortest step between checks, in CPU seconds of
     /// its thread: growth of 2.3 GB/s (the sparse array) overshoots the budget by ≈ 25 MB at most.
     static let checkPeriod: TimeInterval = 0.01
-    /// The longest step between checks. Each check is a JavaScriptCore trap, which throws away the
-    /// optimised code of the JS running (measured: JS method calls in a long loop 5–8× slower with a
-    /// check every 10 ms), so an entry whose memory doesn't grow is checked rarely: the step is half
+    /// The longest step between checks. Each check is a JavaScriptCore trap, which in its signal
+    /// mode (Apple's; Linux uses polling, PEPlatform.h) throws away the optimised code of the JS
+    /// running (measured: JS method calls in a long loop 5–8× slower with a check every 10 ms), so an entry whose memory doesn't grow is checked rarely: the step is half
     /// the time the growth seen since the last check would take to reach the budget, within
     /// `checkPeriod`...`longestStep`.
     static let longestStep: TimeInterval = 0.16

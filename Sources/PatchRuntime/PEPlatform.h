@@ -371,6 +371,24 @@ static inline int64_t PEPlatformFootprint(void) {
 static inline int64_t PEPlatformFootprint(void) { return -1; }
 #endif
 
+/* How JavaScriptCore makes running JS take a trap (its watchdog: the execution time and heap growth
+   limits). Its default mode signals the thread running JS and throws away the optimised code found
+   running there, which must tier up again; the heap growth limit checks a long entry every 10-160
+   ms, and JavaScriptCore's watchdog timers are never cancelled (a stale one traps a later entry).
+   Measured (patchbench, JS calling JS-defined methods in 80 ms loops): 101 of 270 samples more
+   than 20x a plain JS call (up to 80x: the loop recompiled into 2.4-2.8 KB of slower code instead
+   of 768 bytes, or running in a lower tier meanwhile); none with the heap growth limit off.
+   JavaScriptCore's other mode, polling traps (a check at the loop heads and entries of optimised
+   code), never throws code away: 0 of 162, at ≈ +0.25 ns per loop iteration (docs/limits.md).
+   Linux: the option is read from the environment when JavaScriptCore initialises, so it is set
+   before main (PEJavaScriptCoreOptions.m) unless the environment already sets it. Apple: a
+   shipping app's framework takes no options from the environment; signal traps stay there. */
+#if defined(__linux__)
+static inline void PEPlatformChooseJSCTraps(void) { setenv("JSC_usePollingTraps", "true", 0); }
+#else
+static inline void PEPlatformChooseJSCTraps(void) {}
+#endif
+
 /* Threads not started by NSThread (Dispatch, Swift concurrency) must be made known to
    GNUstep before they use Foundation. Apple needs nothing. */
 #if PE_GNU_RUNTIME
