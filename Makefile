@@ -51,6 +51,7 @@ test: deps
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests
+	JSC_usePollingTraps=false $(RUN_TESTS) --filter 'ExecutionTimeLimitTests|HeapGrowthLimitTests|ThreadedTimeLimitTests|LockDropOrderTests|ConcurrentVMTests'
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop
