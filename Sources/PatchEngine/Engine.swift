@@ -391,11 +391,6 @@ final class Engine: @unchecked Sendable {
         }
     }
 
-    /// After a termination: the terminated JS skipped its `finally` blocks, so runtime.js's per-call
-    /// context (`self`, the defining class, the script) is the terminated method's. Stores through
-    /// the C API run no JS, so they are done even while the VM is still terminating (a JS resetter
-    /// was itself ended then, and the next script's definitions were recorded under the runaway's
-    /// name). Under the API lock, before another thread runs JS.
     /// The script of the JS method runtime.js's per-call context names (a plain property read).
     private func runningScript() -> String? {
         guard let callFrame, let context = JSValueToObject(ctx, JSC.get(ctx, callFrame, "context"), nil) else { return nil }
@@ -403,18 +398,13 @@ final class Engine: @unchecked Sendable {
         return JSValueIsString(ctx, script) ? JSC.toString(ctx, script) : nil
     }
 
-    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method; returns
-    /// the previous ones, protected. Under the API lock.
+    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method
+    /// (`resetCallContext`); returns the previous ones, protected. Under the API lock.
     private func enterTopLevel() -> (context: JSValueRef, globalSelf: JSValueRef)? {
         guard let callFrame else { return nil }
-        let global = JSContextGetGlobalObject(ctx)!
-        let saved = (context: JSC.get(ctx, callFrame, "context"), globalSelf: JSC.get(ctx, global, "self"))
+        let saved = (context: JSC.get(ctx, callFrame, "context"), globalSelf: JSC.get(ctx, JSContextGetGlobalObject(ctx), "self"))
         JSValueProtect(ctx, saved.context); JSValueProtect(ctx, saved.globalSelf)
-        let context = JSObjectMake(ctx, nil, nil)!
-        JSC.set(ctx, context, "self", undefinedValue)
-        JSC.set(ctx, context, "definingClass", JSValueMakeNull(ctx))
-        JSC.set(ctx, callFrame, "context", context)
-        JSC.set(ctx, global, "self", undefinedValue)
+        resetCallContext()
         return saved
     }
 
@@ -425,6 +415,12 @@ final class Engine: @unchecked Sendable {
         JSValueUnprotect(ctx, saved.context); JSValueUnprotect(ctx, saved.globalSelf)
     }
 
+    /// Makes runtime.js's per-call context that of no method (`self` undefined, no defining class),
+    /// by property stores through the C API, which run no JS. After a termination: the terminated
+    /// JS skipped its `finally` blocks, so the context is the terminated method's; the stores are
+    /// done even while the VM is still terminating (a JS resetter was itself ended then, and the
+    /// next script's definitions were recorded under the runaway's name). Under the API lock,
+    /// before another thread runs JS.
     private func resetCallContext() {
         guard let callFrame else { return }
         let context = JSObjectMake(ctx, nil, nil)!
