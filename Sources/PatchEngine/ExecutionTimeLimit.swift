@@ -132,8 +132,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// `othersInVM`: another thread has an entry open in this VM (threads in other VMs don't nest
     /// this entry: each VM has its own outermost entry and watchdog).
     @inline(__always) func beginEntry(othersInVM: Bool) {
-        var othersOpen = false
-        let entry = PEThreadEntryBegin(&othersOpen)
+        let entry = PEThreadEntryBegin()
         guard entry != 0, armed > 0 else { return }
         // Alone, the VM's outermost entry: JavaScriptCore starts the clock on this thread itself.
         // Nested in another thread's, it starts none: restart it here, so it measures this thread.

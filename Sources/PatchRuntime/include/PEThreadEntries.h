@@ -1,7 +1,7 @@
-/* The engine's entries into JavaScript, per thread: which outermost entry a thread is in, how
-   many threads have one open, and whether the execution time limit ended the thread's entry.
+/* The engine's entries into JavaScript, per thread: which outermost entry a thread is in, and whether the execution time limit ended the thread's entry.
    The time limit (ExecutionTimeLimit.swift) needs them to judge a thread by its own entry, not
-   by whichever thread JavaScriptCore's watchdog measured (docs/threads.md). In C for the
+   by whichever thread JavaScriptCore's watchdog measured (docs/threads.md); whether another
+   thread has an entry open in the same VM is counted per VM (`Engine.entriesOpen`). In C for the
    thread-local storage and atomics (Swift's Atomic needs macOS 15; the package supports 13). */
 #ifndef PE_THREAD_ENTRIES_H
 #define PE_THREAD_ENTRIES_H
@@ -9,9 +9,8 @@
 #include <stdint.h>
 
 /* Begins an entry on this thread. For the thread's outermost entry returns its number (unique in
-   the process, never 0) and sets *othersOpen to whether another thread had an entry open (in JS
-   or in a native call made from it); for a nested entry returns 0. */
-uint64_t PEThreadEntryBegin(bool *othersOpen);
+   the process, never 0); for a nested entry returns 0. */
+uint64_t PEThreadEntryBegin(void);
 /* Ends the entry begun last on this thread. */
 void PEThreadEntryEnd(void);
 /* The number of this thread's open outermost entry; 0 when the thread is in none. */
@@ -19,8 +18,6 @@ uint64_t PEThreadEntryCurrent(void);
 /* Marks this thread's open entry as ended by the time limit (until its outermost entry ends). */
 void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
-/* Threads with an entry open now. */
-long PEThreadEntryOpenThreads(void);
 /* The engine (an `Engine` instance: one JavaScriptCore VM) of this thread's innermost entry, or
    NULL outside every entry. Entries swap it in and back (Engine.entering); a native → JS call
    made on a thread already inside an entry stays in that entry's VM (docs/threads.md). */
