@@ -204,6 +204,13 @@ extension Engine {
         transactions.record(.jsOnlyMethod(className: className, name: name, previous: previousFunction), script: script)
     }
 
+    /// Takes a JS-only method out of this VM's table, putting back (and unprotecting) the
+    /// function it replaced, if any: what `writeJSOnly` did, undone.
+    func removeJSOnly(className: String, name: String, restoring previous: JSObjectRef?) {
+        _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), previous ?? JSValueMakeNull(ctx)])
+        if let previous { JSValueUnprotect(ctx, previous) }
+    }
+
     /// Writes the wrapper into this VM's table; returns the function it replaced, protected.
     func writeJSOnly(className: String, name: String, method: JSObjectRef,
                      definingClass: UnsafeMutableRawPointer, script: String) -> JSObjectRef? {

@@ -112,9 +112,7 @@ extension Engine {
                 // No slot holds it any more (takeChanges restored the stacks); calls may still run it.
                 PEPatchTokenRetire(token)
             case let .jsOnlyMethod(className, name, previous):
-                _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name),
-                                              previous ?? JSValueMakeNull(ctx)])
-                if let previous { JSValueUnprotect(ctx, previous) }
+                removeJSOnly(className: className, name: name, restoring: previous)
             case .classCreated, .protocolAttached:
                 break   // cannot be undone by either runtime; their methods were reverted above
             case let .structDefined(name, previous):

@@ -119,9 +119,7 @@ extension Engine {
     private func takeBack(_ replayed: ReplayLog.Replayed) {
         for method in replayed.methods { method.setReplica(nil, vm: index, ctx: ctx) }
         for entry in replayed.jsOnly.reversed() {
-            _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, entry.className), JSC.makeString(ctx, entry.name),
-                                          entry.previous ?? JSValueMakeNull(ctx)])
-            if let previous = entry.previous { JSValueUnprotect(ctx, previous) }
+            removeJSOnly(className: entry.className, name: entry.name, restoring: entry.previous)
         }
     }
 
