@@ -239,10 +239,7 @@ final class Engine: @unchecked Sendable {
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
             Engine.afterLockDrop(ctx!) {
                 let engine = Engine.of(ctx!)
-                if engine.replayed?.isReplaying == true {
-                    exception?.pointee = JSC.makeError(ctx!, Replay.refusal)
-                    return JSValueMakeUndefined(ctx)
-                }
+                if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
             }
         }
@@ -253,10 +250,7 @@ final class Engine: @unchecked Sendable {
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
             Engine.afterLockDrop(ctx!) {
                 let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
-                if let refusal = native.refusal() {
-                    exception?.pointee = JSC.makeError(ctx!, refusal)
-                    return JSValueMakeUndefined(ctx)
-                }
+                if !native.isReplayable, native.engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 let body = native.body
                 var args: [JSValueRef] = []
                 args.reserveCapacity(argc)
@@ -520,12 +514,5 @@ final class NativeFunctionBox {
         self.body = body
         self.engine = engine
         isReplayable = Replay.allowedNatives.contains(name)
-    }
-
-    /// Why the call is refused: during a replay into a secondary VM only functions without
-    /// effects outside that VM run (`Replay`).
-    @inline(__always) func refusal() -> String? {
-        guard !isReplayable, let replay = engine.replayed, replay.isReplaying else { return nil }
-        return Replay.refusal
     }
 }

@@ -66,10 +66,7 @@ extension Engine {
     static let sendFunction: JSObjectCallAsFunctionCallback = { ctx, _, _, argc, argv, exception in
         Engine.afterLockDrop(ctx!) {
             let engine = Engine.of(ctx!)
-            if engine.replayed?.isReplaying == true {
-                exception?.pointee = JSC.makeError(ctx!, Replay.refusal)
-                return JSValueMakeUndefined(ctx)
-            }
+            if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
             return engine.send(argc, argv, exception)
         }
     }

@@ -126,6 +126,15 @@ extension Engine {
     /// Whether this VM is replaying a script (a secondary VM catching up).
     var isReplaying: Bool { replayed?.isReplaying == true }
 
+    /// For a JS → native call that has effects outside the VM (a message send, a block call, a
+    /// native function not in `Replay.allowedNatives`): during a replay it is refused — the
+    /// exception set, true; otherwise false.
+    @inline(__always) func refusedDuringReplay(_ ctx: JSContextRef, _ exception: UnsafeMutablePointer<JSValueRef?>?) -> Bool {
+        guard isReplaying else { return false }
+        exception?.pointee = JSC.makeError(ctx, Replay.refusal)
+        return true
+    }
+
     /// `include(path)` during a replay: the file or bundle script the evaluation included, run
     /// again from the source the script's transaction kept (never read again), once per replay.
     func replayInclude(_ path: String) throws -> JSValueRef {
