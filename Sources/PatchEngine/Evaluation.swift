@@ -59,7 +59,7 @@ extension Engine {
         if let outer = currentEvaluation(), let bundle = outer.bundle {
             return try includeFromBundle(path, bundle: bundle, outer: outer)
         }
-        let url = URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL
+        let url = URL(fileURLWithPath: try includedFile(path))
         let outer = currentEvaluation()
         let script = outer?.name ?? url.path
         guard transactions.markIncluded(url.path, script: script) else { return JSValueMakeUndefined(ctx) }
@@ -69,26 +69,45 @@ extension Engine {
         }
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: url.path, script: script)
-        evaluationStack.withLock { $0.append(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(),
-                                          bundle: nil, thread: pthread_self())) }
-        defer { evaluationStack.withLock { _ = $0.removeLast() } }
         // An exception in the file keeps its own position (the file's line and column).
-        return try evaluateRaw(preprocessed.code, sourceURL: url.path, passingExceptions: true)
+        return try within(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(), bundle: nil, thread: pthread_self())) {
+            try evaluateRaw(preprocessed.code, sourceURL: url.path, passingExceptions: true)
+        }
+    }
+
+    /// The file `include(path)` names outside a delivered patch: resolved against the current
+    /// script's folder, standardized (the key it is included once under).
+    func includedFile(_ path: String) throws -> String {
+        URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL.path
+    }
+
+    /// The script `include(path)` names inside a delivered patch: its name in the bundle (a
+    /// leading `./` ignored).
+    static func bundledScript(_ path: String) -> String {
+        path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+    }
+
+    /// Runs `body` with `evaluation` the innermost on the evaluation stack (what `include`,
+    /// `defineClass` and `resourcePath` at a script's top level go by).
+    func within<R>(_ evaluation: Evaluation, _ body: () throws -> R) rethrows -> R {
+        evaluationStack.withLock { $0.append(evaluation) }
+        defer { evaluationStack.withLock { _ = $0.removeLast() } }
+        return try body()
     }
 
     /// `include(name)` inside a delivered patch: only another script of the same signed bundle, by
     /// its exact name; never a file, so a patch runs nothing its signature does not cover.
     private func includeFromBundle(_ path: String, bundle: [String: String], outer: Evaluation) throws -> JSValueRef {
-        let key = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        let key = Self.bundledScript(path)
         guard let source = bundle[key] else {
             throw BridgeError("include(\"\(path)\"): the patch \(outer.name) carries no script of that name")
         }
         guard transactions.markIncluded(key, script: outer.name) else { return JSValueMakeUndefined(ctx) }
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: key, script: outer.name)
-        evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) }
-        defer { evaluationStack.withLock { _ = $0.removeLast() } }
-        return try evaluateRaw(preprocessed.code, sourceURL: key, passingExceptions: true)
+        return try within(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) {
+            try evaluateRaw(preprocessed.code, sourceURL: key, passingExceptions: true)
+        }
     }
 
     /// `resourcePath(path)`: the current script's directory joined with `path`. Refused inside a

@@ -89,15 +89,15 @@ extension Engine {
         log.isReplaying = true
         var failure: Error?
         for evaluation in script.evaluations {
-            evaluationStack.withLock { $0.append(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
-                                                            bundle: evaluation.bundle, thread: pthread_self())) }
             do {
-                _ = try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true)
+                _ = try within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
+                                          bundle: evaluation.bundle, thread: pthread_self())) {
+                    try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true)
+                }
             } catch {
                 failure = error
+                break
             }
-            evaluationStack.withLock { _ = $0.removeLast() }
-            if failure != nil { break }
         }
         log.isReplaying = false
         let done = log.current!
@@ -139,16 +139,15 @@ extension Engine {
     /// again from the source the script's transaction kept (never read again), once per replay.
     func replayInclude(_ path: String) throws -> JSValueRef {
         guard let log = replayed, let outer = currentEvaluation() else { throw BridgeError(Replay.refusal) }
-        let key = outer.bundle != nil ? (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
-                                      : URL(fileURLWithPath: try resolvePath(path)).standardizedFileURL.path
+        let key = outer.bundle != nil ? Self.bundledScript(path) : try includedFile(path)
         guard log.current?.included.insert(key).inserted == true else { return JSValueMakeUndefined(ctx) }
         guard let source = transactions.sourceMap(key, script: outer.name) else {
             throw BridgeError("include(\"\(path)\"): not what the evaluation replayed included")
         }
         let base = outer.bundle == nil ? URL(fileURLWithPath: key).deletingLastPathComponent() : nil
-        evaluationStack.withLock { $0.append(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) }
-        defer { evaluationStack.withLock { _ = $0.removeLast() } }
-        return try evaluateRaw(source.code, sourceURL: key, passingExceptions: true)
+        return try within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) {
+            try evaluateRaw(source.code, sourceURL: key, passingExceptions: true)
+        }
     }
 
     /// `defineClass` during a replay: the class exists and its methods were installed by the
