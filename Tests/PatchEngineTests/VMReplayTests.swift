@@ -212,6 +212,26 @@ final class VMReplayTests: PatchTestCase {
         }
     }
 
+    /// `PatchEngine.prepareVMs` makes secondary VMs ahead of time, never past `maximumVMs` (8:
+    /// asked for 20, there are 8 with the main one), and a worker while the main VM is held runs in
+    /// one of them, with the script replayed (11: its own globals) and without making another
+    /// (still 8). Broken if prepareVMs made none or made more than the maximum allows, or if a
+    /// prepared VM were not used (a ninth made, or the main VM shared: 14).
+    func testPreparedVMsServeAWorkerWithinTheMaximum() throws {
+        try inChild("testPreparedVMsServeAWorkerWithinTheMaximum", "prepared 8 main 11 12 13 worker 11 while-held yes vms 8 errors 0") {
+            _ = try holdable()
+            let (object, main) = try applyCounting()
+            PatchEngine.prepareVMs(20)
+            let prepared = PatchEngine.vmCount
+            let holder = hold(gate: 1)
+            let worker = call { pf_accumulator_mix(object.raw, 0) }
+            let whileHeld = finished(worker, within: 10) && !holder.isDone
+            release(holder, gate: 1)
+            _ = finished(worker, within: 30)
+            return "prepared \(prepared) main \(list(main)) worker \(worker.result) while-held \(yesNo(whileHeld)) vms \(PatchEngine.vmCount) errors \(errors.errors.count)"
+        }
+    }
+
     /// `maximumVMs` lowered to 1 after a secondary VM was made: the documented semantics
     /// ("Lowering it doesn't stop VMs already made; they stay unused past the new maximum") say a
     /// worker then shares the main VM (14 after the main thread's 13). Before lowering, a worker
