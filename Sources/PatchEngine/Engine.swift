@@ -296,7 +296,9 @@ final class Engine: @unchecked Sendable {
     /// method (restored after). Without it, an evaluation made while another thread is inside a
     /// patched call's native call (its JS nested in that call's entry) found that call's method as
     /// the context, and recorded its definitions under that method's script.
-    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false, topLevel: Bool = false) throws -> JSValueRef {
+    /// `replaying`: the code is a replay's (`Replay`), whose native calls are restricted.
+    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false, topLevel: Bool = false,
+                     replaying: Bool = false) throws -> JSValueRef {
         let script = JSC.string(code), url = JSC.string(sourceURL)
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
@@ -304,7 +306,11 @@ final class Engine: @unchecked Sendable {
         let outerBatch = PEPoolEntryBegin()
         let result = entering { () -> JSValueRef? in
             let saved = topLevel ? enterTopLevel() : nil
-            defer { if let saved { leaveTopLevel(saved) } }
+            let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
+            defer {
+                if replaying { PEThreadReplayingSwap(outerReplay) }
+                if let saved { leaveTopLevel(saved) }
+            }
             let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
             if let exception { error = thrownError(exception) }
             return result
@@ -325,10 +331,16 @@ final class Engine: @unchecked Sendable {
     /// The thread's current engine is this one inside (`PEThreadEngineCurrent`), and the VM
     /// counts the thread as inside it (`occupancy`), so a patched call on another thread takes
     /// another VM (`VMPool`).
+    /// An entry into a secondary VM is no replay's JS (`PEThreadReplaying`): a replay marks its
+    /// own inside its entry (`evaluateRaw(replaying:)`); this one may be app code a replay's native
+    /// call ran on this thread (+initialize).
     @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let previous = PEThreadEngineSwap(me)
         let arriving = previous != me
+        let replaying = replayed == nil ? nil : PEThreadReplaying()
+        if replaying != nil { PEThreadReplayingSwap(nil) }
+        defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
         // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
         // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
         let othersInVM = arriving && PEAtomicAddLong(entriesOpen, 1) > 1

@@ -93,12 +93,8 @@ extension Engine {
         // No retain per call: the dispatcher runs this inside an epoch, which keeps the record
         // alive until the call has returned even if its patch is reverted meanwhile.
         // A patched call made while this VM replays a script (app code a class lookup ran, such as
-        // +initialize) is a call like any other: its natives are not the replay's.
-        if let replay = replayed, replay.isReplaying {
-            replay.isReplaying = false
-            defer { replay.isReplaying = true }
-            return runPatch(slot, frame, token)
-        }
+        // +initialize) is a call like any other: its natives are not the replay's (its entry is
+        // not the replay's, `entering`).
         Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!)._withUnsafeGuaranteedRef { method in
             if let function = method.function(forVM: index) {
                 runPatch(slot, frame, method: method, function: function)

@@ -45,7 +45,6 @@ final class ReplayLog {
         var included: Set<String> = []
     }
 
-    var isReplaying = false
     /// `TransactionLog.generation` when this VM last caught up.
     var generation = -1
     /// Replayed scripts, oldest first: a prefix of the applied ones.
@@ -86,20 +85,18 @@ extension Engine {
         guard let log = replayed else { return nil }
         log.current = ReplayLog.Replayed(script: script.script, application: script.application)
         log.pending = script.methods[...]
-        log.isReplaying = true
         var failure: Error?
         for evaluation in script.evaluations {
             do {
                 _ = try within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
                                           bundle: evaluation.bundle, thread: pthread_self())) {
-                    try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true)
+                    try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true, replaying: true)
                 }
             } catch {
                 failure = error
                 break
             }
         }
-        log.isReplaying = false
         let done = log.current!
         log.current = nil
         if failure == nil, !log.pending.isEmpty {
@@ -123,12 +120,20 @@ extension Engine {
         }
     }
 
-    /// Whether this VM is replaying a script (a secondary VM catching up).
-    var isReplaying: Bool { replayed?.isReplaying == true }
+    /// Whether the JS calling native code on this thread is this VM's replay of a script (a
+    /// secondary VM catching up): not another thread's JS in this VM meanwhile, nor app code the
+    /// replay's native calls ran (`PEThreadReplaying`).
+    @inline(__always) var isReplaying: Bool {
+        replayed != nil && PEThreadReplaying() == Unmanaged.passUnretained(self).toOpaque()
+    }
 
     /// For a JS → native call that has effects outside the VM (a message send, a block call, a
-    /// native function not in `Replay.allowedNatives`): during a replay it is refused — the
+    /// native function not in `Replay.allowedNatives`): made by a replay's JS it is refused — the
     /// exception set, true; otherwise false.
+    /// Per thread, not per VM: a replay lets go of the VM's API lock (JavaScriptCore drops it
+    /// around each native call, `require` and `defineClass` included), and a block, hook or
+    /// handler made in this VM can run here on another thread meanwhile; its calls are its own
+    /// (VMReplayTests.testABlockOfAVMCalledOnAnotherThreadWhileTheVMReplaysIsNotRefused).
     @inline(__always) func refusedDuringReplay(_ ctx: JSContextRef, _ exception: UnsafeMutablePointer<JSValueRef?>?) -> Bool {
         guard isReplaying else { return false }
         exception?.pointee = JSC.makeError(ctx, Replay.refusal)
@@ -146,7 +151,7 @@ extension Engine {
         }
         let base = outer.bundle == nil ? URL(fileURLWithPath: key).deletingLastPathComponent() : nil
         return try within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) {
-            try evaluateRaw(source.code, sourceURL: key, passingExceptions: true)
+            try evaluateRaw(source.code, sourceURL: key, passingExceptions: true, replaying: true)
         }
     }
 

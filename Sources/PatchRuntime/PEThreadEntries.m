@@ -31,3 +31,13 @@ void *PEThreadEngineSwap(void *engine) {
     currentEngine = engine;
     return previous;
 }
+
+static _Thread_local void *replayingEngine;
+
+void *PEThreadReplaying(void) { return replayingEngine; }
+
+void *PEThreadReplayingSwap(void *engine) {
+    void *previous = replayingEngine;
+    replayingEngine = engine;
+    return previous;
+}

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PatchEngine
 import PatchFixtures
+import PatchRuntime
 
 /// What a native caller sees of the VM pool's replays (issue 23, item 1; `VMPool`, `Replay`,
 /// `PatchEngine.maximumVMs`): a patched call on a thread that finds the main VM in use by another
@@ -294,6 +295,69 @@ final class VMReplayTests: PatchTestCase {
         }
     }
 
+    /// A block made in a secondary VM, called on another thread while that VM replays a script:
+    /// the replay lets go of the VM's API lock around each of its native calls (JavaScriptCore
+    /// drops it around every native callback; here the replaying worker is held by a test seam
+    /// before its first one is recorded, as a slow `require` — a long +initialize — would hold it),
+    /// so the block's JS runs in that VM meanwhile. Its message send is its own, not the replay's:
+    /// the caller gets the block's value (-1 + 4 + 1000 = 1003) while the replay is still held, and
+    /// the replay then finishes (the worker's call 512 in the secondary VM). Broken when the
+    /// refusal was per VM (`isReplaying` a flag of the VM): the block's send was refused with the
+    /// replay's error ("not replayable"), the caller got 0 and an error was reported.
+    func testABlockOfAVMCalledOnAnotherThreadWhileTheVMReplaysIsNotRefused() throws {
+        try inChild("testABlockOfAVMCalledOnAnotherThreadWhileTheVMReplaysIsNotRefused",
+                    "kept 7 held-in-replay yes block 1003 returned-while-held yes worker 512 errors 0") {
+            _ = try holdable()
+            let object = try applyKeepingABlock()
+            var holder = hold(gate: 1)
+            let kept = workerCall { pf_accumulator_mix(object.raw, -7) }   // the block is made in the secondary VM
+            release(holder, gate: 1)
+            try apply("var gate = require('PFGate')")   // a replay of this calls getClass
+            PELockDropOrderSetBeforePushHook(pf_gate_before_push)
+            defer { PELockDropOrderSetBeforePushHook(nil) }
+            holder = hold(gate: 2)
+            let replaying = call { pf_gate_arm_pause(3); return pf_accumulator_mix(object.raw, 2) }
+            let held = pf_gate_wait_reached(3, 10) == 1 && !replaying.isDone
+            let blockCaller = call { var missing: Int32 = 0; return pf_blocks_call_kept(4, &missing) }
+            let returnedWhileHeld = finished(blockCaller, within: 10) && !replaying.isDone
+            pf_gate_open(3)
+            _ = finished(replaying, within: 30)
+            release(holder, gate: 2)
+            print("vm-replay-errors: \(errors.errors.prefix(3))")
+            return "kept \(kept) held-in-replay \(yesNo(held)) block \(blockCaller.result) returned-while-held \(yesNo(returnedWhileHeld)) "
+                + "worker \(replaying.result) errors \(errors.errors.count)"
+        }
+    }
+
+    /// A class a replay looks up first in the process (`require('PFLateInitialize')` at a
+    /// script's top level, run only where an earlier call set `seen`: in the secondary VM, not at
+    /// the evaluation in the main VM): its +initialize runs on the replaying worker, inside the
+    /// replay's native call, and calls a patched method (-mix:3 → 513: the secondary VM's `seen`,
+    /// its replayed function) and a block made in that VM (1003, its send allowed) — app code, not
+    /// the replay. The worker's own call then gets 512 and nothing deadlocks. Broken before the
+    /// refusal applied per entry: the block's send was refused as the replay's (block 0, an error
+    /// reported; the patched call was already let through by a per-VM flag switched off around it).
+    func testAnInitializeRunByAReplayCallsPatchesAndBlocksAsTheApp() throws {
+        try inChild("testAnInitializeRunByAReplayCallsPatchesAndBlocksAsTheApp",
+                    "main 501 kept 7 before 511 initialized-by-evaluation 0 worker 512 initialize-mix 513 initialize-block 1003 errors 0") {
+            _ = try holdable()
+            let object = try applyKeepingABlock()
+            let main = pf_accumulator_mix(object.raw, 1)
+            var holder = hold(gate: 1)
+            let kept = workerCall { pf_accumulator_mix(object.raw, -7) }
+            let before = workerCall { pf_accumulator_mix(object.raw, 1) }
+            release(holder, gate: 1)
+            try apply("if (seen) { require('PFLateInitialize') }")
+            let initializedByEvaluation = pf_late_initialize_done()
+            holder = hold(gate: 2)
+            let worker = workerCall { pf_accumulator_mix(object.raw, 2) }
+            release(holder, gate: 2)
+            print("vm-replay-errors: \(errors.errors.prefix(3))")
+            return "main \(main) kept \(kept) before \(before) initialized-by-evaluation \(initializedByEvaluation) worker \(worker) "
+                + "initialize-mix \(pf_late_initialize_mixed()) initialize-block \(pf_late_initialize_block_result()) errors \(errors.errors.count)"
+        }
+    }
+
     // MARK: Helpers
 
     private var errors = ErrorCollector()
@@ -334,6 +398,26 @@ final class VMReplayTests: PatchTestCase {
         release(holder, gate: 1)
         _ = finished(worker, within: 30)
         return "main \(main) worker \(worker.result) while-held \(yesNo(whileHeld)) errors \(errors.errors.count)"
+    }
+
+    /// Applies -[PFAccumulator mix:]: 500 + x, + 10 once `seen`; `mix: -7` sets `seen` (in the VM
+    /// it runs in) and hands PFBlockHost a block made there, whose JS sends a message:
+    /// +[PFGate pass:-1 within:0] (-1 at once) + n + 1000.
+    private func applyKeepingABlock() throws -> Object {
+        try apply("""
+        var seen = 0
+        defineClass('PFAccumulator', { mix: function(x) {
+          if (x == -7) {
+            seen = 1
+            require('PFBlockHost').alloc().init().keepIntBlock(block('int, int', function(n) {
+              return require('PFGate').pass_within_(-1, 0) + n + 1000
+            }))
+            return 7
+          }
+          return 500 + x + seen * 10
+        } })
+        """)
+        return Object(1)
     }
 
     /// Applies -[PFAccumulator mix:] counting in a global from 10, and calls it 3 times on this

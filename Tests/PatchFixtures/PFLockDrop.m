@@ -106,6 +106,7 @@ static int sendGate(SEL selector, int gate)
     return result;
 }
 
+int pf_gate_pass(int gate, double seconds) { return reachAndWaitWithin(gate, seconds); }
 int pf_gate_run(int gate) { return sendGate(@selector(run:), gate); }
 int pf_gate_outer(int gate) { return sendGate(@selector(outer:), gate); }
 
@@ -116,3 +117,5 @@ void pf_gate_before_push(void)
     pauseGate = -1;
     reachAndWait(gate);
 }
+
+void pf_gate_arm_pause(int gate) { pauseGate = gate; }

@@ -23,4 +23,12 @@ bool PEThreadEntryWasTerminated(void);
    made on a thread already inside an entry stays in that entry's VM (docs/threads.md). */
 void *PEThreadEngineCurrent(void);
 void *PEThreadEngineSwap(void *engine);
+/* The engine whose replay (a secondary VM catching up, Replay.swift) is the JS of this thread's
+   innermost entry, or NULL. A replay's refusals apply to that JS only: not to another thread in
+   the VM meanwhile (JavaScriptCore drops the VM's lock around each of the replay's native calls,
+   so a block made in that VM can run there on another thread), nor to app code those native
+   calls run on this thread (a class's +initialize making a patched call or calling a block: a
+   new entry, which starts with NULL: Engine.entering). */
+void *PEThreadReplaying(void);
+void *PEThreadReplayingSwap(void *engine);
 #endif

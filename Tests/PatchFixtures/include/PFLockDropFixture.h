@@ -13,10 +13,14 @@ void pf_gate_reset(void);
 /* 1 once a thread has reached `gate` (+pass: or the push pause below), 0 after `seconds`. */
 int pf_gate_wait_reached(int gate, double seconds);
 void pf_gate_open(int gate);
+/* Natively, on this thread: marks `gate` reached and waits until it is opened; 0 after `seconds`. */
+int pf_gate_pass(int gate, double seconds);
 int pf_gate_run(int gate);      /* [[PFGate new] run:gate] */
 int pf_gate_outer(int gate);    /* [[PFGate new] outer:gate] */
 /* The drop-order tracker's before-push hook (PELockDropOrderSetBeforePushHook): on a thread that
    called +armPause: with a gate (from JS), the next push stops at that gate. */
 void pf_gate_before_push(void);
+/* +armPause: natively: this thread's next push stops at `gate` (-1: none). */
+void pf_gate_arm_pause(int gate);
 
 #endif

@@ -27,6 +27,7 @@
 #include "PFImplementationFixture.h"
 #include "PFDirectCallsFixture.h"
 #include "PFLockDropFixture.h"
+#include "PFLateInitializeFixture.h"
 
 #endif
 #include "PFModulesFixture.h"
