@@ -9,6 +9,9 @@
 #include <unistd.h>
 #if defined(__APPLE__)
 #include <mach/mach.h>
+#include <malloc/malloc.h>
+#elif defined(__GLIBC__)
+#include <malloc.h>
 #endif
 #if defined(GNU_RUNTIME) || defined(__GNU_LIBOBJC__)
 #define PB_LOOKUP(receiver, sel) objc_msg_lookup(receiver, sel)
@@ -88,5 +91,18 @@ uint64_t pb_resident_bytes(void) {
     int read = fscanf(f, "%llu %llu", &size, &resident);
     fclose(f);
     return read == 2 ? resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+#endif
+}
+
+uint64_t pb_malloc_bytes(void) {
+#if defined(__APPLE__)
+    malloc_statistics_t stats;
+    malloc_zone_statistics(NULL, &stats);
+    return stats.size_in_use;
+#elif defined(__GLIBC__)
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+#else
+    return 0;
 #endif
 }

@@ -83,5 +83,18 @@ extension Catalog {
         })
         catalog.countRow("Memory: \(vms) secondary VMs (PatchEngine.prepareVMs), a 20-method patch replayed into each",
                          "resident memory per VM", probe: "memory.vms", key: "kilobytesPerVM", unit: .kilobytes, target: .none)
+
+        // What a patched method costs when no secondary VM exists (its per-VM table is made only
+        // when a replay binds it: JSMethod).
+        let methods = 1_000
+        catalog.add(CountProbe(id: "memory.methods", summary: "a patch of \(methods) methods applied (fresh process)") {
+            try MemoryProbes.measureInChild(.methods, count: methods, executable: executable)
+        })
+        catalog.countRow("Memory: a patch of \(CountResult.grouped(Double(methods))) methods applied, no secondary VM",
+                         "resident memory per patched method", probe: "memory.methods", key: "kilobytesPerMethod",
+                         unit: .kilobytes, target: .none)
+        catalog.countRow("Memory: a patch of \(CountResult.grouped(Double(methods))) methods applied, no secondary VM",
+                         "C allocator's bytes in use per patched method", probe: "memory.methods", key: "mallocKilobytesPerMethod",
+                         unit: .kilobytes, target: .none)
     }
 }

@@ -13,6 +13,8 @@ enum MemoryProbes {
         case cycles
         /// N secondary VMs made, with a 20-method patch replayed into each.
         case vms
+        /// A patch of N methods applied (no secondary VM made).
+        case methods
     }
 
     /// Methods of the class the cycles patch.
@@ -26,7 +28,31 @@ enum MemoryProbes {
         case .objects: return try droppedObjects(count)
         case .cycles: return try applyRevertCycles(count)
         case .vms: return try secondaryVMs(count)
+        case .methods: return try patchedMethods(count)
         }
+    }
+
+    /// A patch overriding `count` methods of a generated class, applied once in a process that has
+    /// applied a small one (engine start, first-use work and `defineClass`'s code are before
+    /// "before"): what each patched method adds to resident memory — its record, its JS function,
+    /// the runtime's slot. Its first application is this one: a patch applied and reverted before
+    /// would leave freed records for the next to reuse.
+    private static func patchedMethods(_ count: Int) throws -> [String: Double] {
+        let warmUp = ManyMethodsPatch(count: 10, className: "PBMethodsWarmUp", scriptName: "memory-methods-warmup.js")
+        try warmUp.prepare()
+        try warmUp.apply()
+        let className = "PBMethods\(count)"
+        guard pb_many_methods_class(className, UInt32(count)) != nil else { throw BenchError("cannot make \(className)") }
+        PatchEngine.collectGarbage()
+        let (before, mallocBefore) = (pb_resident_bytes(), pb_malloc_bytes())
+        try PatchEngine.evaluate(ManyMethodsPatch.script(className: className, count: count), name: "memory-methods.js")
+        PatchEngine.collectGarbage()
+        let (after, mallocAfter) = (pb_resident_bytes(), pb_malloc_bytes())
+        guard before > 0 else { throw BenchError("resident memory is not readable here") }
+        return ["methods": Double(count), "residentBeforeBytes": Double(before), "residentAfterBytes": Double(after),
+                "kilobytesPerMethod": (Double(after) - Double(before)) / Double(count) / 1024,
+                // The native side alone (records, slots, tables; not the JS heap): less noisy.
+                "mallocKilobytesPerMethod": (Double(mallocAfter) - Double(mallocBefore)) / Double(count) / 1024]
     }
 
     /// `PatchEngine.prepareVMs(count)` after the engine started and applied a 20-method patch:

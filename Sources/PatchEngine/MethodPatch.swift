@@ -18,9 +18,14 @@ final class JSMethod {
     /// Some argument is a struct: entered through the signature's call adapter when it has one.
     let hasStructArguments: Bool
     private let ctx: JSGlobalContextRef
-    /// The method's function in each secondary VM its script was replayed into, at the VM's index
-    /// (`VMPool`; the main VM's is `function`), published with release: read on every call there.
-    private let replicas: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// The method's functions in the secondary VMs its script was replayed into: a table of
+    /// `VMPool.capacity` pointers at the VMs' indexes (`VMPool`; the main VM's is `function`), each
+    /// published with release and read on every call there. The table is made by the first
+    /// `setReplica` and published into this one-word cell (most methods never run in a secondary
+    /// VM: a table is 256 bytes); nil: no VM has a function yet. Once published it stays put until
+    /// `deinit`: a fixed array, not a table that grows or moves, because a reader holds no lock
+    /// (docs/threads.md, "What remains": a locked dictionary read returned a code address).
+    private let replicaTable: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     init(function: JSObjectRef, selector: String, script: String, className: String, signature: ObjCSignature,
          ctx: JSGlobalContextRef) {
@@ -32,32 +37,53 @@ final class JSMethod {
         family = OwnershipFamily(selector: selector)
         isDealloc = selector == "dealloc"
         hasStructArguments = (2..<signature.argumentCount).contains { signature.argument($0).kind == .structure }
-        replicas = .allocate(capacity: VMPool.capacity)
-        replicas.initialize(repeating: nil, count: VMPool.capacity)
+        replicaTable = .allocate(capacity: 1)
+        replicaTable.initialize(to: nil)
         PELiveRecordAdjust(PELiveRecordJSMethod, 1)
     }
 
     deinit {
         JSValueUnprotect(ctx, function)
-        for index in 1..<VMPool.capacity {
-            if let replica = replicas[index], let vm = Engine.shared.pool.vm(index) { JSValueUnprotect(vm.ctx, OpaquePointer(replica)) }
+        if let replicas {
+            for index in 1..<VMPool.capacity {
+                if let replica = replicas[index], let vm = Engine.shared.pool.vm(index) { JSValueUnprotect(vm.ctx, OpaquePointer(replica)) }
+            }
+            replicas.deallocate()
         }
-        replicas.deallocate()
+        replicaTable.deallocate()
         PELiveRecordAdjust(PELiveRecordJSMethod, -1)
     }
 
     /// The function to run in the VM of `index`: nil in a secondary VM its script was not (or not
     /// yet) replayed into.
     @inline(__always) func function(forVM index: Int) -> JSObjectRef? {
-        index == 0 ? function : PEAtomicLoadPointer(replicas + index).map { OpaquePointer($0) }
+        if index == 0 { return function }
+        guard let replicas else { return nil }
+        return PEAtomicLoadPointer(replicas + index).map { OpaquePointer($0) }
+    }
+
+    /// The table of functions per VM, if one was made (acquire: its nil entries are seen).
+    @inline(__always) private var replicas: UnsafeMutablePointer<UnsafeMutableRawPointer?>? {
+        PEAtomicLoadPointer(replicaTable)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
     /// A replay made `function` (protected in that VM) this method's function in the VM of
-    /// `index`, or took it back (nil). Only the thread holding that VM calls it.
+    /// `index`, or took it back (nil). Only the thread holding that VM calls it; threads holding
+    /// other VMs may at the same time, so the table is published with a compare-and-exchange.
     func setReplica(_ function: JSObjectRef?, vm index: Int, ctx: JSGlobalContextRef) {
+        guard let replicas = replicas ?? (function == nil ? nil : makeReplicas()) else { return }
         let old = replicas[index]
         PEAtomicStorePointer(replicas + index, function.map { UnsafeMutableRawPointer($0) })
         if let old { JSValueUnprotect(ctx, OpaquePointer(old)) }
+    }
+
+    /// The table, made and published now unless another thread published one first.
+    private func makeReplicas() -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        let made = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: VMPool.capacity)
+        made.initialize(repeating: nil, count: VMPool.capacity)
+        if PEAtomicCompareExchangePointer(replicaTable, nil, UnsafeMutableRawPointer(made)) { return made }
+        made.deallocate()
+        return replicas!
     }
 
     /// The slot's token: a +1 reference, given back by `PEPatchTokenRetire` through the releaser.

@@ -66,6 +66,13 @@ final class LifecycleTests: XCTestCase {
         XCTAssertGreaterThan(values["residentAfterBytes"] ?? 0, values["residentBeforeBytes"] ?? .infinity, "two VMs take memory")
     }
 
+    func testAPatchOfManyMethodsIsMeasuredInTheChild() throws {
+        let values = try MemoryProbes.measureInChild(.methods, count: 50, executable: patchbenchExecutable())
+        XCTAssertEqual(values["methods"], 50)
+        XCTAssertGreaterThan(values["residentBeforeBytes"] ?? 0, 0)
+        XCTAssertNotNil(values["kilobytesPerMethod"])
+    }
+
     func testASecondaryVMStartIsTimedInTheChild() throws {
         XCTAssertGreaterThan(try EngineStart.measureInChild(.secondary, executable: patchbenchExecutable()), 0)
         XCTAssertGreaterThan(try EngineStart.measureInChild(.bareSecond, executable: patchbenchExecutable()), 0)
@@ -124,6 +131,6 @@ final class LifecycleTests: XCTestCase {
         let catalog = Catalog.standard(settings: settings)
         XCTAssertEqual(catalog.rows(matching: "Patch of many").map(\.subject), ["patch.apply.6", "patch.revert.6"])
         XCTAssertEqual(catalog.rows(matching: "Patch of many").map(\.floor), ["patch.apply.3", "patch.revert.3"])
-        XCTAssertEqual(Set(catalog.countRows(matching: "Memory").map(\.probe)), ["memory.objects", "memory.cycles", "memory.vms"])
+        XCTAssertEqual(Set(catalog.countRows(matching: "Memory").map(\.probe)), ["memory.objects", "memory.cycles", "memory.vms", "memory.methods"])
     }
 }

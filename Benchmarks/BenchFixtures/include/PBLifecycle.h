@@ -28,4 +28,8 @@ uint64_t pb_counted_deallocated(void);
 /* The process's resident set size in bytes (Linux: /proc/self/statm; Apple: the task's
    resident size); 0 when unknown. */
 uint64_t pb_resident_bytes(void);
+/* Bytes the C allocator has handed out and not taken back (glibc: mallinfo2's in-use bytes, all
+   arenas; Apple: the default zone's in-use size): the native side of a footprint, without the JS
+   heap's own mappings. 0 when unknown. */
+uint64_t pb_malloc_bytes(void);
 #endif

@@ -7,6 +7,11 @@
 
 static inline void *PEAtomicLoadPointer(void *const *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
 static inline void PEAtomicStorePointer(void **address, void *value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
+/* Publishes `value` where nothing was published yet; false (and nothing stored) if another thread
+   published first. */
+static inline _Bool PEAtomicCompareExchangePointer(void **address, void *expected, void *desired) {
+    return __atomic_compare_exchange_n(address, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
 static inline uint32_t PEAtomicLoadUInt32(const uint32_t *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
 static inline void PEAtomicStoreUInt32(uint32_t *address, uint32_t value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
 /* A counter several threads change (Engine's count of threads inside a VM). */
