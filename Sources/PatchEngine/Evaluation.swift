@@ -122,7 +122,8 @@ extension Engine {
     }
 
     /// Undoes every change `script` recorded after `mark`, newest first. In the main VM, whose
-    /// values the changes hold (a secondary VM takes its replay back when it next catches up).
+    /// values the changes hold; a revert then has the secondary VMs no thread is in take back
+    /// their replay of it (a VM in use does when it next catches up).
     func rollBack(_ script: String, to mark: Int = 0, revert: Bool = true) {
         guard index == 0 else { return Engine.shared.rollBack(script, to: mark, revert: revert) }
         for change in transactions.takeChanges(script, after: mark, revert: revert) {
@@ -142,6 +143,7 @@ extension Engine {
                 undo()
             }
         }
+        if revert { takeBackRevertedInFreeVMs() }
     }
 
     /// Which script `js` happened in and where in the user's source of that script (or `script`).

@@ -67,17 +67,44 @@ extension Engine {
         guard log.generation != generation, evaluationLock.try() else { return }
         defer { evaluationLock.unlock() }
         let history = transactions.history()
+        for script in history[takeBackUnapplied(history)...] {
+            guard let replayed = replay(script) else { break }
+            log.scripts.append(replayed)
+        }
+        log.generation = generation
+    }
+
+    /// Takes back what this VM replayed of scripts no longer applied as they were (reverted, or
+    /// applied again), and of every script replayed after the first of them (their top levels ran
+    /// on top of it: the next catch-up replays them again); returns how many replayed scripts are
+    /// kept, a prefix of `history`. Only by the thread holding the VM.
+    @discardableResult
+    private func takeBackUnapplied(_ history: [TransactionLog.History]) -> Int {
+        guard let log = replayed else { return 0 }
         var kept = 0
         while kept < log.scripts.count, kept < history.count,
               log.scripts[kept].script == history[kept].script, log.scripts[kept].application == history[kept].application {
             kept += 1
         }
         while log.scripts.count > kept { takeBack(log.scripts.removeLast()) }
-        for script in history[kept...] {
-            guard let replayed = replay(script) else { break }
-            log.scripts.append(replayed)
+        return kept
+    }
+
+    /// After a revert, on the reverting thread: each secondary VM no thread is in lets go of what
+    /// it replayed of the reverted script now — its functions, JS-only methods and the method
+    /// records it held — instead of at its next catch-up, which may never come (a reverted
+    /// method's JS function, and what its closure keeps, lived on in that VM until then). A VM
+    /// in use is left to its next catch-up: its values can only be released under its lock, and
+    /// a revert does not wait for another thread's JS. Replays the later scripts nowhere (the next
+    /// catch-up does, as the VM's generation is left as it was).
+    func takeBackRevertedInFreeVMs() {
+        let secondaries = pool.secondaries
+        guard !secondaries.isEmpty else { return }
+        let history = transactions.history()
+        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
+            engine.takeBackUnapplied(history)
+            PEAtomicAddLong(engine.occupancy, -1)
         }
-        log.generation = generation
     }
 
     /// Runs `script`'s evaluations again in this VM; nil (and nothing left of it) if it can't be.

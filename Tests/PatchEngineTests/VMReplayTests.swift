@@ -358,6 +358,45 @@ final class VMReplayTests: PatchTestCase {
         }
     }
 
+    /// A revert lets go of what a secondary VM replayed of the script at once, not when that VM
+    /// is next used: a method whose closure keeps an object made on its first call in a VM, run
+    /// only by a worker (main VM held: in a secondary VM) — after `revert` and `collectGarbage`
+    /// the object is deallocated (1), with no thread having used the secondary VM since; a worker
+    /// afterwards gets the native original (100002). Broken when the secondary VM's replay kept
+    /// the method record and its function there until the VM next caught up: the object lived
+    /// on (0 deallocated).
+    func testARevertLetsGoOfWhatASecondaryVMReplayedOfIt() throws {
+        try inChild("testARevertLetsGoOfWhatASecondaryVMReplayedOfIt", "worker 902 deallocated 1 after 100002 errors 0") {
+            _ = try holdable()
+            pf_probe_reset()
+            let name = uniqueScriptName()
+            try apply("""
+            defineClass('PFAccumulator', (function() {
+              var kept = null
+              return { mix: function(x) { if (!kept) { kept = require('PFDisposable').new() } return 900 + x } }
+            })())
+            """, name: name)
+            let object = Object(1)
+            var holder = hold(gate: 1)
+            let worker = workerCall { pf_accumulator_mix(object.raw, 2) }
+            release(holder, gate: 1)
+            try PatchEngine.revert(name)
+            PatchEngine.collectGarbage()
+            let deallocated = deallocations()
+            holder = hold(gate: 2)
+            let after = workerCall { pf_accumulator_mix(object.raw, 2) }
+            release(holder, gate: 2)
+            return "worker \(worker) deallocated \(deallocated) after \(after) errors \(errors.errors.count)"
+        }
+    }
+
+    /// PFDisposable objects deallocated since `pf_probe_reset` ("native-dealloc" entries).
+    private func deallocations() -> Int {
+        guard let entries = pf_probe_entries() else { return -1 }
+        defer { free(entries) }
+        return String(cString: entries).split(separator: ",").filter { $0.hasPrefix("native-dealloc") }.count
+    }
+
     // MARK: Helpers
 
     private var errors = ErrorCollector()
