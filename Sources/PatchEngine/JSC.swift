@@ -72,7 +72,7 @@ struct JSException: Error {
     var stack: String?
 
     init(ctx: JSContextRef, value: JSValueRef) {
-        // Messages quote rewritten code (`o.__c("x") is not a function`): show the user's `o.x`.
+        // Messages quote rewritten code (`o.__c(__pe.x||"x") is not a function`): show the user's `o.x`.
         message = Preprocessor.restoreCalls(in: Self.text(ctx, value))
         if let object = JSValueToObject(ctx, value, nil), !JSValueIsString(ctx, value) {
             let line = JSC.get(ctx, object, "line"), column = JSC.get(ctx, object, "column")

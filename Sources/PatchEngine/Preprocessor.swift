@@ -1,13 +1,14 @@
 /// Rewrites patch scripts so that every method call goes through the `__c` dispatcher:
-/// `expr.name(` becomes `expr.__c("name")(`, as in JSPatch, but only in code — never in
-/// strings, template text, comments or regular expressions — and never in the callee of
+/// `expr.name(` becomes `expr.__c(__pe.name||"name")(` — JSPatch's `expr.__c("name")(`, with
+/// the name's record loaded at the call site when it has one (runtime.js says why) — but only
+/// in code, never in strings, template text, comments or regular expressions — and never in the callee of
 /// `new` (`new a.B(1)` keeps constructing `a.B`) or after `super.` (class `super` calls
 /// keep their meaning).
 ///
 /// Whitespace, comments and line breaks between the dot, the name and the `(` are kept,
 /// so the output has exactly the lines of the input and `Preprocessed.originalPosition`
 /// maps JavaScriptCore's error positions back to the source. `a?.name(` becomes
-/// `a?.__c("name")(`; `a.name?.(` is left alone (no call follows the name directly).
+/// `a?.__c(__pe.name||"name")(`; `a.name?.(` is left alone (no call follows the name directly).
 /// `.__c(` itself is never rewritten, so rewriting twice gives the same script.
 /// Malformed input (an unterminated string, comment, template or regex) is copied as it
 /// is from the point where it stops making sense; JavaScriptCore then reports the error.
@@ -25,34 +26,52 @@ public enum Preprocessor {
     }
 
     /// Undoes the rewrite in text quoted from rewritten code, such as JavaScriptCore's error
-    /// messages: `o.__c("missing") is not a function` becomes `o.missing is not a function`.
+    /// messages: `o.__c(__pe.missing||"missing") is not a function` becomes `o.missing is not a
+    /// function`.
     public static func restoreCalls(in text: String) -> String {
         var text = text
         return text.withUTF8 { bytes -> String in
-            let prefix: [UInt8] = Array(".__c(\"".utf8)
+            let prefix: [UInt8] = [UInt8(ascii: ".")] + ScriptLexer.callPrefix
+            let middle = ScriptLexer.callMiddle
+            func matches(_ at: Int, _ expected: some Collection<UInt8>) -> Bool {
+                at + expected.count <= bytes.count && zip(bytes[at..<(at + expected.count)], expected).allSatisfy { $0 == $1 }
+            }
             var result: [UInt8] = []
             var copied = 0, j = 0
             while j + prefix.count < bytes.count {
-                guard bytes[j] == prefix[0], (1..<prefix.count).allSatisfy({ bytes[j + $0] == prefix[$0] }) else {
+                guard bytes[j] == prefix[0], matches(j, prefix) else {
                     j += 1
                     continue
                 }
-                // The name runs to the next quote, which must be followed by `)`; a line break first means it is not ours.
-                var k = j + prefix.count
-                while k < bytes.count && bytes[k] != 0x22 && bytes[k] != 0x0A && bytes[k] != 0x0D { k += 1 }
-                guard k > j + prefix.count, k + 1 < bytes.count, bytes[k] == 0x22, bytes[k + 1] == 0x29 else {
+                // The name, `||"`, the same name, `")`: anything else is not ours.
+                let name = j + prefix.count
+                var k = name
+                while k < bytes.count && !Self.endsName(bytes[k]) { k += 1 }
+                let second = k + middle.count, end = second + (k - name)
+                guard k > name, matches(k, middle), matches(second, bytes[name..<k]), matches(end, [UInt8(ascii: "\""), UInt8(ascii: ")")]) else {
                     j += 1
                     continue
                 }
                 if result.isEmpty { result.reserveCapacity(bytes.count) }
                 result.append(contentsOf: bytes[copied...j])  // up to and including the dot
-                result.append(contentsOf: bytes[(j + prefix.count)..<k])
-                j = k + 2
+                result.append(contentsOf: bytes[name..<k])
+                j = end + 2
                 copied = j
             }
             if copied == 0 { return String(decoding: bytes, as: UTF8.self) }
             result.append(contentsOf: bytes[copied...])
             return String(decoding: result, as: UTF8.self)
+        }
+    }
+
+    /// Bytes that end a name quoted in a message: ASCII that no identifier (or `\u` escape in one) has.
+    private static func endsName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "\\"), UInt8(ascii: "{"), UInt8(ascii: "}"), 0x80...0xFF:
+            return false
+        default:
+            return true
         }
     }
 }
@@ -76,8 +95,8 @@ public struct Preprocessed: Sendable, Equatable {
     ///
     /// Lines are 1-based and never change (the rewrite keeps every line break). Columns are
     /// 1-based and counted in UTF-16 code units, as JavaScriptCore reports them in an
-    /// exception's `column`. A column inside the inserted `__c("` maps to the start of
-    /// the method name, one inside the closing `")` to the end of the name.
+    /// exception's `column`. A column inside the inserted `__c(__pe.` maps to the start of
+    /// the method name, one inside the inserted `||"name")` to the end of the name.
     public func originalPosition(line: Int, column: Int) -> (line: Int, column: Int) {
         guard line >= 1, column >= 1 else { return (line, column) }
         // The first insertion on `line` (they are sorted by line).
@@ -89,35 +108,31 @@ public struct Preprocessed: Sendable, Equatable {
         guard low < insertions.count, Int(insertions[low].line) == line else { return (line, column) }
 
         let target = column - 1  // UTF-16 offset from the start of the line in `code`
-        let inserted = ScriptLexer.insertedLength
+        let prefix = ScriptLexer.callPrefix.count, suffix = ScriptLexer.insertedLength - prefix
         var code = code
         return code.withUTF8 { bytes -> (line: Int, column: Int) in
-            // Each earlier insertion added `inserted` bytes before this line.
-            var position = insertions[low].lineStart + inserted * low
+            // Earlier lines' insertions moved this line by as much as they moved its first one.
+            var position = insertions[low].lineStart + (insertions[low].outputStart - insertions[low].start)
             var units = 0  // UTF-16 units of the output line before `position`
             var shift = 0  // units inserted on this line before `position`
             var k = low
             while k < insertions.count && Int(insertions[k].line) == line {
-                let prefixStart = insertions[k].start + inserted * k
+                let prefixStart = insertions[k].outputStart, length = Int(insertions[k].length)
                 units += utf16Count(bytes, position, prefixStart)
-                let nameUnits = utf16Count(bytes, prefixStart + 5, prefixStart + 5 + Int(insertions[k].length))
+                let nameUnits = utf16Count(bytes, prefixStart + prefix, prefixStart + prefix + length)
+                let added = prefix + suffix + nameUnits  // the name's second copy is inserted too
                 if target < units { break }
-                if target < units + 5 { return (line, units - shift + 1) }
-                if target < units + 5 + nameUnits { return (line, target - 5 - shift + 1) }
-                if target < units + inserted + nameUnits { return (line, units + nameUnits - shift + 1) }
-                shift += inserted
-                units += inserted + nameUnits
-                position = prefixStart + inserted + Int(insertions[k].length)
+                if target < units + prefix { return (line, units - shift + 1) }
+                if target < units + prefix + nameUnits { return (line, target - prefix - shift + 1) }
+                if target < units + added + nameUnits { return (line, units + nameUnits - shift + 1) }
+                shift += added
+                units += added + nameUnits
+                position = prefixStart + prefix + suffix + 2 * length
                 k += 1
             }
             return (line, target - shift + 1)
         }
     }
-}
-
-extension ScriptLexer {
-    /// Bytes added per rewrite: `__c("` and `")`, all ASCII, so also UTF-16 units.
-    static let insertedLength = 7
 }
 
 /// UTF-16 code units encoded by the UTF-8 bytes `from..<to` (clamped to the buffer).

@@ -1,6 +1,6 @@
 /// The single-pass JavaScript lexer behind `Preprocessor`: it walks UTF-8 bytes, skips
 /// strings, templates, comments and regular expressions, and rewrites each method-call
-/// name `expr.name(` into `expr.__c("name")(`.
+/// name `expr.name(` into `expr.__c(__pe.name||"name")(`.
 ///
 /// It only knows as much JavaScript as it needs to tell code from literals and comments
 /// (the previous significant token decides whether `/` starts a regex) and to leave the
@@ -10,12 +10,15 @@ struct ScriptLexer {
     struct Insertion: Sendable, Equatable {
         /// 1-based line, counted the way JavaScriptCore counts lines.
         var line: Int32
-        /// Byte length of the identifier (`__c("` goes before it, `")` after it).
+        /// Byte length of the identifier (`__c(__pe.` goes before it, `||"`, the name again and
+        /// `")` after it).
         var length: Int32
         /// Byte offset of the first byte of `line` in the input.
         var lineStart: Int
         /// Byte offset of the identifier in the input.
         var start: Int
+        /// Byte offset of the inserted `__c(__pe.` in the output.
+        var outputStart: Int
     }
 
     /// What the previous significant token was, as far as the next token cares.
@@ -560,12 +563,17 @@ struct ScriptLexer {
     private mutating func insert(start: Int, length: Int) {
         if output.isEmpty { output.reserveCapacity(end + end / 8 + 64) }
         copyInput(upTo: start)
+        let outputStart = output.count
+        let name = UnsafeBufferPointer(start: src + start, count: length)
         output.append(contentsOf: ScriptLexer.callPrefix)
-        output.append(contentsOf: UnsafeBufferPointer(start: src + start, count: length))
+        output.append(contentsOf: name)
+        output.append(contentsOf: ScriptLexer.callMiddle)
+        output.append(contentsOf: name)
         output.append(Ch.quote)
         output.append(Ch.rparen)
         copied = start + length
-        insertions.append(Insertion(line: line, length: Int32(truncatingIfNeeded: length), lineStart: lineStart, start: start))
+        insertions.append(Insertion(line: line, length: Int32(truncatingIfNeeded: length), lineStart: lineStart, start: start,
+                                    outputStart: outputStart))
     }
 
     private mutating func copyInput(upTo position: Int) {
@@ -573,8 +581,12 @@ struct ScriptLexer {
         copied = position
     }
 
-    /// `__c("`
-    private static let callPrefix: [UInt8] = Array("__c(\"".utf8)
+    /// `__c(__pe.`, then the name, `||"`, the name again and `")`: the site hands `__c` the name's
+    /// record from a property load of its own, or the name while it has none (runtime.js says why).
+    static let callPrefix: [UInt8] = Array("__c(__pe.".utf8)
+    static let callMiddle: [UInt8] = Array("||\"".utf8)
+    /// Bytes a rewrite adds besides the second copy of the name.
+    static let insertedLength = callPrefix.count + callMiddle.count + 2
 
     // MARK: - Nesting
 

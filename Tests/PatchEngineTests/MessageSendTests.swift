@@ -102,6 +102,19 @@ final class MessageSendTests: PatchTestCase {
         XCTAssertTrue(waitUntil(timeout: 10) { (try? PatchEngine.evaluate("\(global).ticks") as? Double) == 200 })
     }
 
+    /// Call sites load their name's record from the global `__pe` (Preprocessor). A script can't
+    /// replace it, and one that declares its own `__pe` still calls the methods it names.
+    func testCallSitesSurviveAScriptsOwnPE() throws {
+        let result = try apply("""
+        var __pe = null;
+        __pe = {};
+        var b = require('PFDirectBase').alloc().init();
+        function shadowed() { var __pe = {}; return b.twice_(4); }
+        [b.twice_(1), shadowed(), __pe === null || Object.keys(__pe).length === 0, b.__c('twice_')(5)].join()
+        """)
+        XCTAssertEqual(result as? String, "2,8,false,10")
+    }
+
     func testSendsFromSeveralThreadsAtOnceRegisterAndCacheSelectorsSafely() throws {
         // Native callbacks from JS run on several threads at once (JavaScriptCore drops its lock
         // around them): selector numbers handed out and call sites cached by one thread's sends

@@ -128,6 +128,27 @@ final class OverrideTests: PatchTestCase {
         XCTAssertEqual(pf_instances_respond("PFGreeter", "_decorate:"), 0)
     }
 
+    /// A `_` name some script sent as a message (no JS-only method of that name then) is still
+    /// found as a JS-only method once a later script defines one. (Sent once, the name used to be
+    /// remembered as a plain message for good, and the later method's callers got the original.)
+    func testUnderscoreMethodDefinedAfterTheNameWasSentAsAMessage() throws {
+        let name = "_tagged\(UInt32.random(in: 0..<UInt32.max))"
+        let sent = try apply(jsToString + """
+        var sent;
+        try { PFGreeter.alloc().init().\(name)('x'); sent = 'answered'; } catch (e) { sent = 'threw'; }
+        S(sent)
+        """)
+        XCTAssertEqual(sent as? String, "threw", "PFGreeter has no \(name): method")
+        try apply("""
+        defineClass('PFGreeter', {
+          \(name): function(text) { return '<' + text + '>' },
+          greet: function(who) { return self.\(name)(who.toJS()) }
+        })
+        """)
+        XCTAssertEqual(take(pf_greeter_greet("Ann")), "\"<Ann>\"")
+        XCTAssertEqual(pf_instances_respond("PFGreeter", name + ":"), 0)
+    }
+
     func testNewClassIsUsableNatively() throws {
         let name = uniqueClassName("PFJSGreeter")
         try apply("""

@@ -67,9 +67,9 @@ final class PreprocessorCommandTests: XCTestCase {
         XCTAssertEqual(run.stdout, """
             defineClass('JPViewController', {
               viewDidLoad: function() {
-                self.__c("ORIGviewDidLoad")() // self.log("not here")
-                var v = UIView.__c("alloc")().__c("initWithFrame")({x: 0, y: 0, width: 1, height: 1}), t = new Date().__c("getTime")()
-                console.__c("log")(`frame ${v.__c("frame")().width}`)
+                self.__c(__pe.ORIGviewDidLoad||"ORIGviewDidLoad")() // self.log("not here")
+                var v = UIView.__c(__pe.alloc||"alloc")().__c(__pe.initWithFrame||"initWithFrame")({x: 0, y: 0, width: 1, height: 1}), t = new Date().__c(__pe.getTime||"getTime")()
+                console.__c(__pe.log||"log")(`frame ${v.__c(__pe.frame||"frame")().width}`)
               }
             })
 
@@ -79,7 +79,7 @@ final class PreprocessorCommandTests: XCTestCase {
     func testReadsStandardInput() throws {
         let run = try patchctl(["preprocess", "-"], stdin: "a.b('c.d()')\r\n")
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, "a.__c(\"b\")('c.d()')\r\n")
+        XCTAssertEqual(run.stdout, "a.__c(__pe.b||\"b\")('c.d()')\r\n")
     }
 
     func testMissingFileIsAClearError() throws {

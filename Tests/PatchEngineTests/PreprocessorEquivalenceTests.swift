@@ -266,17 +266,18 @@ final class PreprocessorEquivalenceTests: XCTestCase {
     }
 
     /// Removes the rewrites using the recorded insertions, checking that each one is
-    /// exactly `__c("NAME")` around a name of the source.
+    /// exactly `__c(__pe.NAME||"NAME")` around a name of the source.
     private static func undoRewrite(_ result: Preprocessed) -> String {
         var code = Array(result.code.utf8)
+        let prefix = Array("__c(__pe.".utf8), middle = Array("||\"".utf8), end = Array("\")".utf8)
         for (k, insertion) in result.insertions.enumerated().reversed() {
-            let at = insertion.start + ScriptLexer.insertedLength * k
-            let nameEnd = at + 5 + Int(insertion.length)
-            guard Array(code[at..<at + 5]) == Array("__c(\"".utf8), Array(code[nameEnd..<nameEnd + 2]) == Array("\")".utf8) else {
-                return "insertion \(k) is not __c(\"NAME\")"
+            let at = insertion.outputStart, length = Int(insertion.length)
+            let name = Array(code[(at + prefix.count)..<(at + prefix.count + length)])
+            let rewritten = prefix + name + middle + name + end
+            guard at + rewritten.count <= code.count, Array(code[at..<(at + rewritten.count)]) == rewritten else {
+                return "insertion \(k) is not __c(__pe.NAME||\"NAME\")"
             }
-            code.removeSubrange(nameEnd..<nameEnd + 2)
-            code.removeSubrange(at..<at + 5)
+            code.replaceSubrange(at..<(at + rewritten.count), with: name)
         }
         return String(decoding: code, as: UTF8.self)
     }

@@ -2,6 +2,7 @@ import CJavaScriptCore
 
 /// A bare JavaScriptCore context for the preprocessor tests, with a plain-JS `__c`
 /// dispatcher on Object.prototype (no Objective-C): `obj.__c("m")` is `obj.m` bound to `obj`.
+/// `__pe`, where the engine keeps its name records, is empty here: every site passes the name.
 final class PreprocessorJSContext {
     /// The outcome of evaluating a script: its completion value as JSON, or the exception.
     enum Outcome: Equatable, CustomStringConvertible {
@@ -34,6 +35,9 @@ final class PreprocessorJSContext {
 
     init(withDispatcher: Bool = true) {
         context = JSGlobalContextCreate(nil)
+        guard case .value = evaluate("Object.defineProperty(this, '__pe', { value: Object.create(null) }); 0") else {
+            fatalError("__pe did not evaluate")
+        }
         if withDispatcher {
             guard case .value = evaluate(Self.dispatcher) else { fatalError("dispatcher did not evaluate") }
         }

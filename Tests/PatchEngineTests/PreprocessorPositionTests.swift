@@ -66,19 +66,20 @@ final class PreprocessorPositionTests: XCTestCase {
     }
 
     func testMappingArithmetic() {
-        // Line 2: `  a.__c("bc")(x.__c("d")())`; the names start at columns 10 and 22 of the output.
+        // Line 2: `  a.__c(__pe.bc||"bc")(x.__c(__pe.d||"d")())`; the names start at columns 14 and
+        // 35 of the output.
         let result = Preprocessor.rewrite("z\n  a.bc(x.d())\nq")
-        XCTAssertEqual(result.code, "z\n  a.__c(\"bc\")(x.__c(\"d\")())\nq")
+        XCTAssertEqual(result.code, "z\n  a.__c(__pe.bc||\"bc\")(x.__c(__pe.d||\"d\")())\nq")
         // Original line 2: `  a.bc(x.d())`.
         let expectations: [(Int, Int)] = [
             (1, 1), (4, 4),                     // before the first insertion
-            (5, 5), (9, 5),                     // inside `__c("` → start of the name
-            (10, 5), (11, 6),                   // the name `bc`
-            (12, 7), (13, 7),                   // inside `")` → end of the name
-            (14, 7), (15, 8), (16, 9),          // `(x.` shifted by 7
-            (17, 10), (21, 10), (22, 10),       // second `__c("`, then `d`
-            (23, 11), (24, 11),                 // `")` → end of `d`
-            (25, 11), (26, 12), (27, 13), (30, 16),  // after both insertions, shifted by 14
+            (5, 5), (13, 5),                    // inside `__c(__pe.` → start of the name
+            (14, 5), (15, 6),                   // the name `bc`
+            (16, 7), (19, 7), (22, 7),          // inside `||"bc")` → end of the name
+            (23, 7), (24, 8), (25, 9),          // `(x.` shifted by 16
+            (26, 10), (34, 10), (35, 10),       // second `__c(__pe.`, then `d`
+            (36, 11), (39, 11), (41, 11),       // `||"d")` → end of `d`
+            (42, 11), (43, 12), (44, 13), (45, 14),  // after both insertions, shifted by 31
         ]
         for (column, original) in expectations {
             XCTAssertEqual(result.originalPosition(line: 2, column: column).column, original, "column \(column)")
@@ -91,29 +92,38 @@ final class PreprocessorPositionTests: XCTestCase {
     }
 
     func testColumnsCountUTF16Units() {
-        // "😀" is two UTF-16 units, "é" one; the insertion after them shifts by 7 as usual.
+        // "😀" is two UTF-16 units, "é" one, in the source and in the name's second copy alike.
         let result = Preprocessor.rewrite("'😀é'; a.b()")
         XCTAssertEqual(result.originalPosition(line: 1, column: 8).column, 8)    // `a`
-        XCTAssertEqual(result.originalPosition(line: 1, column: 15).column, 10)  // `b`
-        XCTAssertEqual(result.originalPosition(line: 1, column: 18).column, 11)  // `(`
+        XCTAssertEqual(result.originalPosition(line: 1, column: 19).column, 10)  // `b`
+        XCTAssertEqual(result.originalPosition(line: 1, column: 26).column, 11)  // `(`
+        // A name of non-ASCII letters: its copy inside `||"…")` counts in UTF-16 units too.
+        let named = Preprocessor.rewrite("o.名前😀(); p.q()")
+        // Output: `o.__c(__pe.名前😀||"名前😀")(); p.…`: `(` at 3 + 9 + 4 + 3 + 4 + 2 = 25.
+        XCTAssertEqual(named.originalPosition(line: 1, column: 25).column, 7)   // `(`
+        XCTAssertEqual(named.originalPosition(line: 1, column: 29).column, 11)  // `p`
     }
 
     func testLinesCountedLikeJavaScriptCore() {
         // A raw U+2028 inside a string is not a line break for JSC; outside it is; CR alone is.
         let result = Preprocessor.rewrite("'x\u{2028}y'; a.b()\u{2028}c.d()\re.f()")
         XCTAssertEqual(result.originalPosition(line: 1, column: 8).column, 8)    // `a`
-        XCTAssertEqual(result.originalPosition(line: 1, column: 15).column, 10)  // `b`
-        XCTAssertEqual(result.originalPosition(line: 1, column: 18).column, 11)  // `(`
+        XCTAssertEqual(result.originalPosition(line: 1, column: 19).column, 10)  // `b`
+        XCTAssertEqual(result.originalPosition(line: 1, column: 26).column, 11)  // `(`
         for line in [2, 3] {
-            XCTAssertEqual(result.originalPosition(line: line, column: 8).column, 3)   // `d`, `f`
-            XCTAssertEqual(result.originalPosition(line: line, column: 11).column, 4)  // `(`
+            XCTAssertEqual(result.originalPosition(line: line, column: 12).column, 3)  // `d`, `f`
+            XCTAssertEqual(result.originalPosition(line: line, column: 19).column, 4)  // `(`
         }
     }
 
     func testRestoreCalls() {
-        XCTAssertEqual(Preprocessor.restoreCalls(in: #"o.__c("a")().__c("b")"#), "o.a().b")
-        XCTAssertEqual(Preprocessor.restoreCalls(in: #"'o?.__c("名前")()'"#), "'o?.名前()'")
+        XCTAssertEqual(Preprocessor.restoreCalls(in: #"o.__c(__pe.a||"a")().__c(__pe.b||"b")"#), "o.a().b")
+        XCTAssertEqual(Preprocessor.restoreCalls(in: #"'o?.__c(__pe.名前||"名前")()'"#), "'o?.名前()'")
         XCTAssertEqual(Preprocessor.restoreCalls(in: "no calls"), "no calls")
-        XCTAssertEqual(Preprocessor.restoreCalls(in: #".__c("") .__c("a b" x .__c("a"#), #".__c("") .__c("a b" x .__c("a"#)
+        // Only the rewrite's exact shape is undone: a `__c` the script wrote itself stays.
+        for text in [#".__c(__pe.) .__c(__pe.a b||"a b") x .__c(__pe.a||"b") .__c(__pe.a||"a""#, #"o.__c("a")()"#,
+                     #".__c(__pe.a||"a"" + ")"#, #".__c(__pe.a"#] {
+            XCTAssertEqual(Preprocessor.restoreCalls(in: text), text)
+        }
     }
 }

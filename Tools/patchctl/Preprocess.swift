@@ -3,7 +3,7 @@ import Foundation
 import PatchEngine
 
 extension PatchCtl {
-    /// Prints the script as the engine evaluates it, after the `.name(` → `.__c("name")(` rewrite.
+    /// Prints the script as the engine evaluates it, after the `.name(` → `.__c(__pe.name||"name")(` rewrite.
     struct Preprocess: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a patch script after PatchEngine's preprocessor rewrite.",

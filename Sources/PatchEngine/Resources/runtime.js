@@ -68,7 +68,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     return wrapped;
   }
 
-  // --- dispatch: obj.__c("name")(args) ------------------------------------------------------------
+  // --- dispatch: obj.__c(__pe.name||"name")(args) ----------------------------------------------
   // `__c` returns a small function that captures its receiver, and nothing else per call: no
   // `bind`, no copy of `arguments`, no name → selector conversion (selector numbers are cached
   // per name and argument count). Handing the receiver over through shared state instead (a slot
@@ -84,16 +84,30 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   function PlainName(name) {
     this.name = name;
     this.numbers = [];          // selector number per argument count
-    this.js = 0;                // 1 once some class defines a JS method of this name
+    // 1 once some class defines a JS method of this name; 2 for a `_` name sent as a message
+    // before some class defined a JS-only method of that name (each call looks it up again).
+    this.js = 0;
     this.id = plainNameCount++; // index of this name's callers in a DirectState
   }
+
+  // Call sites hand `__c` the name's record, not its name: the preprocessor writes `o.name(` as
+  // `o.__c(__pe.name||"name")(`, and `__pe` is this table. JavaScriptCore caches a property load
+  // per site, so a site finds its record in its own cache; looked up in `__c`, the lookup's
+  // profile was every site's, and once a process had called a few names, a loop calling a
+  // JS-defined method paid ≈ 8 ns more a call (Benchmarks/README, the shared-process rows). A
+  // name with no record yet, and a special name (never one), reaches `__c` as a string.
+  Object.defineProperty(global, '__pe', { value: plainNames, writable: false, enumerable: false, configurable: false });
 
   function isPlainName(name) {
     switch (name) {
       case 'super': case 'toJS': case 'performSelector': case 'performSelectorInOC': return false;
     }
-    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) return false;
+    if (isJSOnlyName(name)) return false;
     return !(name.length > 4 && name.lastIndexOf('ORIG', 0) === 0);
+  }
+
+  function isJSOnlyName(name) {
+    return name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95;
   }
 
   function plainName(name) {
@@ -135,6 +149,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     return function () { return resolveAndCall(obj, rec, arguments); };
   }
   function resolveAndCall(obj, rec, args) {
+    if (rec.js === 2) return specialCall(obj, rec.name).apply(null, args);
     if (direct === null) {
       // One native call loads it for every thread: other threads' JS runs while a native call is
       // out, so steps taken here could be seen half done. Each thread assigns the same values.
@@ -153,6 +168,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
       var target = this;
       // nil arrives as false: any message to it answers false, so nil.foo().bar() never throws.
       if (target === false) return nilFunction;
+      if (name instanceof PlainName) name = name.name;
       if (name === 'toJS') return function () { return target; };
       var member = target[name];
       if (typeof member === 'function') return function () { return member.apply(target, arguments); };
@@ -186,7 +202,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     enumerable: false, configurable: true, writable: true,
     value: function (name) {
       var obj = this;
-      var rec = plainNames[name];
+      var rec = typeof name === 'string' ? plainNames[name] : name;
       if (rec === undefined) return specialCall(obj, name);
       if (rec.js !== 0) {
         // Some class defines `name` in JS: this object's caller, while its class and the
@@ -224,7 +240,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
           return { __performInOC: true, obj: obj, selector: String(selector), args: args || [], callback: callback };
         };
     }
-    if (name.charCodeAt(0) === 95 /* _ */ && name.charCodeAt(1) !== 95) {
+    if (isJSOnlyName(name)) {
       var jsOnly = findJSOnly(obj, name);
       if (jsOnly) return function () {
         var args = [obj];
@@ -236,7 +252,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
       var ctx = frame.context;
       return function () { return N.callOriginal(obj, name.slice(4), ctx.definingClass, arguments); };
     }
-    return nativeCall(obj, plainNames[name] = new PlainName(name));
+    return nativeCall(obj, plainNames[name] || (plainNames[name] = new PlainName(name)));
   }
 
   // JSPatch's `obj.__obj`, the Objective-C object behind a box, which scripts hand to native
@@ -255,6 +271,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   Object.defineProperty(SuperProxy.prototype, '__c', {
     enumerable: false, value: function (name) {
       var proxy = this;
+      if (name instanceof PlainName) name = name.name;
       return function () { return N.callSuper(proxy.obj, name, proxy.definingClass, arguments); };
     }
   });
@@ -292,7 +309,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     var keys = Object.keys(table);
     for (var i = 0; i < keys.length; i++) {
       var rec = plainName(keys[i]);
-      if (rec !== undefined) rec.js = 1;
+      if (rec !== undefined) rec.js = isJSOnlyName(keys[i]) ? 2 : 1;
     }
   }
 
