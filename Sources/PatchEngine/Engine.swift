@@ -492,9 +492,11 @@ final class Engine: @unchecked Sendable {
     /// resident memory was still 17 % above where it started, 1 % after this call. WebKit's
     /// `WTF::releaseFastMallocFreeMemory()` (what WebKit calls under memory pressure) is one of
     /// `JSCPrivateFunctions`; where it is absent (Apple's framework keeps WTF private) the
-    /// scavenger's timing stands.
+    /// scavenger's timing stands. The C heap's free pages go back too (the objects boxes kept are
+    /// malloc blocks: PEPlatformReleaseFreeMallocMemory says what held them).
     func releaseFreeMemory() {
         JSCPrivateFunctions.releaseFastMallocFreeMemory?()
+        PEReleaseFreeMallocMemory()
     }
 
     // MARK: Logging and errors

@@ -371,6 +371,29 @@ static inline int64_t PEPlatformFootprint(void) {
 static inline int64_t PEPlatformFootprint(void) { return -1; }
 #endif
 
+/* Freed C heap memory goes back to the system on its own only from the top of the heap: after a
+   script dropped 1,000,000 Objective-C objects (small malloc blocks each), live blocks allocated
+   after them kept ~26 MB of freed blocks resident
+   (patchbench's memory row: 69 MB before, 95 MB after PatchEngine.collectGarbage; 64 MB once this
+   ran). PatchEngine.collectGarbage and the heap growth limit's clean-up call it. Linux (glibc):
+   malloc_trim(0), which also releases free pages inside the heap. Apple:
+   malloc_zone_pressure_relief(NULL, 0), what the system's own memory pressure handling does. */
+#if defined(__GLIBC__)
+#include <malloc.h>
+static inline void PEPlatformReleaseFreeMallocMemory(void) { (void)malloc_trim(0); }
+#elif defined(__APPLE__)
+#if __has_include(<malloc/malloc.h>)
+#include <malloc/malloc.h>
+#else
+/* malloc/malloc.h's prototype, for header sets without that file (the Apple compile check's). */
+typedef struct _malloc_zone_t malloc_zone_t;
+size_t malloc_zone_pressure_relief(malloc_zone_t *zone, size_t goal);
+#endif
+static inline void PEPlatformReleaseFreeMallocMemory(void) { (void)malloc_zone_pressure_relief(NULL, 0); }
+#else
+static inline void PEPlatformReleaseFreeMallocMemory(void) {}
+#endif
+
 /* How JavaScriptCore makes running JS take a trap (its watchdog: the execution time and heap growth
    limits). Its default mode signals the thread running JS and throws away the optimised code found
    running there, which must tier up again; the heap growth limit checks a long entry every 10-160
