@@ -70,7 +70,12 @@
         st.made[rec.id] = { method: info.method, argc: argc, key: key, caller: caller };
       }
     }
-    st.callers[rec.id] = caller;
+    // Filled up to the index first: an array whose first element lands far beyond its length
+    // becomes sparse (runtime.js, PlainName's `id`), and `__c`, which reads every state's
+    // callers, would then be compiled for sparse arrays at every call site of the process.
+    var callers = st.callers;
+    while (callers.length < rec.id) callers.push(undefined);
+    callers[rec.id] = caller;
     return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;
   }
 
