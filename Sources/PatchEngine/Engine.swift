@@ -31,12 +31,18 @@ final class Engine: @unchecked Sendable {
     let index: Int
     /// The VMs of the process (VMPool.swift); the same object in every engine.
     let pool: VMPool
-    /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically.
+    /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically,
+    /// by `entering` and by `claimIfFree` / `giveBack`.
     let occupancy: UnsafeMutablePointer<Int>
     /// Threads with an entry open in this VM (`entering`), changed atomically.
     let entriesOpen: UnsafeMutablePointer<Int>
     /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
     let replayed: ReplayLog?
+
+    /// Holds this VM for the calling thread if no thread is in it or holds it (`occupancy` 0 → 1):
+    /// how `VMPool` hands a VM to one thread. `giveBack` ends the hold.
+    @inline(__always) func claimIfFree() -> Bool { PEAtomicCompareExchangeLong(occupancy, 0, 1) }
+    @inline(__always) func giveBack() { PEAtomicAddLong(occupancy, -1) }
 
     /// The engine if it has been started, without starting it: the flag is set after start-up,
     /// so reading `shared` then never waits nor starts anything.

@@ -98,13 +98,9 @@ extension Engine {
     /// a revert does not wait for another thread's JS. Replays the later scripts nowhere (the next
     /// catch-up does, as the VM's generation is left as it was).
     func takeBackRevertedInFreeVMs() {
-        let secondaries = pool.secondaries
-        guard !secondaries.isEmpty else { return }
+        guard !pool.secondaries.isEmpty else { return }
         let history = transactions.history()
-        for engine in secondaries where PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
-            engine.takeBackUnapplied(history)
-            PEAtomicAddLong(engine.occupancy, -1)
-        }
+        pool.forEachFreeSecondary(withinMaximum: false) { $0.takeBackUnapplied(history) }
     }
 
     /// Runs `script`'s evaluations again in this VM; nil (and nothing left of it) if it can't be.

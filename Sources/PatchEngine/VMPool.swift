@@ -35,8 +35,8 @@ final class VMPool: @unchecked Sendable {
     /// is in it, else a secondary one (made if needed, up to `maximum`), else the main VM shared.
     @inline(__always) func withFreeVM<R>(_ body: (Engine) -> R) -> R {
         let main = Engine.shared
-        if PEAtomicCompareExchangeLong(main.occupancy, 0, 1) {
-            defer { PEAtomicAddLong(main.occupancy, -1) }
+        if main.claimIfFree() {
+            defer { main.giveBack() }
             return body(main)
         }
         return withSecondaryVM(main, body)
@@ -44,7 +44,7 @@ final class VMPool: @unchecked Sendable {
 
     private func withSecondaryVM<R>(_ main: Engine, _ body: (Engine) -> R) -> R {
         guard let engine = claimSecondary(main) else { return body(main) }
-        defer { PEAtomicAddLong(engine.occupancy, -1) }
+        defer { engine.giveBack() }
         engine.catchUp()
         return body(engine)
     }
@@ -82,18 +82,25 @@ final class VMPool: @unchecked Sendable {
             making.unlock()
             guard let engine else { break }
             engine.catchUp()
-            PEAtomicAddLong(engine.occupancy, -1)
+            engine.giveBack()
         }
-        for engine in secondaries where engine.index < maximum && PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
-            engine.catchUp()
-            PEAtomicAddLong(engine.occupancy, -1)
+        forEachFreeSecondary(withinMaximum: true) { $0.catchUp() }
+    }
+
+    /// Runs `body` on each secondary VM no thread is in, claimed for the calling thread meanwhile
+    /// (a VM in use is skipped); `withinMaximum`: only those within `maximum`.
+    func forEachFreeSecondary(withinMaximum: Bool, _ body: (Engine) -> Void) {
+        let (engines, maximum) = state.withLock { ($0.secondaries, $0.maximum) }
+        for engine in engines where (!withinMaximum || engine.index < maximum) && engine.claimIfFree() {
+            body(engine)
+            engine.giveBack()
         }
     }
 
     /// A free secondary VM within `maximum` (one made before it was lowered stays unused).
     private func claimExisting() -> Engine? {
         let (engines, maximum) = state.withLock { ($0.secondaries, $0.maximum) }
-        for engine in engines where engine.index < maximum && PEAtomicCompareExchangeLong(engine.occupancy, 0, 1) {
+        for engine in engines where engine.index < maximum && engine.claimIfFree() {
             return engine
         }
         return nil
