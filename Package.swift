@@ -292,7 +292,7 @@ let package = Package(
         .executableTarget(
             name: "patchbench",
             dependencies: [
-                "PatchEngine", "PatchRuntime", "CJavaScriptCore", "BenchFixtures",
+                "PatchEngine", "PatchRuntime", "CJavaScriptCore", "BenchFixtures", "PatchRouter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/patchbench"

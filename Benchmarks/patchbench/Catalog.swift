@@ -118,6 +118,7 @@ struct Catalog {
 
         catalog.addObjCToJSRows()
         catalog.addTimeLimitRows()
+        catalog.addRouterRows()
 
         // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
         addJSCallRows(to: &catalog, settings: settings)

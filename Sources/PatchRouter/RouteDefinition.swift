@@ -40,11 +40,11 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     private let lock = NSLock()
     private var registration: (scheme: String?, isRegistered: Bool) = (nil, false)
 
-    private let components: [Component]
+    let components: [Component]
     /// Whether this pattern addresses a fragment path (contains "#"), see `RouteRequest`.
-    private let matchesFragment: Bool
+    let matchesFragment: Bool
 
-    private enum Component {
+    enum Component {
         case literal(String)
         case variable(String)
         case wildcard
@@ -135,6 +135,14 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     }
 
     // MARK: Matching
+
+    /// Whether this definition matches URLs by its pattern with the rules above, so a router may
+    /// look it up by the pattern's literal components instead of trying it on every URL (routing
+    /// then costs the same however many routes there are). True for `RouteDefinition` itself; false
+    /// by default for subclasses, which are tried on every URL since they may match their own way.
+    /// A subclass whose `response(for:)` and `routeVariables(for:)` never match a URL the pattern
+    /// doesn't may return true.
+    open var usesPatternMatching: Bool { type(of: self) == RouteDefinition.self }
 
     /// Matches the request: the handler's parameters on a match. Override to match differently; the
     /// default asks `routeVariables(for:)` and, when they exist, `matchParameters(for:routeVariables:)`.

@@ -140,8 +140,9 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public let scheme: String?
 
     private let lock = NSLock()
-    /// Sorted by priority, highest first; equal priorities in insertion order.
-    private var entries: [RouteEntry] = []
+    /// The routes, indexed by their literal components; `index.ordered()` is the routing order
+    /// (priority, highest first; equal priorities in insertion order).
+    private var index = RouteIndex()
     private var fallsBackToGlobalRoutes = false
     private var unmatchedHandler: UnmatchedURLHandler?
     private var definitionType: RouteDefinition.Type?
@@ -182,7 +183,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
 
     /// The routes in the order they are tried.
     public var routes: [RouteDefinition] {
-        withLock { entries.map(\.definition) }
+        withLock { index.ordered().map(\.definition) }
     }
 
     public var description: String {
@@ -230,9 +231,9 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func removeRoute(_ definition: RouteDefinition) -> Int {
         // Compared outside the lock: `isEqual(to:)` may be a subclass's code.
-        let current = withLock { entries }
+        let current = withLock { index.ordered() }
         let equal = Set(current.filter { $0.definition == definition }.map(ObjectIdentifier.init))
-        return withLock { remove { equal.contains(ObjectIdentifier($0)) } }
+        return withLock { remove(index.ordered().filter { equal.contains(ObjectIdentifier($0)) }) }
     }
 
     /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
@@ -248,7 +249,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// use `addRoute` or `replaceRoute` for patterns that come from outside.
     public subscript(pattern: String) -> Handler? {
         get {
-            withLock { entries.first { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }?
+            withLock { index.entries(pattern: pattern).first }?
                 .definition.handler
         }
         set {
@@ -280,7 +281,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     public func replaceRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
         withLock {
-            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
+            _ = remove(index.entries(pattern: pattern))
             _ = insert(newEntries)
         }
         announce(newEntries)
@@ -291,13 +292,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// Returns how many concrete routes were removed.
     @discardableResult
     public func removeRoute(pattern: String) -> Int {
-        withLock { remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern } }
+        withLock { remove(index.entries(pattern: pattern)) }
     }
 
     /// Removes the routes added by the `addRoute` call that returned `token`. Returns whether any were here.
     @discardableResult
     public func removeRoute(_ token: RouteToken) -> Bool {
-        withLock { remove { $0.definition.token == token } } > 0
+        withLock { remove(index.entries(token: token)) } > 0
     }
 
     /// Takes out every route with this pattern (as `removeRoute(pattern:)` does) and returns them with
@@ -305,8 +306,8 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// an app's route is reverted.
     public func takeRoutes(pattern: String) -> DetachedRoutes {
         withLock {
-            let taken = entries.filter { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
-            _ = remove { $0.definition.sourcePattern == pattern || $0.definition.pattern == pattern }
+            let taken = index.entries(pattern: pattern)
+            _ = remove(taken)
             return DetachedRoutes(entries: taken)
         }
     }
@@ -315,13 +316,14 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// handlers (after routes of equal priority added since). Routes already back in a router (restored
     /// before) are skipped: a route is in one router at a time.
     public func restoreRoutes(_ routes: DetachedRoutes) {
-        let restored = withLock { insert(routes.entries.map { RouteEntry(definition: $0.definition) }) }
+        let fresh = routes.entries.map { RouteEntry(definition: $0.definition) }
+        let restored = withLock { insert(fresh) }
         announce(restored)
     }
 
     /// Removes every route of this router.
     public func removeAllRoutes() {
-        withLock { _ = remove { _ in true } }
+        withLock { _ = remove(index.ordered()) }
     }
 
     /// Routes a URL with this router: each matching route, in order, gets the parameters until a handler
@@ -354,16 +356,16 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     // MARK: Private
 
     private func route(_ url: URL, parameters: [String: Any], runHandlers: Bool) -> (routed: Bool, fallback: Router?) {
-        var (snapshot, fallsBack) = withLock { (entries, fallsBackToGlobalRoutes && !isGlobal) }
         let request = RouteRequest(url: url, options: RouterRegistry.shared.currentOptions(), additionalParameters: parameters)
+        var (snapshot, fallsBack) = withLock { (index.candidates(for: request), fallsBackToGlobalRoutes && !isGlobal) }
         var tried = Set<ObjectIdentifier>()
         // Holds the tried entries alive: a freed entry's address could be reused by a new one, which
         // would then look tried.
         var triedEntries: [RouteEntry] = []
-        var index = 0
-        while index < snapshot.count {
-            let entry = snapshot[index]
-            index += 1
+        var position = 0
+        while position < snapshot.count {
+            let entry = snapshot[position]
+            position += 1
             guard tried.insert(ObjectIdentifier(entry)).inserted else { continue }
             triedEntries.append(entry)
             let response = entry.definition.response(for: request)
@@ -371,10 +373,10 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
             guard runHandlers else { return (true, nil) }
             guard withLock({ entry.isActive }) else {
                 // Removed by an earlier handler or another thread since the snapshot. Go on with the
-                // current routes (skipping those tried), so a route replaced meanwhile is found as its
-                // replacement rather than not at all.
-                snapshot = withLock { entries }
-                index = 0
+                // current candidates (skipping those tried), so a route replaced meanwhile is found as
+                // its replacement rather than not at all.
+                snapshot = withLock { self.index.candidates(for: request) }
+                position = 0
                 continue
             }
             if entry.definition.callHandler(with: response.parameters) { return (true, nil) }
@@ -405,10 +407,8 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     private func insert(_ newEntries: [RouteEntry]) -> [RouteEntry] {
         var inserted: [RouteEntry] = []
         for entry in newEntries where entry.definition.claim(forScheme: scheme) {
-            let priority = entry.definition.priority
             // After the ones inserted just before it: one call's expansions keep their order.
-            let index = entries.firstIndex { $0.definition.priority < priority } ?? entries.endIndex
-            entries.insert(entry, at: index)
+            index.insert(entry)
             inserted.append(entry)
         }
         return inserted
@@ -421,17 +421,14 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Removes and deactivates the matching routes; returns how many. Call with the lock held.
-    private func remove(where shouldRemove: (RouteEntry) -> Bool) -> Int {
-        var removed = 0
-        entries.removeAll { entry in
-            guard shouldRemove(entry) else { return false }
+    /// Removes and deactivates these routes; returns how many were here. Call with the lock held.
+    private func remove(_ doomed: [RouteEntry]) -> Int {
+        for entry in doomed {
+            index.remove(entry)
             entry.isActive = false
             entry.definition.release()
-            removed += 1
-            return true
         }
-        return removed
+        return doomed.count
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
