@@ -104,6 +104,7 @@ bench: deps
 	$(SWIFT) run -c release patchbench $(BENCH_ARGS)
 	$(SWIFT) build -c release --product patchctl
 	$(SWIFT) run -c release qaloopbench
+	SWIFT=$(SWIFT) ./Tools/tuf-bench/run.sh
 
 demo: deps
 	./Samples/demo.sh

@@ -297,6 +297,12 @@ let package = Package(
             ],
             path: "Benchmarks/patchbench"
         ),
+        // `make bench`, delivery part: PatchUpdater against python-tuf (Tools/tuf-bench/run.sh).
+        .executableTarget(
+            name: "tufbench",
+            dependencies: ["PatchUpdater"],
+            path: "Benchmarks/tufbench"
+        ),
         // `make bench`, second part: the live QA loop's save → applied latency (Benchmarks/README.md).
         .executableTarget(
             name: "qaloopbench",
