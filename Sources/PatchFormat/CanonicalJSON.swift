@@ -31,9 +31,9 @@ public enum CanonicalJSON {
 
     private static func write(_ value: JSONValue, to out: inout [UInt8], fileForm: Bool) throws {
         switch value {
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .integer(let i): out.append(contentsOf: Array(String(i).utf8))
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
         case .fraction(let text): throw FormatError.malformed("canonical JSON has no form for the number \(text)")
         case .string(let s): writeString(s, to: &out, fileForm: fileForm)
         case .array(let items):
@@ -45,32 +45,58 @@ public enum CanonicalJSON {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (n, member) in sorted.enumerated() {
+            // Sorting the names alone moves less than sorting (name, value) pairs.
+            for (n, key) in members.keys.sorted(by: utf8Precedes).enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(member.key, to: &out, fileForm: fileForm)
+                writeString(key, to: &out, fileForm: fileForm)
                 out.append(UInt8(ascii: ":"))
-                try write(member.value, to: &out, fileForm: fileForm)
+                try write(members[key]!, to: &out, fileForm: fileForm)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s (code point order; `String`'s `<` is not).
+    private static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let xs = x.baseAddress, let ys = y.baseAddress {
+                    let order = memcmp(xs, ys, common)
+                    if order != 0 { return order < 0 }
+                }
+                return x.count < y.count
+            }
+        }
+    }
+
     private static func writeString(_ s: String, to out: inout [UInt8], fileForm: Bool) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            if fileForm && byte < 0x20 {
-                let hex = Array("0123456789abcdef".utf8)
-                switch byte {
-                case 0x0A: out.append(contentsOf: Array("\\n".utf8))
-                case 0x0D: out.append(contentsOf: Array("\\r".utf8))
-                case 0x09: out.append(contentsOf: Array("\\t".utf8))
-                default: out.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
-                continue
+        var s = s
+        s.withUTF8 { bytes in
+            // Most strings (names, hashes, paths) need no escape: copied whole.
+            guard bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || (fileForm && $0 < 0x20) }) else {
+                out.append(contentsOf: bytes)
+                return
             }
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
-            out.append(byte)
+            for byte in bytes {
+                if fileForm && byte < 0x20 {
+                    switch byte {
+                    case 0x0A: out.append(contentsOf: "\\n".utf8)
+                    case 0x0D: out.append(contentsOf: "\\r".utf8)
+                    case 0x09: out.append(contentsOf: "\\t".utf8)
+                    default:
+                        let hex = Array("0123456789abcdef".utf8)
+                        out.append(contentsOf: "\\u00".utf8)
+                        out.append(hex[Int(byte >> 4)])
+                        out.append(hex[Int(byte & 0xF)])
+                    }
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
         }
         out.append(UInt8(ascii: "\""))
     }

@@ -37,6 +37,8 @@ public struct JSONParser {
 
     private func checkEncoding() throws {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { throw error("a byte-order mark", at: 0) }
+        // The standard library's validation is fast; the loop below only finds where it failed.
+        if String(validating: bytes, as: UTF8.self) != nil { return }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         var offset = 0
@@ -87,12 +89,13 @@ public struct JSONParser {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyOffset = index
             let key = try string()
-            guard members[key] == nil else { throw error("duplicate member \"\(key)\"", at: keyOffset) }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try value(depth: depth + 1)
+            guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
+                throw error("duplicate member \"\(key)\"", at: keyOffset)
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -121,6 +124,18 @@ public struct JSONParser {
 
     private mutating func string() throws -> String {
         index += 1  // opening quote
+        // Most strings have no escape: made straight from their bytes (already checked UTF-8).
+        let start = index
+        while index < bytes.count {
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            }
+            if c == UInt8(ascii: "\\") || c < 0x20 { break }
+            index += 1
+        }
+        index = start
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flush(_ parser: JSONParser, upTo end: Int) {

@@ -9,6 +9,26 @@ final class PatchFormatTests: XCTestCase {
         XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "{\"A\":{},\"a\":\"x\\\"y\\\\z\n\u{e9}\",\"b\":[1,true,null]}")
     }
 
+    /// Members sort by code point (UTF-8 byte order), not by `String`'s order: "é" (U+00E9)
+    /// after "z", "ｚ" (U+FF5A) after it, "Z" before "a", a prefix before its extensions; the
+    /// same bytes whether the document's strings were escaped or written raw.
+    func testCanonicalJSONOrdersNamesByCodePointsAndReadsEscapedAndRawStringsAlike() throws {
+        let escaped = try JSONValue.parse(Data(#"{"\uff5a": 1, "\u00e9": 2, "z": 3, "Z": 4, "ab": 5, "a": 6}"#.utf8))
+        let raw = try JSONValue.parse(Data("{\"ｚ\": 1, \"é\": 2, \"z\": 3, \"Z\": 4, \"ab\": 5, \"a\": 6}".utf8))
+        XCTAssertEqual(escaped, raw)
+        let bytes = try CanonicalJSON.encode(escaped)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "{\"Z\":4,\"a\":6,\"ab\":5,\"z\":3,\"é\":2,\"ｚ\":1}")
+        // Names are compared as Swift strings, by canonical equivalence: "é" spelled as one code
+        // point and as "e" + a combining accent are one name, so a document with both is refused.
+        XCTAssertThrowsError(try JSONValue.parse(Data(#"{"\u00e9": 1, "e\u0301": 2}"#.utf8))) { error in
+            XCTAssertTrue("\(error)".contains("duplicate member"), "\(error)")
+        }
+        XCTAssertThrowsError(try JSONValue.parse(Data("{\"a\": \"x\u{1}y\"}".utf8)), "a raw control character in a string")
+        XCTAssertThrowsError(try JSONValue.parse(Data([0x7B, 0x22, 0xC3, 0x22, 0x3A, 0x31, 0x7D])), "a name that is not UTF-8") { error in
+            XCTAssertTrue("\(error)".contains("not UTF-8 at byte 2"), "\(error)")
+        }
+    }
+
     func testCanonicalJSONRefusesFractions() throws {
         let value = try JSONValue.parse(Data(#"{"a": 1.5}"#.utf8))
         XCTAssertThrowsError(try CanonicalJSON.encode(value))
