@@ -55,6 +55,13 @@ test: deps
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop
+	$(MAKE) package-check
+
+# An app depends on the package by version (`from: "1.0.0"`), builds and runs PatchEngine.evaluate
+# (Tools/package-check/run.sh): SwiftPM allows that only while the manifest stays tools 6.2+.
+.PHONY: package-check
+package-check: deps
+	SWIFT=$(SWIFT) ./Tools/package-check/run.sh
 
 # The TUF conformance suite (../shared/third_party/tuf-conformance, run from there) against
 # patch-tuf-client; fails loudly when the suite's folder is missing (Tools/tuf-conformance/run.sh).

@@ -1,4 +1,6 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.2
+// 6.2 or later: SwiftPM then lets an app depend on this package by version although its
+// Objective-C targets carry unsafe flags (GNUstep's on Linux, -fno-objc-arc on Apple).
 import PackageDescription
 import Foundation
 
@@ -19,14 +21,33 @@ let toolchainLib: String = {
     return candidates.first { FileManager.default.fileExists(atPath: $0 + "/Block/Block.h") } ?? "/opt/swift/usr/lib/swift"
 }()
 
+/// GCC's include folders that hold the Objective-C runtime's headers (`objc/objc.h`, from
+/// libobjc-N-dev), whatever GCC version and architecture the machine has; clang doesn't look there.
+let gccObjCIncludes: [String] = {
+    let root = "/usr/lib/gcc"
+    let fileManager = FileManager.default
+    var found: [String] = []
+    for triple in (try? fileManager.contentsOfDirectory(atPath: root))?.sorted() ?? [] {
+        let versions = (try? fileManager.contentsOfDirectory(atPath: "\(root)/\(triple)")) ?? []
+        // Newest version first: numerically, so 12 comes after 9.
+        for version in versions.sorted(by: { $0.compare($1, options: .numeric) == .orderedDescending }) {
+            let include = "\(root)/\(triple)/\(version)/include"
+            if fileManager.fileExists(atPath: include + "/objc/objc.h") {
+                found.append(include)
+                break
+            }
+        }
+    }
+    return found
+}()
+
 /// Flags for compiling Objective-C against GNUstep with clang (see shared/notes/platform.md).
 let gnustepObjCFlags: [String] = [
     "-fobjc-runtime=gcc", "-fobjc-exceptions", "-fexceptions",
     "-fconstant-string-class=NSConstantString",
     "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1",
     "-I/usr/include/GNUstep",
-    "-I/usr/lib/gcc/x86_64-linux-gnu/12/include",
-    "-I/usr/lib/gcc/aarch64-linux-gnu/12/include",
+] + gccObjCIncludes.map { "-I" + $0 } + [
     "-I\(toolchainLib)/Block",
     "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
 ]
@@ -59,20 +80,17 @@ let objcLinkerSettings: [LinkerSetting] = [
 let package = Package(
     name: "PatchEngine",
     platforms: [.macOS(.v13), .iOS(.v15)],
+    // What an app and its release team use. The QA server library, the benchmarks, the
+    // conformance client and the test support are built and run here (executable targets of the
+    // root package need no product) but not exported.
     products: [
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
-        .executable(name: "patchctl", targets: ["patchctl"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
-        .executable(name: "patchbench", targets: ["patchbench"]),
-        .executable(name: "qaloopbench", targets: ["qaloopbench"]),
         .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
-        .library(name: "PatchServer", targets: ["PatchServer"]),
-        .library(name: "PatchService", targets: ["PatchService"]),
-        .executable(name: "patchserver", targets: ["patchserver"]),
         .library(name: "PatchFormat", targets: ["PatchFormat"]),
         .library(name: "PatchUpdater", targets: ["PatchUpdater"]),
-        .library(name: "PatchRepository", targets: ["PatchRepository"]),
-        .executable(name: "patch-tuf-client", targets: ["patch-tuf-client"]),
+        .executable(name: "patchctl", targets: ["patchctl"]),
+        .executable(name: "patchserver", targets: ["patchserver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -356,5 +374,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-    ]
+    ],
+    // The code predates Swift 6's strict concurrency checking; tools version 6.x would make it
+    // the default language mode.
+    swiftLanguageModes: [.v5]
 )
