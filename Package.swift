@@ -136,7 +136,7 @@ let package = Package(
             dependencies: [
                 "PatchEngine",
                 "PatchDelivery",
-                "PatchServer",
+                "PatchDevServer",
                 "PatchUpdater",
                 "PatchFormat",
                 "PatchRepository",
@@ -223,8 +223,10 @@ let package = Package(
             path: "Tools/ServerDefences"
         ),
         // A small HTTP server for QA: serves a directory of patches on loopback with ETags (SwiftNIO).
+        // Not `PatchServer`: its folder would fold into Tools/patchserver (the release service) on a
+        // case-insensitive disk.
         .target(
-            name: "PatchServer",
+            name: "PatchDevServer",
             dependencies: [
                 "ServerDefences",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -232,7 +234,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Tools/PatchServer"
+            path: "Tools/PatchDevServer"
         ),
         // The release service (Hummingbird 2): hosts the app's TUF repository (uploads verified
         // against the trusted root, online snapshot and timestamp keys), telemetry intake, the
@@ -364,12 +366,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleShopTests",
-            dependencies: ["shop", "PatchDelivery", "PatchServer", "PatchFormat", "PatchRepository"]
+            dependencies: ["shop", "PatchDelivery", "PatchDevServer", "PatchFormat", "PatchRepository"]
         ),
         .testTarget(
             name: "PatchDeliveryTests",
             dependencies: [
-                "PatchDelivery", "PatchServer", "PatchEngine", "patchctl", "HTTPTestSupport", "PatchUpdater",
+                "PatchDelivery", "PatchDevServer", "PatchEngine", "patchctl", "HTTPTestSupport", "PatchUpdater",
                 "PatchFormat", "PatchRepository",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

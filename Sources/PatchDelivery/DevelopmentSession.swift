@@ -155,7 +155,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         }
     }
 
-    /// Paths on the development server (kept in step with `PatchServer.DevChannel` and `patchctl dev`).
+    /// Paths on the development server (kept in step with `PatchDevServer.DevChannel` and `patchctl dev`).
     public static let eventsPath = "_dev/events"
     public static let reportPath = "_dev/report"
     public static let pongPath = "_dev/pong"

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
 @testable import PatchDelivery
-import PatchServer
+import PatchDevServer
 import XCTest
 
 extension RawHTTPConnection {

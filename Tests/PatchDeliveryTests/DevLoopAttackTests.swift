@@ -2,7 +2,7 @@ import Foundation
 import PatchDelivery
 import PatchFormat
 import PatchRepository
-import PatchServer
+import PatchDevServer
 import PatchUpdater
 import XCTest
 

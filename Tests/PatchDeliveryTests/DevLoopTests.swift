@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import PatchDelivery
 import PatchEngine
-import PatchServer
+import PatchDevServer
 import HTTPTestSupport
 import XCTest
 

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTestSupport
-import PatchServer
+import PatchDevServer
 import XCTest
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PatchServer
+import PatchDevServer
 import XCTest
 
 final class PatchServerTests: XCTestCase {

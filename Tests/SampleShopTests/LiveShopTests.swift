@@ -1,7 +1,7 @@
 import Foundation
 import PatchDelivery
 import PatchRepository
-import PatchServer
+import PatchDevServer
 import XCTest
 
 /// The shop's live mode (`--dev`) as real processes: the dev channel on the project's own server

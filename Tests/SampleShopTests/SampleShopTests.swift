@@ -1,6 +1,6 @@
 import Foundation
 import PatchFormat
-import PatchServer
+import PatchDevServer
 import XCTest
 
 /// The sample shop end to end, as `make demo` runs it: the built `shop` executable launched as an

@@ -1,7 +1,7 @@
 import Foundation
 import PatchFormat
 import PatchRepository
-import PatchServer
+import PatchDevServer
 import XCTest
 
 /// What one launch of the `shop` executable printed.

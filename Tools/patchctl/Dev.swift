@@ -6,7 +6,7 @@ import PatchDelivery
 import PatchEngine
 import PatchAuthoring
 import PatchRepository
-import PatchServer
+import PatchDevServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

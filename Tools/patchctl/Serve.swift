@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import PatchServer
+import PatchDevServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
