@@ -11,7 +11,7 @@ import FoundationNetworking
 ///   the network or the disk.
 /// - The queue holds at most `maxEvents` events and `maxSpoolBytes` of encoded events; past
 ///   either, the oldest are dropped and counted (`stats.dropped`, and `dropped` in the next batch).
-/// - The queue is mirrored to `spool.json` in `directory` (atomic writes, a bounded read at
+/// - The queue is mirrored to `telemetry-spool.json` in `directory` (atomic writes, a bounded read at
 ///   start), so events survive a relaunch, and the file obeys the same byte cap.
 /// - One request at a time, each ended after `requestTimeout`; a failure waits
 ///   `initialBackoff · 2ⁿ` (at most `maxBackoff`) before the next try.

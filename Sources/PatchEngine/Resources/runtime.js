@@ -1,6 +1,6 @@
 // PatchEngine's JavaScript half: the JSPatch-compatible surface that patch scripts see.
-// Native functions (prefixed _OC_) are installed by the Swift engine before this file runs;
-// this file hides them behind the documented API and keeps per-call context (self, the defining
+// The native functions are installed by the Swift engine before this file runs, as the object
+// `__PatchEngineNative` (taken off the global object below); this file hides them behind the documented API and keeps per-call context (self, the defining
 // class for super/ORIG) in JavaScript, where execution is serialised by the VM lock.
 var self;   // the receiver of the JS method running (JSPatch's convention): a global variable
 (function (global) {
