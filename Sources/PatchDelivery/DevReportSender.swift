@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import PatchUpdater
 
 /// Sends a development session's reports to the server, one small GET each
 /// (`/_dev/report?session=…&r=<base64url JSON>`: the QA server takes no request bodies), in order,
@@ -12,7 +10,7 @@ final class DevReportSender: @unchecked Sendable {
     private let baseURL: URL
     private let device: String
     private let maxQueued: Int
-    private let session: URLSession
+    private let transport: Transport
     private let lock = NSLock()
     private var queue: [(report: DevReport, droppable: Bool)] = []
     private var dropped = 0
@@ -24,18 +22,26 @@ final class DevReportSender: @unchecked Sendable {
     private var pongInFlight = false
     private var pendingNonce: String?
 
-    init(baseURL: URL, device: String, maxQueued: Int) {
+    /// Each request ends after this long; its answer is read up to `answerBytes`.
+    static let requestTimeout: TimeInterval = 5
+    static let answerBytes: Int64 = 4096
+
+    init(baseURL: URL, device: String, maxQueued: Int, transport: Transport) {
         self.baseURL = baseURL
         self.device = device
         self.maxQueued = max(2, maxQueued)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.timeoutIntervalForRequest = 5
-        configuration.timeoutIntervalForResource = 5
-        session = URLSession(configuration: configuration)
+        self.transport = transport
     }
 
-    deinit { session.invalidateAndCancel() }
+    /// GETs `url` through the device's transport; the status, nil when there was no answer.
+    private func get(_ url: URL, then: @escaping @Sendable (Int?) -> Void) {
+        let transport = self.transport
+        Task.detached {
+            let answer = try? await transport.send(TransportRequest(url: url), maxLength: Self.answerBytes,
+                                                   deadline: Date().addingTimeInterval(Self.requestTimeout))
+            then(answer?.status)
+        }
+    }
 
     /// Queues a report; `droppable` ones (log lines) are the first to go when the queue is full.
     func send(_ report: DevReport, droppable: Bool = false) {
@@ -85,7 +91,7 @@ final class DevReportSender: @unchecked Sendable {
         }
         var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.pongPath), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "nonce", value: nonce)]
-        session.dataTask(with: components.url!) { [weak self] _, _, _ in
+        get(components.url!) { [weak self] _ in
             guard let self else { return }
             let next: String? = self.lock.withLock {
                 defer { self.pendingNonce = nil }
@@ -93,7 +99,7 @@ final class DevReportSender: @unchecked Sendable {
                 return self.pendingNonce
             }
             if let next { self.sendPong(next) }
-        }.resume()
+        }
     }
 
     /// Drops what is queued and takes nothing more until `begin()`.
@@ -122,9 +128,9 @@ final class DevReportSender: @unchecked Sendable {
         let payload = next.encoded().base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "r", value: payload)]
-        let task = session.dataTask(with: components.url!) { [weak self] _, response, _ in
+        get(components.url!) { [weak self] status in
             guard let self else { return }
-            let ok = (response as? HTTPURLResponse)?.statusCode == 204
+            let ok = status == 204
             self.lock.withLock {
                 self.sending = false
                 // Not delivered (server gone): put it back and wait for the stream to return.
@@ -136,6 +142,5 @@ final class DevReportSender: @unchecked Sendable {
             }
             if ok { self.pump() }
         }
-        task.resume()
     }
 }

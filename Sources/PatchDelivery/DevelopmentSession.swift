@@ -248,7 +248,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         self.onEvent = onEvent
         self.delay = configuration.reconnectDelay.lowerBound
         self.reporter = DevReportSender(baseURL: Self.directoryURL(configuration.serverURL), device: name,
-                                        maxQueued: configuration.maxQueuedReports)
+                                        maxQueued: configuration.maxQueuedReports, transport: transport)
     }
 
     deinit {
@@ -311,7 +311,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         var components = URLComponents(url: Self.directoryURL(configuration.serverURL).appendingPathComponent(Self.eventsPath),
                                        resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "device", value: configuration.deviceName)]
-        let stream = EventStream(url: components.url!, maxEventBytes: 4096,
+        let stream = EventStream(url: components.url!, transport: transport, maxEventBytes: 4096,
                                  silenceTimeout: configuration.silenceTimeout,
                                  onOpen: { [weak self] in self?.opened(current) },
                                  onEvent: { [weak self] name, data in self?.received(name, data) },

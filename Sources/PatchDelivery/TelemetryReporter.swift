@@ -256,63 +256,33 @@ extension TelemetryTransport {
     }
 }
 
-/// POSTs a batch with URLSession: the request ends after `timeout`, the response body is never
-/// read (the status is all that counts), no redirects are followed.
-public final class HTTPTelemetryTransport: NSObject, TelemetryTransport, URLSessionDataDelegate, @unchecked Sendable {
+/// POSTs a batch through the device's `Transport` (AsyncHTTPClient, as the updater): the request
+/// ends after `timeout`, at most 4 KB of the answer is read (the status is all that counts), no
+/// redirect is followed. `deliver` blocks its caller (the reporter's own queue) until then.
+public final class HTTPTelemetryTransport: TelemetryTransport, @unchecked Sendable {
     private let timeout: TimeInterval
-    private lazy var session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-    }()
-    private let lock = NSLock()
-    private var statuses: [Int: Int] = [:]
+    private let transport: Transport
 
-    public init(timeout: TimeInterval) { self.timeout = timeout }
+    public init(timeout: TimeInterval, transport: Transport = HTTPTransport.shared) {
+        self.timeout = timeout
+        self.transport = transport
+    }
 
     public func send(_ body: Data, to url: URL) -> Bool {
         deliver(body, to: url) == .accepted
     }
 
     public func deliver(_ body: Data, to url: URL) -> TelemetryDelivery {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = body
-        let done = DispatchSemaphore(value: 0)
-        let task = session.dataTask(with: request)
-        let id = task.taskIdentifier
-        lock.withLock { waiters[id] = done }
-        task.resume()
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut { task.cancel() }
-        let status = lock.withLock { () -> Int? in
-            waiters[id] = nil
-            return statuses.removeValue(forKey: id)
-        }
+        let (transport, timeout) = (self.transport, self.timeout)
+        let deadline = Date().addingTimeInterval(timeout)
+        let status = BlockingWait.run(until: deadline.addingTimeInterval(1)) {
+            try? await transport.post(url, body: body, maxLength: 4096, deadline: deadline).status
+        } ?? nil
         switch status {
         case (200..<300)?: return .accepted
         case 408?, 429?: return .failed
         case (400..<500)?: return .refused
         default: return .failed
         }
-    }
-
-    private var waiters: [Int: DispatchSemaphore] = [:]
-
-    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                           completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        lock.withLock { statuses[dataTask.taskIdentifier] = (response as? HTTPURLResponse)?.statusCode ?? 0 }
-        completionHandler(.cancel)  // the body is not needed: nothing of it is read
-    }
-
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
-    }
-
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        lock.withLock { waiters[task.taskIdentifier] }?.signal()
     }
 }

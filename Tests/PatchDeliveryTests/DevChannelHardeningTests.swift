@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 @testable import PatchDelivery
 import PatchDevServer
+import PatchUpdater
 import XCTest
 
 extension RawHTTPConnection {
@@ -192,7 +193,8 @@ final class DevChannelHardeningTests: XCTestCase {
         let flood = try FloodServer(seconds: 3)
         let parsed = LockedBox(0)
         let closed = DispatchSemaphore(value: 0)
-        let stream = EventStream(url: URL(string: "http://127.0.0.1:\(flood.port)/_dev/events?device=d")!, maxEventBytes: 1 << 20,
+        let stream = EventStream(url: URL(string: "http://127.0.0.1:\(flood.port)/_dev/events?device=d")!,
+                                 transport: HTTPTransport.shared, maxEventBytes: 1 << 20,
                                  silenceTimeout: 5, onOpen: {}, onEvent: { _, data in
                                      parsed.value += data.utf8.count + 20
                                      usleep(200)  // the device is slower than the network

@@ -368,4 +368,12 @@ struct RedirectingTransport: Transport {
     func fetch(_ url: URL, maxLength: Int64, deadline: Date) async throws -> Data {
         try await HTTPTransport.shared.fetch(redirect(url), maxLength: maxLength, deadline: deadline)
     }
+    // The session's reports and event stream go where they were addressed.
+    func send(_ request: TransportRequest, maxLength: Int64, deadline: Date) async throws -> (status: Int, body: Data) {
+        try await HTTPTransport.shared.send(request, maxLength: maxLength, deadline: deadline)
+    }
+    func stream(_ request: TransportRequest, silenceTimeout: TimeInterval, onOpen: @escaping @Sendable (Int) throws -> Void,
+                onChunk: @escaping @Sendable (UnsafeRawBufferPointer) throws -> Void) async throws {
+        try await HTTPTransport.shared.stream(request, silenceTimeout: silenceTimeout, onOpen: onOpen, onChunk: onChunk)
+    }
 }
