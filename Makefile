@@ -96,6 +96,16 @@ apple-check:
 	if [ -z "$${2:-}" ] || [ "$$2" -eq 0 ] || [ "$$1" -ne "$$2" ]; then \
 	  echo "apple-check: not every PatchRuntime file compiles for Apple ($${1:-?}/$${2:-?})" >&2; exit 1; fi
 
+# arm64 executed, not only compile-checked: the runtime core's register paths (register and
+# mixed-register calls and entries, variadic sends, swizzle continuations, forwarding's
+# NSInvocation marshalling) cross-compiled for aarch64 Linux against a Debian arm64 root (built
+# once into .build/arm64-root) and run under qemu-aarch64, as iOS runs them (no libffi); every
+# result compared with compiled code (Tools/arm64-check/run.sh, Tests/Arm64Check). Installs
+# qemu-user and mmdebstrap when missing. .ci/run runs it after the tests.
+.PHONY: arm64-check
+arm64-check:
+	./Tools/arm64-check/run.sh
+
 # Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
 # save → applied latency (qaloopbench; see Benchmarks/README.md).
 # Extra options: make bench BENCH_ARGS="--filter preprocessor --runs 9"
