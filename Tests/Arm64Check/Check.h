@@ -49,4 +49,6 @@ unsigned acFailed(void);
 void acRunShapeCases(void);
 void acRunRegisterRuleCases(void);
 void acRunVariadicCases(void);
+/* Only in the build linked with GNUstep-base's _Block_copy first (ARM64_CHECK_FOREIGN_BLOCK_COPY). */
+void acRunForeignBlockCopyCase(void);
 #endif

@@ -11,6 +11,7 @@
 #include "PEInternal.h"
 #include "PatchRuntime.h"
 #include <string.h>
+#include <Block.h>
 
 static uintptr_t spiedGeneral[8];
 static double spiedFloating[8];
@@ -128,6 +129,23 @@ static void engineBlocksLiveOnTheHeap(void) {
     acCheck(block != NULL && distance > 65536, "engine block on the heap",
             "block %p, %s (a local is at %p)", block, createError ? createError : "made", (void *)&local);
     if (block) PEBlockRelease(block);
+    free(createError);
+}
+
+/* Linked with GNUstep-base ahead of the Blocks runtime (run.sh's second link): its _Block_copy,
+   which copies no clang block, is the one bound, and PEBlockCreate must refuse with its message
+   instead of handing out its own stack frame. */
+void acRunForeignBlockCopyCase(void) {
+    int captured = 1;
+    void (^onStack)(void) = ^{ (void)captured; };
+    void *copy = _Block_copy((const void *)onStack);
+    acCheck(copy == (void *)onStack, "foreign _Block_copy bound", "the bound _Block_copy copied (%p from %p): this link "
+            "does not reproduce the case", copy, (void *)onStack);
+    const char *error = NULL;
+    char *createError = NULL;
+    void *block = PEBlockCreate(PESignatureParse("v@?", &error), 1, &createError);
+    acCheck(!block && createError && strstr(createError, "does not copy blocks"), "engine block refused under a foreign _Block_copy",
+            "block %p, %s", block, createError ? createError : "no message");
     free(createError);
 }
 

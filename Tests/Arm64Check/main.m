@@ -13,9 +13,13 @@ int main(void) {
 #if !defined(__aarch64__)
     printf("note: not an arm64 build: the x86-64 conventions are what this run checks\n");
 #endif
-    acRunShapeCases();
-    acRunRegisterRuleCases();
-    acRunVariadicCases();
+    if (getenv("ARM64_CHECK_FOREIGN_BLOCK_COPY")) {
+        acRunForeignBlockCopyCase();
+    } else {
+        acRunShapeCases();
+        acRunRegisterRuleCases();
+        acRunVariadicCases();
+    }
     [pool release];
     printf("%u passed, %u failed\n", acPassed(), acFailed());
     return acFailed() ? 1 : 0;

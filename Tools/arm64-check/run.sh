@@ -80,9 +80,15 @@ printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'f="$1"; shift; n="$(echo "$f" | tr / _)"; exec "$@" -c "$f" -o "'"$out"'/${n%.m}.o"' _ {} "$clang" "${flags[@]}"
 # libBlocksRuntime before libgnustep-base: GNUstep-base exports a _Block_copy of its own that copies
 # only blocks carrying an obsolete flag (clang's never do), so whichever library the dynamic
-# linker finds first decides whether a block copy copies (docs/platform-notes.md).
-"$clang" --target=aarch64-linux-gnu "--sysroot=$sysroot" -fuse-ld=lld "$out"/*.o -o "$out/arm64-check" \
-    -L"$sysroot/usr/lib" -L"$sysroot/usr/lib/aarch64-linux-gnu" \
-    -lBlocksRuntime -lgnustep-base -lobjc -lffi -lm -lpthread
+# linker finds first decides whether a block copy copies (docs/platform-notes.md). A second link
+# in the other order checks that the engine then refuses to make blocks, with its message.
+link() {
+    "$clang" --target=aarch64-linux-gnu "--sysroot=$sysroot" -fuse-ld=lld "$out"/*.o -o "$1" \
+        -L"$sysroot/usr/lib" -L"$sysroot/usr/lib/aarch64-linux-gnu" "${@:2}" -lobjc -lffi -lm -lpthread
+}
+link "$out/arm64-check" -lBlocksRuntime -lgnustep-base
+link "$out/arm64-check-foreign-block-copy" -lgnustep-base -lBlocksRuntime
+echo "arm64-check: running under qemu-aarch64 (engine blocks under GNUstep-base's _Block_copy first)"
+ARM64_CHECK_FOREIGN_BLOCK_COPY=1 qemu-aarch64 -L "$sysroot" "$out/arm64-check-foreign-block-copy"
 echo "arm64-check: running under qemu-aarch64"
 exec qemu-aarch64 -L "$sysroot" "$out/arm64-check"
