@@ -6,25 +6,31 @@ import PatchEngine
 // and Linux, where Swift has no @objc. Strings passed in are UTF-8 the caller keeps; strings passed
 // out are malloc'd and freed by the caller.
 
-/// What the Objective-C side reads of a `PatchError`: its kind, message, script, line and column
-/// (0: unknown), each written when its pointer is given.
-func writeFailure(_ error: Error, _ kind: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                  _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                  _ scriptName: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                  _ line: UnsafeMutablePointer<Int>?, _ column: UnsafeMutablePointer<Int>?) {
-    if let patchError = error as? PatchError {
-        kind?.pointee = strdup(patchError.kind.rawValue)
-        message?.pointee = strdup(patchError.message)
-        scriptName?.pointee = strdup(patchError.scriptName)
-        line?.pointee = patchError.line ?? 0
-        column?.pointee = patchError.column ?? 0
-    } else {
+/// Where a failure is written for the Objective-C side (each pointer may be NULL).
+public typealias BridgeString = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+/// Runs `body`; on an error writes what the Objective-C side reads of it (a `PatchError`'s kind,
+/// message, script, line and column, 0 when unknown; strings malloc'd) and returns false.
+func reportingFailure(_ kind: BridgeString?, _ message: BridgeString?, _ scriptName: BridgeString?,
+                      _ line: UnsafeMutablePointer<Int>?, _ column: UnsafeMutablePointer<Int>?,
+                      _ body: () throws -> Void) -> Bool {
+    do {
+        try body()
+        return true
+    } catch let error as PatchError {
+        kind?.pointee = strdup(error.kind.rawValue)
+        message?.pointee = strdup(error.message)
+        scriptName?.pointee = strdup(error.scriptName)
+        line?.pointee = error.line ?? 0
+        column?.pointee = error.column ?? 0
+    } catch {
         kind?.pointee = strdup("other")
         message?.pointee = strdup("\(error)")
         scriptName?.pointee = nil
         line?.pointee = 0
         column?.pointee = 0
     }
+    return false
 }
 
 /// Starts the engine now (else the first evaluation does): the JavaScript context and the runtime core.
@@ -35,48 +41,30 @@ public func bridgeStart() {
 
 /// `PatchEngine.evaluate(script, name:)`; false with the failure written.
 @_cdecl("PEBridgeEvaluate")
-public func bridgeEvaluate(_ script: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
-                           _ kind: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                           _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                           _ scriptName: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+public func bridgeEvaluate(_ script: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>, _ kind: BridgeString?,
+                           _ message: BridgeString?, _ scriptName: BridgeString?,
                            _ line: UnsafeMutablePointer<Int>?, _ column: UnsafeMutablePointer<Int>?) -> Bool {
-    do {
+    reportingFailure(kind, message, scriptName, line, column) {
         try PatchEngine.evaluate(String(cString: script), name: String(cString: name))
-        return true
-    } catch {
-        writeFailure(error, kind, message, scriptName, line, column)
-        return false
     }
 }
 
 /// `PatchEngine.evaluate(contentsOf:)`: the patch is named by the file's path.
 @_cdecl("PEBridgeEvaluateFile")
-public func bridgeEvaluateFile(_ path: UnsafePointer<CChar>,
-                               _ kind: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                               _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                               _ scriptName: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+public func bridgeEvaluateFile(_ path: UnsafePointer<CChar>, _ kind: BridgeString?, _ message: BridgeString?,
+                               _ scriptName: BridgeString?,
                                _ line: UnsafeMutablePointer<Int>?, _ column: UnsafeMutablePointer<Int>?) -> Bool {
-    do {
+    reportingFailure(kind, message, scriptName, line, column) {
         try PatchEngine.evaluate(contentsOf: URL(fileURLWithPath: String(cString: path)))
-        return true
-    } catch {
-        writeFailure(error, kind, message, scriptName, line, column)
-        return false
     }
 }
 
 @_cdecl("PEBridgeRevert")
-public func bridgeRevert(_ name: UnsafePointer<CChar>,
-                         _ kind: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                         _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                         _ scriptName: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+public func bridgeRevert(_ name: UnsafePointer<CChar>, _ kind: BridgeString?, _ message: BridgeString?,
+                         _ scriptName: BridgeString?,
                          _ line: UnsafeMutablePointer<Int>?, _ column: UnsafeMutablePointer<Int>?) -> Bool {
-    do {
+    reportingFailure(kind, message, scriptName, line, column) {
         try PatchEngine.revert(String(cString: name))
-        return true
-    } catch {
-        writeFailure(error, kind, message, scriptName, line, column)
-        return false
     }
 }
 

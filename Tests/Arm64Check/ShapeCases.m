@@ -184,51 +184,45 @@ static void refusalOrCompare(const ACShape *shape, const char *route, bool expec
             "refused (%s)%s", error ? error : "no message", expectedToFit ? " though its arguments fit in registers" : "");
 }
 
-static void callFunction(const ACShape *shape, void *function) {
+/* One call by the engine: `implicit` leading arguments (the block; the receiver and selector),
+   then the shape's; compared with the compiled call. `mayRefuse`: the route may refuse a shape
+   outside the register paths (with the iOS message only); the others must always call. */
+typedef bool (*ACEngineCall)(void *target, PEFrame *frame, char **error);
+static void engineCall(const ACShape *shape, const char *route, const PESignature *sig, void **implicit, unsigned implicitCount,
+                       ACEngineCall call, void *target, bool mayRefuse) {
     unsigned char ret[64] __attribute__((aligned(16)));
     memset(ret, 0, sizeof ret);
-    PEFrame frame = { shape->function, shape->values, ret };
+    void *arguments[18];
+    memcpy(arguments, implicit, implicitCount * sizeof(void *));
+    memcpy(arguments + implicitCount, shape->values, shape->count * sizeof(void *));
+    PEFrame frame = { sig, arguments, ret };
     char *error = NULL;
     acDigestBegin(); (void)acDigestEnd();
-    bool ok = PEInvokeFunction(function, &frame, &error);
+    bool ok = call(target, &frame, &error);
     char *result = ok ? resultText(shape, ret) : NULL;
-    refusalOrCompare(shape, "C function called by the engine", fits(shape->function), ok, error, acLastDigest(), result);
+    char what[160];
+    snprintf(what, sizeof what, "%s: %s", shape->name, route);
+    if (mayRefuse) refusalOrCompare(shape, route, fits(sig), ok, error, acLastDigest(), result);
+    else if (ok) compare(shape, route, acLastDigest(), result);
+    else acCheck(false, what, "raised %s", error);
     free(result); free(error);
+}
+
+static bool sendFrame(void *unused, PEFrame *frame, char **error) { (void)unused; return PEMessageSend(frame, error); }
+
+static void callFunction(const ACShape *shape, void *function) {
+    engineCall(shape, "C function called by the engine", shape->function, NULL, 0, PEInvokeFunction, function, true);
 }
 
 static void callBlock(const ACShape *shape, void *block) {
-    unsigned char ret[64] __attribute__((aligned(16)));
-    memset(ret, 0, sizeof ret);
-    void *arguments[17] = { &block };
-    memcpy(arguments + 1, shape->values, shape->count * sizeof(void *));
-    PEFrame frame = { shape->block, arguments, ret };
-    char *error = NULL;
-    acDigestBegin(); (void)acDigestEnd();
-    bool ok = PEBlockInvoke(block, &frame, &error);
-    char *result = ok ? resultText(shape, ret) : NULL;
-    char what[160];
-    snprintf(what, sizeof what, "%s: compiled block called by the engine", shape->name);
-    if (ok) compare(shape, "compiled block called by the engine", acLastDigest(), result);
-    else acCheck(false, what, "raised %s", error);
-    free(result); free(error);
+    void *implicit[] = { &block };
+    engineCall(shape, "compiled block called by the engine", shape->block, implicit, 1, PEBlockInvoke, block, false);
 }
 
 static void sendMessage(const ACShape *shape, id receiver, const char *selector) {
-    unsigned char ret[64] __attribute__((aligned(16)));
-    memset(ret, 0, sizeof ret);
     SEL sel = sel_registerName(selector);
-    void *arguments[18] = { &receiver, &sel };
-    memcpy(arguments + 2, shape->values, shape->count * sizeof(void *));
-    PEFrame frame = { shape->method, arguments, ret };
-    char *error = NULL;
-    acDigestBegin(); (void)acDigestEnd();
-    bool ok = PEMessageSend(&frame, &error);
-    char *result = ok ? resultText(shape, ret) : NULL;
-    char what[160];
-    snprintf(what, sizeof what, "%s: message sent by the engine", shape->name);
-    if (ok) compare(shape, "message sent by the engine", acLastDigest(), result);
-    else acCheck(false, what, "raised %s", error);
-    free(result); free(error);
+    void *implicit[] = { &receiver, &sel };
+    engineCall(shape, "message sent by the engine", shape->method, implicit, 2, sendFrame, NULL, false);
 }
 
 static PESlot *patch(Class cls, const char *selector, PERoute route) {

@@ -12,31 +12,32 @@ static void describe(NSError *error, char *out, size_t room) {
              [[info objectForKey:PEPatchErrorLineKey] longValue], [[info objectForKey:PEPatchErrorColumnKey] longValue]);
 }
 
-bool POEvaluateDescribing(const char *script, const char *name, char *out, size_t room) {
+/* Runs one API call in a pool: true, or false with its NSError described into `out`. */
+static bool describing(BOOL (^call)(NSError **), char *out, size_t room) {
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     NSError *error = nil;
-    BOOL ok = [PEPatchEngine evaluateScript:[NSString stringWithUTF8String:script] name:[NSString stringWithUTF8String:name] error:&error];
+    BOOL ok = call(&error);
     if (!ok) describe(error, out, room);
     [pool release];
     return ok;
+}
+
+bool POEvaluateDescribing(const char *script, const char *name, char *out, size_t room) {
+    return describing(^BOOL(NSError **error) {
+        return [PEPatchEngine evaluateScript:[NSString stringWithUTF8String:script] name:[NSString stringWithUTF8String:name] error:error];
+    }, out, room);
 }
 
 bool POEvaluateFileDescribing(const char *path, char *out, size_t room) {
-    NSAutoreleasePool *pool = [NSAutoreleasePool new];
-    NSError *error = nil;
-    BOOL ok = [PEPatchEngine evaluateScriptWithPath:[NSString stringWithUTF8String:path] error:&error];
-    if (!ok) describe(error, out, room);
-    [pool release];
-    return ok;
+    return describing(^BOOL(NSError **error) {
+        return [PEPatchEngine evaluateScriptWithPath:[NSString stringWithUTF8String:path] error:error];
+    }, out, room);
 }
 
 bool PORevertDescribing(const char *name, char *out, size_t room) {
-    NSAutoreleasePool *pool = [NSAutoreleasePool new];
-    NSError *error = nil;
-    BOOL ok = [PEPatchEngine revertScriptNamed:[NSString stringWithUTF8String:name] error:&error];
-    if (!ok) describe(error, out, room);
-    [pool release];
-    return ok;
+    return describing(^BOOL(NSError **error) {
+        return [PEPatchEngine revertScriptNamed:[NSString stringWithUTF8String:name] error:error];
+    }, out, room);
 }
 
 static void append(char *buffer, size_t room, NSString *line) {
