@@ -48,6 +48,14 @@ static void runLogHandler(void *context, const char *line) {
     Block_release(handler);
 }
 
+/* The UTF-8 of an argument, or NULL when it is nil (or a string without a UTF-8 form): then
+   `*error` says which argument, and the call returns NO. */
+static const char *argument(NSString *value, const char *what, NSError **error) {
+    const char *text = [value isKindOfClass:[NSString class]] ? [value UTF8String] : NULL;
+    if (!text && error) *error = PEPatchErrorMake("evaluation", [[NSString stringWithFormat:@"%s is not a string", what] UTF8String], NULL, 0, 0);
+    return text;
+}
+
 /* Runs a bridge call that reports a failure; NO with *error set from it. */
 #define PE_BRIDGE_CALL(errorOut, call) ({ \
     char *kind = NULL, *message = NULL, *scriptName = NULL; long line = 0, column = 0; \
@@ -60,7 +68,8 @@ static void runLogHandler(void *context, const char *line) {
 + (void)startEngine { PEBridgeStart(); }
 
 + (BOOL)evaluateScript:(NSString *)script name:(NSString *)name error:(NSError **)error {
-    return PE_BRIDGE_CALL(error, PEBridgeEvaluate([script UTF8String], [name UTF8String], &kind, &message, &scriptName, &line, &column));
+    const char *source = argument(script, "the script", error), *patchName = source ? argument(name, "the name", error) : NULL;
+    return patchName && PE_BRIDGE_CALL(error, PEBridgeEvaluate(source, patchName, &kind, &message, &scriptName, &line, &column));
 }
 
 + (BOOL)evaluateScript:(NSString *)script error:(NSError **)error {
@@ -68,11 +77,13 @@ static void runLogHandler(void *context, const char *line) {
 }
 
 + (BOOL)evaluateScriptWithPath:(NSString *)path error:(NSError **)error {
-    return PE_BRIDGE_CALL(error, PEBridgeEvaluateFile([path fileSystemRepresentation], &kind, &message, &scriptName, &line, &column));
+    const char *file = argument(path, "the path", error);
+    return file && PE_BRIDGE_CALL(error, PEBridgeEvaluateFile(file, &kind, &message, &scriptName, &line, &column));
 }
 
 + (BOOL)revertScriptNamed:(NSString *)name error:(NSError **)error {
-    return PE_BRIDGE_CALL(error, PEBridgeRevert([name UTF8String], &kind, &message, &scriptName, &line, &column));
+    const char *patchName = argument(name, "the name", error);
+    return patchName && PE_BRIDGE_CALL(error, PEBridgeRevert(patchName, &kind, &message, &scriptName, &line, &column));
 }
 
 + (void)revertAll { PEBridgeRevertAll(); }

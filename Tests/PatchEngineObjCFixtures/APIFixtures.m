@@ -40,6 +40,16 @@ bool PORevertDescribing(const char *name, char *out, size_t room) {
     }, out, room);
 }
 
+bool PONilArgumentsDescribing(char *out, size_t room) {
+    char script[256] = "", name[256] = "", path[256] = "", revert[256] = "";
+    bool any = describing(^BOOL(NSError **error) { return [PEPatchEngine evaluateScript:nil name:@"nil.js" error:error]; }, script, sizeof script)
+        | describing(^BOOL(NSError **error) { return [PEPatchEngine evaluateScript:@"1" name:nil error:error]; }, name, sizeof name)
+        | describing(^BOOL(NSError **error) { return [PEPatchEngine evaluateScriptWithPath:nil error:error]; }, path, sizeof path)
+        | describing(^BOOL(NSError **error) { return [PEPatchEngine revertScriptNamed:nil error:error]; }, revert, sizeof revert);
+    snprintf(out, room, "%s\n%s\n%s\n%s", script, name, path, revert);
+    return any;
+}
+
 static void append(char *buffer, size_t room, NSString *line) {
     size_t used = strlen(buffer);
     if (used + 1 < room) snprintf(buffer + used, room - used, "%s\n", [line UTF8String]);

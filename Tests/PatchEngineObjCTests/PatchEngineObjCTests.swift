@@ -88,6 +88,17 @@ final class PatchEngineObjCTests: XCTestCase {
         XCTAssertTrue(missing.text.hasPrefix("PEPatchErrorDomain 2 ") && missing.text.contains("cannot read"), missing.text)
     }
 
+    func testNilArgumentsAreErrorsNotCrashes() {
+        let result = message { PONilArgumentsDescribing($0, $1) }
+        XCTAssertFalse(result.ok, "a call with a nil argument succeeded")
+        XCTAssertEqual(result.text.split(separator: "\n").map(String.init), [
+            "PEPatchErrorDomain 2 evaluation error: the script is not a string | - 0 0",
+            "PEPatchErrorDomain 2 evaluation error: the name is not a string | - 0 0",
+            "PEPatchErrorDomain 2 evaluation error: the path is not a string | - 0 0",
+            "PEPatchErrorDomain 2 evaluation error: the name is not a string | - 0 0",
+        ])
+    }
+
     func testRevertOfAnUnknownNameIsANotAppliedError() {
         let result = message { PORevertDescribing("never.js", $0, $1) }
         XCTAssertFalse(result.ok)

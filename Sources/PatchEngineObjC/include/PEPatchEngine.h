@@ -27,7 +27,8 @@ extern NSString *const PEPatchErrorColumnKey;
 /* Starts the engine now (JSPatch's +startEngine); otherwise the first evaluation does. */
 + (void)startEngine;
 /* Evaluates a patch script under `name` (what revert and errors call it). A script that throws
-   is rolled back completely. NO with *error (file:line:column in userInfo) on failure. */
+   is rolled back completely. NO with *error (file:line:column in userInfo) on failure; a nil
+   script, name or path is an error too (PEPatchErrorEvaluation), never a crash. */
 + (BOOL)evaluateScript:(NSString *)script name:(NSString *)name error:(NSError **)error;
 /* The same under the name "main.js" (JSPatch's evaluateScript:). */
 + (BOOL)evaluateScript:(NSString *)script error:(NSError **)error;

@@ -16,6 +16,9 @@ bool POEvaluateDescribing(const char *script, const char *name, char *out, size_
 /* The same for a file and for a revert. */
 bool POEvaluateFileDescribing(const char *path, char *out, size_t room);
 bool PORevertDescribing(const char *name, char *out, size_t room);
+/* Calls evaluate, evaluate-file and revert with nil arguments: false when every one failed, with
+   their descriptions on four lines. */
+bool PONilArgumentsDescribing(char *out, size_t room);
 /* Sets error and log handlers that record into the buffers given (kept by the fixture); clears
    them with NULL. */
 void POCaptureHandlers(char *errors, char *logs, size_t room);
