@@ -45,12 +45,13 @@ block_dir="$(dirname "$(dirname "$clang")")/lib/swift/Block"
 [ -f "$block_dir/Block.h" ] || { echo "arm64-check: no Block.h in $block_dir" >&2; exit 1; }
 
 # The machine's own Debian archive and release, as its apt is configured (deb822 .sources files
-# or one-line lists): the root comes from where this machine's packages come from.
+# or one-line lists): the root comes from where this machine's packages come from. (`|| true`: a
+# missing file, or awk leaving the pipe early, must not end the script under pipefail.)
 suite="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
 mirror="$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
-    /^URIs:/ { uri = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite && uri != "") { print uri; exit } }' suite="$suite")"
+    /^URIs:/ { uri = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite && uri != "") { print uri; exit } }' suite="$suite" || true)"
 [ -n "$mirror" ] || mirror="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '
-    $1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { uri = $i; if ($(i + 1) == suite) { print uri; exit } } }' suite="$suite")"
+    $1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { uri = $i; if ($(i + 1) == suite) { print uri; exit } } }' suite="$suite" || true)"
 [ -n "$suite" ] && [ -n "$mirror" ] || { echo "arm64-check: cannot tell this machine's Debian release and archive from /etc/os-release and /etc/apt" >&2; exit 1; }
 
 # The root is built once per (release, archive, packages): a re-run with the same key reuses it.
