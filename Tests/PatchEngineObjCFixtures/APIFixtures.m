@@ -63,6 +63,8 @@ void POCaptureHandlers(char *errors, char *logs, size_t room) {
     [PEPatchEngine setLogHandler:^(NSString *line) { append(logs, room, line); }];
 }
 
+void PORevertAll(void) { [PEPatchEngine revertAll]; }
+
 void POAppliedNames(char *out, size_t room) {
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     snprintf(out, room, "%s", [[[PEPatchEngine appliedScriptNames] componentsJoinedByString:@","] UTF8String]);

@@ -22,6 +22,8 @@ bool PONilArgumentsDescribing(char *out, size_t room);
 /* Sets error and log handlers that record into the buffers given (kept by the fixture); clears
    them with NULL. */
 void POCaptureHandlers(char *errors, char *logs, size_t room);
+/* +[PEPatchEngine revertAll]. */
+void PORevertAll(void);
 /* The applied names joined by ",". */
 void POAppliedNames(char *out, size_t room);
 /* Limits through the Objective-C API: sets both, writes what it reads back. */
