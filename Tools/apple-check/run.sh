@@ -66,8 +66,10 @@ for entry in "${targets[@]}"; do
     counts="$(echo "$out" | sed -n 's/^apple-compile: \([0-9]*\)\/\([0-9]*\) files compile$/\1 \2/p' | tail -1)"
     set -- $counts
     if [ -z "${2:-}" ] || [ "$2" -eq 0 ]; then echo "$out"; echo "apple-check: no file checked in $dir" >&2; exit 1; fi
-    echo "== $dir: $1/$2 files compile"
+    echo "== $dir: $1/$2 files compile; $(echo "$out" | sed -n 's/^  public headers (\(.*\)): \(.*\) parse$/\2 public headers parse (\1)/p')"
     if [ "$1" -ne "$2" ]; then echo "$out" | sed -n '/errors per file/,/^$/p'; status=1; fi
+    # Public headers are read as Objective-C with ARC and as C (Swift's importer on Linux).
+    if echo "$out" | grep -q '^  public header fails'; then echo "$out" | grep '^  public header fails'; status=1; fi
     total_ok=$((total_ok + $1)) total=$((total + $2))
 done
 echo "apple-check: $total_ok/$total files compile"

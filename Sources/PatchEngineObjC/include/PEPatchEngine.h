@@ -4,6 +4,8 @@
    release, blocks given are copied. */
 #ifndef PE_PATCH_ENGINE_H
 #define PE_PATCH_ENGINE_H
+/* Objective-C only: a C or Swift-on-Linux importer of the module sees nothing. */
+#ifdef __OBJC__
 #import <Foundation/Foundation.h>
 
 /* Errors of evaluate/revert and of PEPatchClient's start. */
@@ -90,4 +92,5 @@ extern NSString *const PEPatchErrorColumnKey;
 /* The app launched fine: nothing applied so far is suspect to the crash-loop guard any more. */
 - (void)markLaunchSucceeded;
 @end
+#endif
 #endif
