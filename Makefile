@@ -89,19 +89,25 @@ jspatch-suite: deps
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
 
-# Apple platforms: every Sources/PatchRuntime/*.m compile-checked (clang -fsyntax-only) for
+# Apple platforms: every Objective-C file of the package (the runtime core, the Objective-C API,
+# the test, benchmark and sample fixtures) compile-checked (clang -fsyntax-only) for
 # arm64-apple-ios15.0, arm64-apple-macos13.0 and x86_64-apple-macos13.0 against Apple's runtime
-# headers (../shared/tools/apple-compile-check; nothing is linked or run). Fails unless every
-# file compiles. .ci/run runs it after the tests.
+# headers (../shared/tools/apple-compile-check, once per target: Tools/apple-check/run.sh;
+# nothing is linked or run). Fails unless every file compiles. .ci/run runs it after the tests.
 APPLE_CHECK ?= ../shared/tools/apple-compile-check/run.sh
 .PHONY: apple-check
-apple-check:
-	@out="$$($(APPLE_CHECK) .)" || { echo "$$out"; echo "apple-check: the compile check did not run" >&2; exit 1; }; \
-	echo "$$out"; \
-	counts="$$(echo "$$out" | sed -n 's/^apple-compile: \([0-9]*\)\/\([0-9]*\) files compile$$/\1 \2/p' | tail -1)"; \
-	set -- $$counts; \
-	if [ -z "$${2:-}" ] || [ "$$2" -eq 0 ] || [ "$$1" -ne "$$2" ]; then \
-	  echo "apple-check: not every PatchRuntime file compiles for Apple ($${1:-?}/$${2:-?})" >&2; exit 1; fi
+apple-check: deps
+	APPLE_CHECK=$(APPLE_CHECK) ./Tools/apple-check/run.sh
+
+# arm64 executed, not only compile-checked: the runtime core's register paths (register and
+# mixed-register calls and entries, variadic sends, swizzle continuations, forwarding's
+# NSInvocation marshalling) cross-compiled for aarch64 Linux against a Debian arm64 root (built
+# once into .build/arm64-root) and run under qemu-aarch64, as iOS runs them (no libffi); every
+# result compared with compiled code (Tools/arm64-check/run.sh, Tests/Arm64Check). Installs
+# qemu-user and mmdebstrap when missing. .ci/run runs it after the tests.
+.PHONY: arm64-check
+arm64-check:
+	./Tools/arm64-check/run.sh
 
 # Prints the benchmark table and writes bench-results/latest.json, then the live QA loop's
 # save → applied latency (qaloopbench; see Benchmarks/README.md).

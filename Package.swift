@@ -85,6 +85,7 @@ let package = Package(
     // root package need no product) but not exported.
     products: [
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
+        .library(name: "PatchEngineObjC", targets: ["PatchEngineObjC"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
         .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
         .library(name: "PatchFormat", targets: ["PatchFormat"]),
@@ -130,6 +131,33 @@ let package = Package(
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
                 .linkedFramework("JavaScriptCore", .when(platforms: [.macOS, .iOS])),
             ]
+        ),
+        // The Objective-C API (PEPatchEngine.h) for Objective-C apps: an Objective-C target over C
+        // entry points that a Swift target exports (@_cdecl), so it works where Swift has no @objc
+        // (Linux) as on Apple. One way: PatchEngineObjC -> PatchEngineObjCBridge -> PatchEngine,
+        // PatchDelivery (SwiftPM can't mix languages in one target).
+        .target(
+            name: "PatchEngineObjCBridge",
+            dependencies: ["PatchEngine", "PatchDelivery"]
+        ),
+        .target(
+            name: "PatchEngineObjC",
+            dependencies: ["PatchEngineObjCBridge"],
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        // Objective-C that calls PEPatchEngine.h as an app does (README's Objective-C example is
+        // ReadmeExample.m), with C entry points for its tests.
+        .target(
+            name: "PatchEngineObjCFixtures",
+            dependencies: ["PatchEngineObjC"],
+            path: "Tests/PatchEngineObjCFixtures",
+            cSettings: objcCSettings,
+            linkerSettings: objcLinkerSettings
+        ),
+        .testTarget(
+            name: "PatchEngineObjCTests",
+            dependencies: ["PatchEngineObjCFixtures", "PatchEngine", "PatchRepository", "PatchFormat"]
         ),
         .executableTarget(
             name: "patchctl",

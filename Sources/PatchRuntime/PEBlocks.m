@@ -134,6 +134,18 @@ void *PEBlockCreate(const PESignature *signature, uintptr_t token, char **error)
     }
     onStack.invoke = (void (*)(void))code;
     struct BlockLayout *block = (struct BlockLayout *)_Block_copy((const void *)&onStack);
+    if (block == &onStack) {
+        /* GNUstep-base exports a _Block_copy of its own that copies only blocks with an obsolete
+           flag set (clang sets it on none): when the dynamic linker finds it before the Blocks
+           runtime's, the "copy" is this frame, dead once we return (make arm64-check crashed on
+           it). Fail here rather than hand out a dangling block. */
+#if PE_HAS_LIBFFI
+        if (closure) ffi_closure_free(closure);
+#endif
+        if (error) *error = strdup("_Block_copy in this process does not copy blocks (GNUstep-base's is bound ahead of "
+                                   "the Blocks runtime's): link BlocksRuntime before gnustep-base");
+        return NULL;
+    }
 #if PE_HAS_LIBFFI
     /* The closure's data is the heap block, known only now. */
     if (closure && (!block || ffi_prep_closure_loc(closure, PESignatureGetCIF(signature), blockEntry, block, code) != FFI_OK)) {

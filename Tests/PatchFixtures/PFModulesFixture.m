@@ -765,29 +765,49 @@ int pf_modules_swizzle_remove(void *token)
 
 #pragma mark - A module whose -init waits
 
-#include <semaphore.h>
-#include <errno.h>
 #include <time.h>
 #include <pthread.h>
 
-static sem_t PFWaitingInitStarted, PFWaitingInitRelease, PFWaitingInitAnswered;
+/* A counting semaphore with a timed wait, on a mutex and a condition variable: POSIX's unnamed
+   semaphores (sem_init, sem_timedwait) do not exist on Apple platforms (make apple-check). */
+typedef struct { pthread_mutex_t lock; pthread_cond_t posted; unsigned count; } PFSemaphore;
+#define PF_SEMAPHORE_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 }
+
+static PFSemaphore PFWaitingInitStarted = PF_SEMAPHORE_INITIALIZER, PFWaitingInitRelease = PF_SEMAPHORE_INITIALIZER,
+                   PFWaitingInitAnswered = PF_SEMAPHORE_INITIALIZER;
 static int PFWaitingInitMode;               /* 1: waits for a release; 2: asks the registry from another thread */
 static volatile int PFWaitingInitOutcome;   /* 0 not run, 1 what it waited for came, -1 it gave up */
 static const double PFWaitingInitLimit = 5; /* seconds -init waits at most */
 
+static void PFSemaphorePost(PFSemaphore *semaphore)
+{
+    pthread_mutex_lock(&semaphore->lock);
+    semaphore->count++;
+    pthread_cond_signal(&semaphore->posted);
+    pthread_mutex_unlock(&semaphore->lock);
+}
+
 /* Waits for `semaphore` at most `seconds`. */
-static BOOL PFSemaphoreWait(sem_t *semaphore, double seconds)
+static BOOL PFSemaphoreWait(PFSemaphore *semaphore, double seconds)
 {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     long long nanoseconds = deadline.tv_nsec + (long long)((seconds - (long long)seconds) * 1e9);
     deadline.tv_sec += (time_t)seconds + (time_t)(nanoseconds / 1000000000LL);
     deadline.tv_nsec = (long)(nanoseconds % 1000000000LL);
-    for (int attempt = 0; attempt < 1000; attempt++) {     /* EINTR retries, bounded by the deadline too */
-        if (sem_timedwait(semaphore, &deadline) == 0) return YES;
-        if (errno != EINTR) return NO;
-    }
-    return NO;
+    pthread_mutex_lock(&semaphore->lock);
+    while (semaphore->count == 0 && pthread_cond_timedwait(&semaphore->posted, &semaphore->lock, &deadline) == 0) {}   /* until posted, the deadline or an error */
+    BOOL taken = semaphore->count > 0;
+    if (taken) semaphore->count--;
+    pthread_mutex_unlock(&semaphore->lock);
+    return taken;
+}
+
+static void PFSemaphoreDrain(PFSemaphore *semaphore)
+{
+    pthread_mutex_lock(&semaphore->lock);
+    semaphore->count = 0;
+    pthread_mutex_unlock(&semaphore->lock);
 }
 
 static void *PFAskRegistry(void *unused)
@@ -797,7 +817,7 @@ static void *PFAskRegistry(void *unused)
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     (void)[PEModules registeredModules];
     [pool release];
-    sem_post(&PFWaitingInitAnswered);
+    PFSemaphorePost(&PFWaitingInitAnswered);
     return NULL;
 }
 
@@ -808,7 +828,7 @@ static void *PFAskRegistry(void *unused)
 - (id)init
 {
     if (!(self = [super init])) return nil;
-    sem_post(&PFWaitingInitStarted);
+    PFSemaphorePost(&PFWaitingInitStarted);
     if (PFWaitingInitMode == 1) {
         PFWaitingInitOutcome = PFSemaphoreWait(&PFWaitingInitRelease, PFWaitingInitLimit) ? 1 : -1;
     } else {
@@ -828,22 +848,8 @@ static void *PFAskRegistry(void *unused)
 }
 @end
 
-static void PFWaitingInitSetUp(void)
-{
-    sem_init(&PFWaitingInitStarted, 0, 0);
-    sem_init(&PFWaitingInitRelease, 0, 0);
-    sem_init(&PFWaitingInitAnswered, 0, 0);
-}
-
-static void PFSemaphoreDrain(sem_t *semaphore)
-{
-    for (int i = 0; i < 100 && sem_trywait(semaphore) == 0; i++) {}
-}
-
 void pf_modules_waiting_init_arm(int mode)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, PFWaitingInitSetUp);
     PFSemaphoreDrain(&PFWaitingInitStarted);
     PFSemaphoreDrain(&PFWaitingInitRelease);
     PFSemaphoreDrain(&PFWaitingInitAnswered);
@@ -858,7 +864,7 @@ int pf_modules_waiting_init_started(double seconds)
 
 void pf_modules_waiting_init_release(void)
 {
-    sem_post(&PFWaitingInitRelease);
+    PFSemaphorePost(&PFWaitingInitRelease);
 }
 
 int pf_modules_waiting_init_outcome(void)
