@@ -137,6 +137,39 @@ final class ChannelFixture {
         try PatchClient(configuration: configuration ?? self.configuration(), applier: applier, transport: transport)
     }
 
+    /// Serves the tree published last with `channel`'s role edited by `edit`, signed by the
+    /// channel's key alone, and snapshot and timestamp re-signed as the release service signs an
+    /// upload: what whoever holds one channel key gets devices to read.
+    func serveSignedEdit(channel: String = "production", _ edit: (inout Targets) -> Void) throws {
+        let tree = directory.appendingPathComponent("tree-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: repositoryTree, to: tree)
+        let metadata = tree.appendingPathComponent("metadata")
+        func read<R: RoleMetadata>(_ name: String, _ type: R.Type) throws -> Metadata<R> {
+            try Metadata<R>(data: Data(contentsOf: metadata.appendingPathComponent(name)))
+        }
+        func write<R: RoleMetadata>(_ role: R, _ name: String, _ key: String) throws -> Data {
+            var signed = try Metadata(signed: role)
+            try signed.sign(with: keys[key]!)
+            let data = try signed.serialized()
+            try data.write(to: metadata.appendingPathComponent(name))
+            return data
+        }
+        var timestamp = try read("timestamp.json", Timestamp.self).signed
+        var snapshot = try read("\(timestamp.snapshotMeta.version).snapshot.json", Snapshot.self).signed
+        var role = try read("\(snapshot.meta["\(channel).json"]!.version).\(channel).json", Targets.self).signed
+        edit(&role)
+        role.common.version += 1
+        _ = try write(role, "\(role.common.version).\(channel).json", channel)
+        snapshot.common.version += 1
+        snapshot.meta["\(channel).json"] = MetaFile(version: role.common.version)
+        let snapshotData = try write(snapshot, "\(snapshot.common.version).snapshot.json", "snapshot")
+        timestamp.common.version += 1
+        timestamp.snapshotMeta = MetaFile(version: snapshot.common.version, length: Int64(snapshotData.count),
+                                          hashes: ["sha256": HashCheck.digest("sha256", of: snapshotData)!])
+        _ = try write(timestamp, "timestamp.json", "timestamp")
+        transport.tree = tree
+    }
+
     /// A device id whose bucket for `path` is inside (`true`) or outside a rollout of `rollout`.
     static func deviceID(for path: String, inside: Bool, rollout: Int) -> String {
         var n = 0
@@ -148,7 +181,21 @@ final class ChannelFixture {
     }
 }
 
+/// A clock tests move (devices read it through `PatchClientConfiguration.clock`).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _now: Date
+    init(_ now: Date = Date()) { _now = now }
+    var now: Date {
+        get { lock.lock(); defer { lock.unlock() }; return _now }
+        set { lock.lock(); _now = newValue; lock.unlock() }
+    }
+    var read: @Sendable () -> Date { { [self] in self.now } }
+}
+
 extension Array where Element == PatchClientEvent {
+    var staleReasons: [String] { compactMap { if case .metadataStale(let reason) = $0 { return reason } else { return nil } } }
+    var discardedRoots: [String] { compactMap { if case .storedRootDiscarded(let reason) = $0 { return reason } else { return nil } } }
     var applied: [String] { compactMap { if case .applied(let r, _) = $0 { return r.path } else { return nil } } }
     var reverted: [String: DeviceExclusion] {
         var out: [String: DeviceExclusion] = [:]

@@ -25,7 +25,7 @@ final class PatchClientAttackTests: XCTestCase {
         fixture.transport.tree = stale
         let fresh = RecordingApplier()
         let events = try fixture.launch(fresh).update()
-        XCTAssertEqual(events.refreshFailure, .metadata(.expired(role: "timestamp")), "\(events)")
+        XCTAssertEqual(events.refreshFailure, .stale(.expired(role: "timestamp")), "\(events)")
         XCTAssertEqual(fresh.calls, [])
 
         // A device that saw the release disabled, then was offline, then meets the mirror.
@@ -60,7 +60,11 @@ final class PatchClientAttackTests: XCTestCase {
             let applier = RecordingApplier()
             let client = try fixture.launch(applier, config)
             let events = client.applyCached() + client.update()
-            guard case .metadata(.badVersion)? = events.refreshFailure else { return XCTFail("\(damaged): \(events)") }
+            // A timestamp older than the one held is a stale answer; an older snapshot, a refusal.
+            switch events.refreshFailure {
+            case .metadata(.badVersion)?, .stale(.badVersion)?: break
+            default: return XCTFail("\(damaged): \(events)")
+            }
             XCTAssertEqual(applier.calls, [], "\(damaged) damaged: the older, enabled release was taken")
         }
     }
@@ -204,7 +208,7 @@ final class PatchClientAttackTests: XCTestCase {
         try FileManager.default.removeItem(at: config.stateDirectory)
         fixture.transport.tree = oldTree
         let emptied = RecordingApplier()
-        XCTAssertEqual(try fixture.launch(emptied, config).update().refreshFailure, .metadata(.expired(role: "timestamp")))
+        XCTAssertEqual(try fixture.launch(emptied, config).update().refreshFailure, .stale(.expired(role: "timestamp")))
         XCTAssertEqual(emptied.calls, [])
 
         // Replaced consistently with the state of two days ago (metadata, last verified copy, v1's script).
