@@ -123,7 +123,7 @@ final class ChannelTrustAttackTests: XCTestCase {
         let events = client.applyCached() + client.update()
         client.markLaunchSucceeded()
         XCTAssertEqual(events.discardedRoots.count, 1, "\(events)")
-        XCTAssertTrue(events.discardedRoots[0].contains("version 2 of the chain from the shipped version 1 is missing"), events.discardedRoots[0])
+        XCTAssertTrue(events.discardedRoots.first?.contains("version 2 of the chain from the shipped version 1 is missing") == true, "\(events)")
         XCTAssertFalse(applier.sources.values.contains { $0.contains("stealCards") }, "\(events)")
         XCTAssertEqual(events.applied, ["production/cart.js"])
 
@@ -191,36 +191,56 @@ final class ChannelTrustAttackTests: XCTestCase {
         XCTAssertEqual(try Metadata<Root>(data: Data(contentsOf: rootFile)).signed.common.version, 1)
     }
 
-    /// State files are read as regular files only: a FIFO planted as a metadata file does not
-    /// block the launch (it did: opening it waited for a writer forever), and a symbolic link
-    /// planted as the root is not followed.
+    /// State files are read as regular files only: FIFOs planted as metadata files read as
+    /// absent (opening one used to wait for a writer forever: the refresh ran into its deadline,
+    /// and a FIFO as the root hung the client's creation), and a symbolic link planted as the
+    /// root is not followed.
     func testStateFilesAreReadAsRegularFilesOnly() throws {
         let fixture = try ChannelFixture(self)
         try fixture.release("cart.js", script: "var cart = 1;")
         let config = fixture.configuration()
-        XCTAssertEqual(try fixture.launch(RecordingApplier(), config).update().applied, ["production/cart.js"])
+        let first = try fixture.launch(RecordingApplier(), config)
+        XCTAssertEqual(first.update().applied, ["production/cart.js"])
+        first.markLaunchSucceeded()
         let metadata = config.stateDirectory.appendingPathComponent("metadata")
-        for name in ["timestamp.json", "snapshot.json", "production.json"] {
-            try FileManager.default.removeItem(at: metadata.appendingPathComponent(name))
-            XCTAssertEqual(mkfifo(metadata.appendingPathComponent(name).path, 0o600), 0)
+        func plantFIFO(_ name: String) {
+            try? FileManager.default.removeItem(at: metadata.appendingPathComponent(name))
+            XCTAssertEqual(mkfifo(metadata.appendingPathComponent(name).path, 0o600), 0, name)
         }
-        let done = expectation(description: "launch and update return")
-        let box = EventsBox()
-        Thread.detachNewThread {
-            let applier = RecordingApplier()
-            if let client = try? fixture.launch(applier, config) { box.events = client.applyCached() + client.update() }
-            done.fulfill()
+        /// Runs a launch on another thread: a blocked open must fail the test, not hang it.
+        func launch() -> [PatchClientEvent]? {
+            let done = expectation(description: "launch and update return")
+            let box = EventsBox()
+            Thread.detachNewThread {
+                if let client = try? fixture.launch(RecordingApplier(), config) {
+                    box.events = client.applyCached() + client.update()
+                    client.markLaunchSucceeded()
+                }
+                done.fulfill()
+            }
+            guard XCTWaiter.wait(for: [done], timeout: 60) == .completed else { return nil }
+            return box.events
         }
-        XCTAssertEqual(XCTWaiter.wait(for: [done], timeout: 30), .completed, "a planted FIFO blocked the launch")
-        XCTAssertEqual(box.events.applied, ["production/cart.js"], "\(box.events)")
+
+        for name in ["timestamp.json", "snapshot.json", "production.json"] { plantFIFO(name) }
+        guard let events = launch() else { return XCTFail("a planted FIFO blocked the launch") }
+        XCTAssertNil(events.refreshFailure, "\(events)")
+        XCTAssertEqual(events.applied, ["production/cart.js"], "\(events)")
+
+        plantFIFO("root.json")
+        guard let rootEvents = launch() else { return XCTFail("a FIFO planted as the root blocked the launch") }
+        XCTAssertEqual(rootEvents.discardedRoots.count, 1, "\(rootEvents)")
+        XCTAssertTrue(rootEvents.discardedRoots.first?.contains("not a regular file") == true, "\(rootEvents)")
 
         let planted = try plantedState(self)
         let root = metadata.appendingPathComponent("root.json")
         try FileManager.default.removeItem(at: root)
         try FileManager.default.createSymbolicLink(at: root, withDestinationURL: planted.appendingPathComponent("metadata/root.json"))
-        let events = try fixture.launch(RecordingApplier(), config).applyCached()
-        XCTAssertEqual(events.discardedRoots.count, 1, "\(events)")
-        XCTAssertTrue(events.discardedRoots[0].contains("not a regular file") || events.discardedRoots[0].contains("unreadable"), events.discardedRoots[0])
+        let client = try fixture.launch(RecordingApplier(), config)
+        let linkEvents = client.applyCached()
+        client.markLaunchSucceeded()
+        XCTAssertEqual(linkEvents.discardedRoots.count, 1, "\(linkEvents)")
+        XCTAssertTrue(linkEvents.discardedRoots.first?.contains("unreadable") == true, "\(linkEvents)")
         let attributes = try FileManager.default.attributesOfItem(atPath: root.path)
         XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular)
     }
