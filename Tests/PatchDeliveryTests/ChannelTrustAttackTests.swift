@@ -110,11 +110,7 @@ final class ChannelTrustAttackTests: XCTestCase {
     /// planted root of a higher version does not survive an app update shipping a newer root.
     func testAttack2_ARootPlantedInTheStateFolderIsDiscardedAndTheShippedRootUsed() throws {
         let fixture = try ChannelFixture(self)
-        try fixture.release("cart.js", script: "var cart = 1;")
-        let config = fixture.configuration()
-        let first = try fixture.launch(RecordingApplier(), config)
-        XCTAssertEqual(first.update().applied, ["production/cart.js"])
-        first.markLaunchSucceeded()
+        let config = try fixture.deviceRunningCart()
         let planted = try plantedState(self)
 
         try plant(["metadata", "verified", "targets"], from: planted, into: config.stateDirectory)
@@ -145,9 +141,7 @@ final class ChannelTrustAttackTests: XCTestCase {
     /// against the anchored root, so nothing of it runs at launch.
     func testAttack2_AVerifiedCopyUnderAPlantedRootIsNotTrusted() throws {
         let fixture = try ChannelFixture(self)
-        try fixture.release("cart.js", script: "var cart = 1;")
-        let config = fixture.configuration()
-        XCTAssertEqual(try fixture.launch(RecordingApplier(), config).update().applied, ["production/cart.js"])
+        let config = try fixture.deviceRunningCart()
         let planted = try plantedState(self)
         try plant(["verified", "targets"], from: planted, into: config.stateDirectory)
 
@@ -197,11 +191,7 @@ final class ChannelTrustAttackTests: XCTestCase {
     /// root is not followed.
     func testStateFilesAreReadAsRegularFilesOnly() throws {
         let fixture = try ChannelFixture(self)
-        try fixture.release("cart.js", script: "var cart = 1;")
-        let config = fixture.configuration()
-        let first = try fixture.launch(RecordingApplier(), config)
-        XCTAssertEqual(first.update().applied, ["production/cart.js"])
-        first.markLaunchSucceeded()
+        let config = try fixture.deviceRunningCart()
         let metadata = config.stateDirectory.appendingPathComponent("metadata")
         func plantFIFO(_ name: String) {
             try? FileManager.default.removeItem(at: metadata.appendingPathComponent(name))
