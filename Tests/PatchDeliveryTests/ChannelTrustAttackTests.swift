@@ -16,6 +16,17 @@ import Darwin
 final class ChannelTrustAttackTests: XCTestCase {
     private let day: TimeInterval = 86_400
 
+    /// A device on a clock the test moves, having taken `production/cart.js`.
+    private func clockedDevice(_ fixture: ChannelFixture) throws -> (PatchClient, RecordingApplier, TestClock, PatchClientConfiguration) {
+        let clock = TestClock()
+        var config = fixture.configuration()
+        config.clock = clock.read
+        let applier = RecordingApplier()
+        let client = try fixture.launch(applier, config)
+        XCTAssertEqual(client.update().applied, ["production/cart.js"])
+        return (client, applier, clock, config)
+    }
+
     // MARK: 1. Channels isolated
 
     /// Attack 1: a staging role that expired (signed valid for one second, or never re-signed),
@@ -63,12 +74,7 @@ final class ChannelTrustAttackTests: XCTestCase {
         try fixture.repository.edit("production", keys: [fixture.keys["production"]!] + fixture.online, validity: 2 * day,
                                     now: fixture.now) { _ in }
         try fixture.publish()
-        let clock = TestClock()
-        var config = fixture.configuration()
-        config.clock = clock.read
-        let applier = RecordingApplier()
-        let client = try fixture.launch(applier, config)
-        XCTAssertEqual(client.update().applied, ["production/cart.js"])
+        let (client, applier, clock, config) = try clockedDevice(fixture)
 
         // Three days later; snapshot and timestamp are kept fresh (an upload to staging).
         clock.now = clock.now.addingTimeInterval(3 * day)
@@ -243,12 +249,7 @@ final class ChannelTrustAttackTests: XCTestCase {
     func testAttack3_AFrozenMirrorStopsARevokedReleaseAtOnce() throws {
         let fixture = try ChannelFixture(self)
         try fixture.release("cart.js", script: "var cart = 1;")
-        let clock = TestClock()
-        var config = fixture.configuration()
-        config.clock = clock.read
-        let applier = RecordingApplier()
-        let client = try fixture.launch(applier, config)
-        XCTAssertEqual(client.update().applied, ["production/cart.js"])
+        let (client, applier, clock, config) = try clockedDevice(fixture)
         let frozen = fixture.transport.tree
         try fixture.revoke("cart.js")
 
