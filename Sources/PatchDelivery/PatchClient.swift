@@ -23,7 +23,7 @@ import PatchUpdater
 ///    else reads the network). No answer (`refreshFailed(.network)`) or a refusal
 ///    (`refreshFailed(.metadata)`) changes nothing that runs, until the last verified metadata is
 ///    `maxStaleness` past its expiry; a stale answer (`refreshFailed(.stale)`: a freeze) stops
-///    the channel's releases at once. If nothing ran yet in this process, the last verified
+///    the channel's releases at once when the last verified metadata has expired too. If nothing ran yet in this process, the last verified
 ///    metadata and cached targets are applied instead (within the bound).
 /// 2. No key a role trusts for root, targets, snapshot, timestamp or the channel is a development key.
 /// 3. The channel's releases (`Updater.targets(ofRole:)`), each judged by `ChannelSelection`
@@ -182,16 +182,19 @@ public final class PatchClient {
         case .failure(let error):
             crashLoopGuard.networkWaitEnded()
             emit(.refreshFailed(error), &events)
-            if case .stale = error {
-                // A stale answer is not an absence of one: what was verified last is no longer
-                // the newest the device can show, so nothing of the channel runs (nor at the
-                // next launches) until a refresh succeeds.
+            if case .stale = error, !storedIsFresh() {
+                // A stale answer is not an absence of one. While what the device verified last
+                // is itself unexpired (an older copy replayed), it still shows what runs is
+                // current; once it has expired too, nothing of the channel runs (nor at the next
+                // launches) until a refresh succeeds.
                 do { try verifiedCopy.discard() } catch {
                     emit(.storageFailed(message: "last verified metadata not discarded: \(error)"), &events)
                 }
                 stopChannel(reason: "refresh answered with stale metadata: \(error)", &events)
             } else if !reconciled {
                 applyStored(&events)
+            } else if case .stale = error {
+                // Stale answer, fresh stored metadata: what runs stays.
             } else if case .failure(let unusable) = loadStored(), case .staleBeyondBound = unusable {
                 stopChannel(reason: unusable.description, &events)
             }
@@ -260,7 +263,7 @@ public final class PatchClient {
         let stored = loadStored()
         let loaded: (updater: Updater, targets: [ResolvedTarget])
         switch stored {
-        case .success(let found): loaded = found
+        case .success(let found): loaded = (found.updater, found.targets)
         case .failure(.staleBeyondBound(let freshUntil)):
             stopChannel(reason: PatchClientError.staleBeyondBound(freshUntil: freshUntil).description, &events)
             return
@@ -278,7 +281,7 @@ public final class PatchClient {
 
     /// The channel's targets as the last verified metadata lists them, verified against the
     /// anchored root; `.staleBeyondBound` when it expired more than `maxStaleness` ago.
-    private func loadStored() -> Result<(updater: Updater, targets: [ResolvedTarget]), PatchClientError> {
+    private func loadStored() -> Result<(updater: Updater, targets: [ResolvedTarget], freshUntil: Date), PatchClientError> {
         guard let folder = verifiedCopy.folder() else { return .failure(.storedMetadata("none saved")) }
         let updaterConfiguration = updaterConfiguration(folder)
         let updater = Updater(configuration: updaterConfiguration, transport: transport)
@@ -286,24 +289,29 @@ public final class PatchClient {
         let root = MetadataStore(directory: metadataDirectory).read("root", maxLength: updaterConfiguration.rootMaxLength)
         let bound = configuration.maxStaleness
         let now = configuration.clock()
-        let listed: Result<[ResolvedTarget], PatchClientError> = BlockingWait.run(until: Date().addingTimeInterval(configuration.updateDeadline)) {
+        let listed: Result<([ResolvedTarget], Date), PatchClientError> = BlockingWait.run(until: Date().addingTimeInterval(configuration.updateDeadline)) {
             do {
                 guard let root else { return .failure(.storedMetadata("no anchored root")) }
                 try await updater.loadStored(root: root)
                 try await Self.checkDevelopmentKeys(updater, channel: channel)
                 guard let targets = try await updater.targets(ofRole: channel) else { return .failure(.noChannel(channel)) }
                 // After the search: the channel role's own expiry counts too.
-                if let freshUntil = await updater.trustedMetadata?.freshUntil, now.timeIntervalSince(freshUntil) > bound {
-                    return .failure(.staleBeyondBound(freshUntil: freshUntil))
-                }
-                return .success(targets)
+                guard let freshUntil = await updater.trustedMetadata?.freshUntil else { return .failure(.storedMetadata("not loaded")) }
+                if now.timeIntervalSince(freshUntil) > bound { return .failure(.staleBeyondBound(freshUntil: freshUntil)) }
+                return .success((targets, freshUntil))
             } catch let error as PatchClientError {
                 return .failure(error)
             } catch {
                 return .failure(.storedMetadata("\(error)"))
             }
         } ?? .failure(.deadline)
-        return listed.map { (updater, $0) }
+        return listed.map { (updater, $0.0, $0.1) }
+    }
+
+    /// Whether the last verified metadata is usable and not yet expired.
+    private func storedIsFresh() -> Bool {
+        guard verifiedCopy.folder() != nil, case .success(let stored) = loadStored() else { return false }
+        return stored.freshUntil > configuration.clock()
     }
 
     /// Stops every release of the channel: its metadata can no longer be shown fresh.

@@ -33,7 +33,7 @@ public struct PatchClientConfiguration: Sendable {
     /// fresh metadata can be had (offline: no answer). Once the earliest expiry of the
     /// verified root, timestamp, snapshot, targets and channel role lies further back, the
     /// channel's releases stop (reverted, `metadataStale`) until a refresh succeeds. A refresh
-    /// answered with stale metadata stops them at once. Default 3 days: the timestamp is valid
+    /// answered with stale metadata stops them at once when that metadata has expired too. Default 3 days: the timestamp is valid
     /// for a day, so a device that is offline runs a revoked release at most 4 days after the
     /// revocation, while a weekend or a long trip without the network leaves patches running.
     public var maxStaleness: TimeInterval = 3 * 86_400

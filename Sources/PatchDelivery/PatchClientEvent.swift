@@ -69,8 +69,8 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
     /// Launch from the last verified metadata was not possible.
     case storedMetadataUnusable(PatchClientError)
     /// The channel's metadata can no longer be shown fresh (`reason`): a refresh was answered
-    /// with stale metadata, or what the device verified last expired longer than
-    /// `maxStaleness` ago. Every release of the channel stops (each `reverted` with `.stale`)
+    /// with stale metadata while what the device verified last has expired, or that expired
+    /// longer than `maxStaleness` ago. Every release of the channel stops (each `reverted` with `.stale`)
     /// until a refresh succeeds.
     case metadataStale(reason: String)
     /// The trusted root in the state folder did not chain from the root the app ships

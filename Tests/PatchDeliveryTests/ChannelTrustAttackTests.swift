@@ -16,14 +16,15 @@ import Darwin
 final class ChannelTrustAttackTests: XCTestCase {
     private let day: TimeInterval = 86_400
 
-    /// A device on a clock the test moves, having taken `production/cart.js`.
-    private func clockedDevice(_ fixture: ChannelFixture) throws -> (PatchClient, RecordingApplier, TestClock, PatchClientConfiguration) {
+    /// A device on a clock the test moves, having taken `taking`.
+    private func clockedDevice(_ fixture: ChannelFixture, taking: String = "production/cart.js") throws
+        -> (PatchClient, RecordingApplier, TestClock, PatchClientConfiguration) {
         let clock = TestClock()
         var config = fixture.configuration()
         config.clock = clock.read
         let applier = RecordingApplier()
         let client = try fixture.launch(applier, config)
-        XCTAssertEqual(client.update().applied, ["production/cart.js"])
+        XCTAssertEqual(client.update().applied, [taking])
         return (client, applier, clock, config)
     }
 
@@ -272,6 +273,28 @@ final class ChannelTrustAttackTests: XCTestCase {
         let recovered = relaunched.update()
         XCTAssertNil(recovered.refreshFailure, "\(recovered)")
         XCTAssertEqual(recovered.applied, [])
+    }
+
+    /// Attack 3 with an older copy replayed (its timestamp older than the one held, not expired):
+    /// refused as stale; the device keeps running what its own, still unexpired metadata shows,
+    /// and stops the channel at the first refresh after that metadata expired.
+    func testAttack3_AReplayedOlderCopyStopsTheChannelOnceWhatTheDeviceHoldsExpires() throws {
+        let fixture = try ChannelFixture(self)
+        try fixture.release("cart.js", script: "var cart = 1;")
+        let older = fixture.transport.tree
+        try fixture.release("cart-2.js", script: "var cart = 2;", version: 2)
+        let (client, applier, clock, _) = try clockedDevice(fixture, taking: "production/cart-2.js")
+
+        fixture.transport.tree = older
+        let replayed = client.update()
+        guard case .stale(.badVersion(role: "timestamp", _))? = replayed.refreshFailure else { return XCTFail("\(replayed)") }
+        XCTAssertEqual(replayed.reverted, [:], "what the device holds is still fresh")
+        XCTAssertEqual(client.liveReleases.map(\.reference.path), ["production/cart-2.js"])
+
+        clock.now = clock.now.addingTimeInterval(day + 60)
+        let expired = client.update()
+        XCTAssertEqual(expired.reverted, ["production/cart-2.js": .stale], "\(expired)")
+        XCTAssertEqual(applier.live, [])
     }
 
     /// Attack 3, offline: a device without the network keeps what it verified until the bound
