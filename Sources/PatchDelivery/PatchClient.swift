@@ -23,8 +23,9 @@ import PatchUpdater
 ///    else reads the network). No answer (`refreshFailed(.network)`) or a refusal
 ///    (`refreshFailed(.metadata)`) changes nothing that runs, until the last verified metadata is
 ///    `maxStaleness` past its expiry; a stale answer (`refreshFailed(.stale)`: a freeze) stops
-///    the channel's releases at once when the last verified metadata has expired too. If nothing ran yet in this process, the last verified
-///    metadata and cached targets are applied instead (within the bound).
+///    the channel's releases at once when the last verified metadata has expired too. If nothing
+///    ran yet in this process, the last verified metadata and cached targets are applied
+///    instead (within the bound).
 /// 2. No key a role trusts for root, targets, snapshot, timestamp or the channel is a development key.
 /// 3. The channel's releases (`Updater.targets(ofRole:)`), each judged by `ChannelSelection`
 ///    (app id, enabled, app/OS version, model, attributes, rollout bucket, crash-loop guard).
