@@ -7,8 +7,9 @@
 # loopback, and the shop runs: before the release, after, offline from its cache, with a tampered
 # target, and after a revocation (at run time and at the next launch). Then 200 simulated devices
 # follow production, hosted by the release service (patchserver), through a staged rollout:
-# release at 10 %, 100 %, disable, revoke, and a channel key rotation, with per-release counts. Every step checks the output
-# for what it must show; the script exits non-zero when one does not.
+# release at 10 %, 100 %, disable, revoke, a channel key rotation, and a staging role that expires while
+# production keeps updating, with per-release counts. Every step checks the output for what it must
+# show; the script exits non-zero when one does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -260,7 +261,10 @@ wait_port() {
 }
 
 heading "10. The release service: patchserver (SQLite) hosts the repository, holding only the online snapshot and timestamp keys"
-"$PATCHSERVER" "$WORK/releases" --app-id "$APP_ID" --root "$ROOT" \
+# --minimum-role-validity: a role version must stay valid this long to be taken (default a day;
+# 8 s here, so that step 16 can show a role expiring while the demo runs).
+MIN_VALIDITY=8
+"$PATCHSERVER" "$WORK/releases" --app-id "$APP_ID" --root "$ROOT" --minimum-role-validity "$MIN_VALIDITY" \
     --online-key "$REPO/keys/snapshot.key" "$REPO/keys/timestamp.key" --port 0 --port-file "$WORK/service-port" > "$WORK/patchserver.log" 2>&1 &
 SERVICE_PID=$!
 wait_port "$WORK/service-port" "$SERVICE_PID" patchserver
@@ -316,6 +320,40 @@ upload
 fleet rotated
 check "$WORK/fleet-rotated.txt" "^  $PROMO-2\.js +200 devices \(100\.0 %\)$" "every device took the channel signed with the new key, no app release"
 check "$WORK/fleet-rotated.txt" "refused: none$" "nothing refused"
+
+heading "16. Staging's role expires on the service: production devices keep updating"
+# Too short-lived: refused (nothing else in the upload is new).
+"$PATCHCTL" repo renew "$REPO" staging --valid-for 4 | sed 's/^/  /'
+if "$PATCHCTL" repo publish "$REPO" --to "$SERVICE" --app "$APP_ID" > "$WORK/publish-short.txt" 2>&1; then
+    echo "  (the service took it)"
+fi
+sed 's/^/  /' "$WORK/publish-short.txt"
+check "$WORK/publish-short.txt" '"reason":"expires-too-soon"' "the service refuses a staging role valid for 4 s (under its minimum of $MIN_VALIDITY s)"
+# Valid for 14 s: taken, then nobody renews it.
+"$PATCHCTL" repo renew "$REPO" staging --valid-for 14 | sed 's/^/  /'
+upload
+echo "  waiting for staging to expire (14 s)"
+for _ in $(seq 1 30); do
+    "$PATCHCTL" repo status "$REPO" > "$WORK/status-expired.txt" 2>&1
+    grep -q '^warning: staging version [0-9]* expired ' "$WORK/status-expired.txt" && break
+    sleep 1
+done
+grep '^warning:' "$WORK/status-expired.txt" | sed 's/^/  /' || true
+check "$WORK/status-expired.txt" '^warning: staging version [0-9]+ expired ' "patchctl repo status warns that staging expired"
+# The service's /api/status says so too (bash's /dev/tcp: no curl needed).
+SERVICE_PORT=$(tr -d '\n' < "$WORK/service-port")
+( exec 3<>"/dev/tcp/127.0.0.1/$SERVICE_PORT" && printf 'GET /api/status HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 && cat <&3 ) > "$WORK/api-status.txt" 2>/dev/null || true
+grep -E '"expiryWarning"' "$WORK/api-status.txt" | sed 's/^ */  /' || true
+check "$WORK/api-status.txt" '"expiryWarning" : "staging version [0-9]+ expired ' "the service's status flags staging as expired"
+"$PATCHCTL" repo release "$REPO" Samples/patches/gift-wrap.js --name "$PROMO-3.js" --channel production --app "$APP_ID" \
+    --patch-id "$PROMO" --version 3 --app-versions "$APP_RANGE" | sed 's/^/  /'
+upload
+fleet expired
+check "$WORK/fleet-expired.txt" "^  $PROMO-3\.js +200 devices \(100\.0 %\)$" "every production device took $PROMO-3 with staging expired"
+check "$WORK/fleet-expired.txt" "refused: none$" "no production device refused anything"
+"$FLEET" --repository "$FLEET_REPOSITORY" --root "$ROOT" --state "$WORK/fleet-staging" --channel staging --devices 10 > "$WORK/fleet-staging.txt" || true
+sed 's/^/  /' "$WORK/fleet-staging.txt"
+check_not "$WORK/fleet-staging.txt" "refused: none$" "staging's own devices refuse its expired role (a freeze for that channel only)"
 
 heading "Release service log (last lines)"
 tail -5 "$WORK/patchserver.log" | sed 's/^/  /'

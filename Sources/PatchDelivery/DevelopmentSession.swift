@@ -237,7 +237,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             for folder in [metadata, stateDirectory.appendingPathComponent("targets")] {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
-            try Updater.bootstrapUnlessNewerStored(rootData: configuration.developmentRoot, metadataDirectory: metadata)
+            _ = try RootAnchor.anchor(shippedRoot: configuration.developmentRoot, metadataDirectory: metadata)
         } catch {
             throw StartError.storage("\(error)")
         }
@@ -467,7 +467,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             let source: String
             do {
                 let file = try await updater.download(target, to: stateDirectory.appendingPathComponent("targets"))
-                guard let data = try BoundedFile.contents(of: file, limit: Int(target.file.length)),
+                guard let data = try BoundedFile.contents(of: file, limit: target.file.length),
                       (try? target.file.verify(data, what: target.path)) != nil,
                       let text = String(data: data, encoding: .utf8) else {
                     return .failure(.target(path: target.path, reason: "stored copy changed or is not UTF-8"))

@@ -5,7 +5,7 @@ import PatchUpdater
 struct JSONFileStore<Value: Codable> {
     let url: URL
     /// State files are small; a larger one is refused as unreadable.
-    static var sizeLimit: Int { 1 << 20 }
+    static var sizeLimit: Int64 { 1 << 20 }
 
     /// The stored value, `nil` when there is none, or an error message when the file is unreadable.
     func load() -> Result<Value?, StoreError> {

@@ -20,9 +20,12 @@ import PatchUpdater
 ///
 /// `update()`, in this order:
 /// 1. `Updater.refresh()` (root chain, timestamp, snapshot, targets: every TUF check; nothing
-///    else reads the network). A failure changes nothing that runs: the network failing is
-///    `refreshFailed(.network)`, a refusal `refreshFailed(.metadata)`. If nothing ran yet in this
-///    process, the last verified metadata and cached targets are applied instead.
+///    else reads the network). No answer (`refreshFailed(.network)`) or a refusal
+///    (`refreshFailed(.metadata)`) changes nothing that runs, until the last verified metadata is
+///    `maxStaleness` past its expiry; a stale answer (`refreshFailed(.stale)`: a freeze) stops
+///    the channel's releases at once when the last verified metadata has expired too. If nothing
+///    ran yet in this process, the last verified metadata and cached targets are applied
+///    instead (within the bound).
 /// 2. No key a role trusts for root, targets, snapshot, timestamp or the channel is a development key.
 /// 3. The channel's releases (`Updater.targets(ofRole:)`), each judged by `ChannelSelection`
 ///    (app id, enabled, app/OS version, model, attributes, rollout bucket, crash-loop guard).
@@ -66,8 +69,9 @@ public final class PatchClient {
     private let telemetry: TelemetryReporter?
     private let logger = Logger(label: "PatchDelivery.PatchClient")
 
-    /// Bootstraps the trusted root from `configuration.bundledRoot` when the device has none (or
-    /// an older one), and opens the crash-loop guard (judging earlier launches).
+    /// Anchors the trusted root to `configuration.bundledRoot` (`RootAnchor`: a stored root that
+    /// does not chain from it is discarded, reported at the next call as `storedRootDiscarded`),
+    /// and opens the crash-loop guard (judging earlier launches).
     /// Throws `PatchClientError.configuration` or `.developmentKey` (a bundled root trusting a
     /// development key is refused: such a build must never reach users).
     /// - Parameter telemetry: where applied (from the network), failed, reverted and disabled
@@ -102,7 +106,14 @@ public final class PatchClient {
             for folder in [metadataDirectory, targetsDirectory, verifiedCopy.directory] {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
-            try Updater.bootstrapUnlessNewerStored(rootData: configuration.bundledRoot, metadataDirectory: metadataDirectory)
+            let anchor = try RootAnchor.anchor(shippedRoot: configuration.bundledRoot, metadataDirectory: metadataDirectory)
+            if case .discarded(let reason) = anchor {
+                // What was verified under that root proves nothing now.
+                try verifiedCopy.discard()
+                pendingEvents.append(.storedRootDiscarded(reason: reason))
+            }
+        } catch let error as UpdaterError {
+            throw PatchClientError.configuration("bundled root: \(error)")
         } catch {
             throw PatchClientError.storage("\(error)")
         }
@@ -128,8 +139,9 @@ public final class PatchClient {
 
     // MARK: - Launch
 
-    /// Applies what the metadata verified last selects, from cached targets only (no network).
-    /// Expiry is not checked here: a device offline for a while keeps running what it verified.
+    /// Applies what the metadata verified last selects, from cached targets only (no network),
+    /// checked against the root anchored at launch. Expiry is checked only against
+    /// `maxStaleness`: a device offline for a while keeps running what it verified until then.
     @discardableResult
     public func applyCached() -> [PatchClientEvent] {
         var events = takePendingEvents()
@@ -171,7 +183,22 @@ public final class PatchClient {
         case .failure(let error):
             crashLoopGuard.networkWaitEnded()
             emit(.refreshFailed(error), &events)
-            if !reconciled { applyStored(&events) }
+            if case .stale = error, !storedIsFresh() {
+                // A stale answer is not an absence of one. While what the device verified last
+                // is itself unexpired (an older copy replayed), it still shows what runs is
+                // current; once it has expired too, nothing of the channel runs (nor at the next
+                // launches) until a refresh succeeds.
+                do { try verifiedCopy.discard() } catch {
+                    emit(.storageFailed(message: "last verified metadata not discarded: \(error)"), &events)
+                }
+                stopChannel(reason: "refresh answered with stale metadata: \(error)", &events)
+            } else if !reconciled {
+                applyStored(&events)
+            } else if case .stale = error {
+                // Stale answer, fresh stored metadata: what runs stays.
+            } else if case .failure(let unusable) = loadStored(), case .staleBeyondBound = unusable {
+                stopChannel(reason: unusable.description, &events)
+            }
             return events
         case .success(let found):
             targets = found
@@ -225,37 +252,74 @@ public final class PatchClient {
         var config = UpdaterConfiguration(metadataDirectory: directory, metadataBaseURL: configuration.metadataURL,
                                           targetBaseURL: configuration.targetsURL)
         config.downloadTimeout = configuration.downloadTimeout
+        config.targetMaxLength = configuration.maxTargetBytes
         config.clock = configuration.clock
         return config
     }
 
-    /// Applies the last verified metadata's selection from the cache.
+    /// Applies the last verified metadata's selection from the cache; stops the channel when
+    /// that metadata is older than `maxStaleness` allows.
     private func applyStored(_ events: inout [PatchClientEvent]) {
-        guard let folder = verifiedCopy.folder() else { return }
-        let updater = Updater(configuration: updaterConfiguration(folder), transport: transport)
+        guard verifiedCopy.folder() != nil else { return }
+        let stored = loadStored()
+        let loaded: (updater: Updater, targets: [ResolvedTarget])
+        switch stored {
+        case .success(let found): loaded = (found.updater, found.targets)
+        case .failure(.staleBeyondBound(let freshUntil)):
+            stopChannel(reason: PatchClientError.staleBeyondBound(freshUntil: freshUntil).description, &events)
+            return
+        case .failure(let error):
+            emit(.storedMetadataUnusable(error), &events)
+            return
+        }
+        var files: [String: URL] = [:]
+        for target in loaded.targets {
+            if let url = loaded.updater.cachedTarget(target, in: targetsDirectory) { files[target.path] = url }
+        }
+        let selection = select(loaded.targets.filter { files[$0.path] != nil }, &events)
+        reconcile(selection, files: files, source: .cache, &events)
+    }
+
+    /// The channel's targets as the last verified metadata lists them, verified against the
+    /// anchored root; `.staleBeyondBound` when it expired more than `maxStaleness` ago.
+    private func loadStored() -> Result<(updater: Updater, targets: [ResolvedTarget], freshUntil: Date), PatchClientError> {
+        guard let folder = verifiedCopy.folder() else { return .failure(.storedMetadata("none saved")) }
+        let updaterConfiguration = updaterConfiguration(folder)
+        let updater = Updater(configuration: updaterConfiguration, transport: transport)
         let channel = configuration.channel
-        let listed: Result<[ResolvedTarget], PatchClientError> = BlockingWait.run(until: Date().addingTimeInterval(configuration.updateDeadline)) {
+        let root = MetadataStore(directory: metadataDirectory).read("root", maxLength: updaterConfiguration.rootMaxLength)
+        let bound = configuration.maxStaleness
+        let now = configuration.clock()
+        let listed: Result<([ResolvedTarget], Date), PatchClientError> = BlockingWait.run(until: Date().addingTimeInterval(configuration.updateDeadline)) {
             do {
-                try await updater.loadStored()
+                guard let root else { return .failure(.storedMetadata("no anchored root")) }
+                try await updater.loadStored(root: root)
                 try await Self.checkDevelopmentKeys(updater, channel: channel)
                 guard let targets = try await updater.targets(ofRole: channel) else { return .failure(.noChannel(channel)) }
-                return .success(targets)
+                // After the search: the channel role's own expiry counts too.
+                guard let freshUntil = await updater.trustedMetadata?.freshUntil else { return .failure(.storedMetadata("not loaded")) }
+                if now.timeIntervalSince(freshUntil) > bound { return .failure(.staleBeyondBound(freshUntil: freshUntil)) }
+                return .success((targets, freshUntil))
             } catch let error as PatchClientError {
                 return .failure(error)
             } catch {
                 return .failure(.storedMetadata("\(error)"))
             }
         } ?? .failure(.deadline)
-        guard case .success(let targets) = listed else {
-            if case .failure(let error) = listed { emit(.storedMetadataUnusable(error), &events) }
-            return
-        }
-        var files: [String: URL] = [:]
-        for target in targets {
-            if let url = updater.cachedTarget(target, in: targetsDirectory) { files[target.path] = url }
-        }
-        let selection = select(targets.filter { files[$0.path] != nil }, &events)
-        reconcile(selection, files: files, source: .cache, &events)
+        return listed.map { (updater, $0.0, $0.1) }
+    }
+
+    /// Whether the last verified metadata is usable and not yet expired.
+    private func storedIsFresh() -> Bool {
+        guard verifiedCopy.folder() != nil, case .success(let stored) = loadStored() else { return false }
+        return stored.freshUntil > configuration.clock()
+    }
+
+    /// Stops every release of the channel: its metadata can no longer be shown fresh.
+    private func stopChannel(reason: String, _ events: inout [PatchClientEvent]) {
+        reconciled = true
+        emit(.metadataStale(reason: reason), &events)
+        for running in liveReleases { revert(running, reason: .stale, &events) }
     }
 
     private func select(_ targets: [ResolvedTarget], _ events: inout [PatchClientEvent], quiet: Bool = false) -> ChannelSelection {
@@ -290,7 +354,7 @@ public final class PatchClient {
             guard let file = files[reference.path] else { continue }
             // A culprit search of the crash-loop guard is trying other releases this launch.
             if crashLoopGuard.holdsBack(patchID: patchID, version: reference.version) { continue }
-            guard let data = try? BoundedFile.contents(of: file, limit: Int(chosen.target.file.length)),
+            guard let data = try? BoundedFile.contents(of: file, limit: chosen.target.file.length),
                   (try? chosen.target.file.verify(data, what: reference.path)) != nil,
                   let script = String(data: data, encoding: .utf8) else {
                 emit(.refused(path: reference.path, reason: .target(path: reference.path, .targetMismatch(path: reference.path, reason: "cached copy changed or is not UTF-8"))), &events)
@@ -372,7 +436,7 @@ public final class PatchClient {
 
     private func emit(_ event: PatchClientEvent, _ events: inout [PatchClientEvent]) {
         switch event {
-        case .refused, .failed, .disabledByCrashLoop, .storageFailed, .storedMetadataUnusable, .refreshFailed:
+        case .refused, .failed, .disabledByCrashLoop, .storageFailed, .storedMetadataUnusable, .refreshFailed, .metadataStale, .storedRootDiscarded:
             logger.warning("\(event.description)")
         default:
             logger.info("\(event.description)")

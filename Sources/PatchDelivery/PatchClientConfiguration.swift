@@ -7,8 +7,9 @@ public struct PatchClientConfiguration: Sendable {
     public var metadataURL: URL
     /// The repository's target folder (`…/targets/`).
     public var targetsURL: URL
-    /// The root metadata shipped in the app bundle: every later root must chain from it. Used
-    /// once, when the device has no trusted root yet (or the bundled one is newer).
+    /// The root metadata shipped in the app bundle: every later root must chain from it. At
+    /// each launch the stored root is checked to chain from it (`RootAnchor`); it is installed
+    /// when the device has none, an older one, or one that does not chain.
     public var bundledRoot: Data
     public var appID: String
     public var appVersion: String
@@ -28,6 +29,14 @@ public struct PatchClientConfiguration: Sendable {
     public var crashLoopThreshold = 2
     /// A target larger than this is refused without being downloaded.
     public var maxTargetBytes: Int64 = 4 << 20
+    /// How long past its expiry the metadata verified last may still run releases while no
+    /// fresh metadata can be had (offline: no answer). Once the earliest expiry of the
+    /// verified root, timestamp, snapshot, targets and channel role lies further back, the
+    /// channel's releases stop (reverted, `metadataStale`) until a refresh succeeds. A refresh
+    /// answered with stale metadata stops them at once when that metadata has expired too. Default 3 days: the timestamp is valid
+    /// for a day, so a device that is offline runs a revoked release at most 4 days after the
+    /// revocation, while a weekend or a long trip without the network leaves patches running.
+    public var maxStaleness: TimeInterval = 3 * 86_400
     /// The current time (expiry of metadata is checked against it).
     public var clock: @Sendable () -> Date = { Date() }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PatchFormat
 import PatchUpdater
 
@@ -8,8 +9,15 @@ public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendabl
     case configuration(String)
     /// The network failed (the device keeps running what it last verified).
     case network(TransportError)
-    /// Metadata failed a TUF check (signature, version, expiry, hash, delegation): nothing of it is taken.
+    /// Metadata failed a TUF check (signature, version, hash, delegation): nothing of it is taken.
     case metadata(UpdaterError)
+    /// The repository answered with stale metadata (`UpdaterError.isStale`: expired, or a
+    /// timestamp older than the one held): a freeze, or a repository nobody re-signs. Unlike
+    /// `network`, the releases of the channel stop running.
+    case stale(UpdaterError)
+    /// What the device verified last could be shown fresh until `freshUntil` (its earliest
+    /// expiry), longer ago than `maxStaleness` allows: its releases stop.
+    case staleBeyondBound(freshUntil: Date)
     /// Trusted metadata trusts a development key for `role` (the live QA loop's keys never sign
     /// what a production build runs).
     case developmentKey(role: String)
@@ -36,6 +44,8 @@ public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendabl
         case .configuration: return "configuration"
         case .network: return "network"
         case .metadata: return "metadata"
+        case .stale: return "stale"
+        case .staleBeyondBound: return "stale-beyond-bound"
         case .developmentKey: return "development-key"
         case .noChannel: return "no-channel"
         case .releaseMetadata: return "release-metadata"
@@ -53,6 +63,8 @@ public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendabl
         case .configuration(let reason): return "configuration: \(reason)"
         case .network(let error): return "network: \(LogSafe.escape(error.description))"
         case .metadata(let error): return "metadata refused: \(LogSafe.escape(error.description))"
+        case .stale(let error): return "stale metadata refused: \(LogSafe.escape(error.description))"
+        case .staleBeyondBound(let date): return "the metadata verified last was fresh until \(MetadataDate.format(date)), longer ago than maxStaleness allows"
         case .developmentKey(let role): return "\(LogSafe.escape(role)) trusts a development key: refused in a production client"
         case .noChannel(let channel): return "no delegation reaches channel \(LogSafe.escape(channel))"
         case let .releaseMetadata(path, reason): return "release \(LogSafe.escape(path)): \(LogSafe.escape(reason))"
@@ -69,6 +81,7 @@ public enum PatchClientError: Error, Equatable, CustomStringConvertible, Sendabl
     init(refreshing error: Error) {
         switch error {
         case UpdaterError.download(let transport): self = .network(transport)
+        case let error as UpdaterError where error.isStale: self = .stale(error)
         case let error as UpdaterError: self = .metadata(error)
         case let error as PatchClientError: self = error
         default: self = .storage("\(error)")

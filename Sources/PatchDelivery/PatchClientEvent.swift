@@ -34,6 +34,8 @@ public enum DeviceExclusion: String, Equatable, Sendable {
     case withdrawn
     /// Disabled on this device by the crash-loop guard: a lower version of the patch runs instead, if any.
     case blocked
+    /// The channel's metadata can no longer be shown fresh (`PatchClientEvent.metadataStale`).
+    case stale
 }
 
 /// What a `PatchClient` did, as it happens (returned from each call and given to `onEvent`).
@@ -48,7 +50,9 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
 
     /// Fresh metadata was verified: the channel lists `releases` targets.
     case refreshed(channel: String, releases: Int)
-    /// No fresh metadata (`reason`: network or refusal); what runs stays as it was.
+    /// No fresh metadata (`reason`: network, refusal or a stale answer). After a stale answer
+    /// the channel's releases stop (`metadataStale`); otherwise what runs stays as it was, within
+    /// `maxStaleness`.
     case refreshFailed(PatchClientError)
     /// A release of the channel was refused (bad metadata, target, crash-loop guard…).
     case refused(path: String, reason: PatchClientError)
@@ -64,6 +68,15 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
     case crashLoopSearchStarted(suspects: [PatchVersionID])
     /// Launch from the last verified metadata was not possible.
     case storedMetadataUnusable(PatchClientError)
+    /// The channel's metadata can no longer be shown fresh (`reason`): a refresh was answered
+    /// with stale metadata while what the device verified last has expired, or that expired
+    /// longer than `maxStaleness` ago. Every release of the channel stops (each `reverted` with `.stale`)
+    /// until a refresh succeeds.
+    case metadataStale(reason: String)
+    /// The trusted root in the state folder did not chain from the root the app ships
+    /// (`reason`): it was discarded with everything trusted under it, and the device starts
+    /// again from the shipped root.
+    case storedRootDiscarded(reason: String)
     case storageFailed(message: String)
     /// Files an interrupted atomic write left in `directory` (a folder of the state directory) were deleted.
     case temporaryFilesRemoved(directory: String, files: [String])
@@ -80,6 +93,8 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
         case let .disabledByCrashLoop(release, launches): return "release \(release) disabled by the crash-loop guard after \(launches) failed launches"
         case .crashLoopSearchStarted(let suspects): return "crash-loop guard searching the culprit among \(suspects.map(\.description).joined(separator: ", "))"
         case .storedMetadataUnusable(let reason): return "last verified metadata unusable: \(reason)"
+        case .metadataStale(let reason): return "channel metadata stale, its releases stop: \(LogSafe.escape(reason))"
+        case .storedRootDiscarded(let reason): return "stored root discarded, starting again from the shipped root: \(LogSafe.escape(reason))"
         case .storageFailed(let message): return "storage failed: \(LogSafe.escape(message))"
         case let .temporaryFilesRemoved(directory, files):
             return "removed \(files.count) temporary file\(files.count == 1 ? "" : "s") left by an interrupted write in \(LogSafe.escape(directory)): "

@@ -85,7 +85,7 @@ public final class TelemetryReporter: @unchecked Sendable {
         self.configuration = configuration
         self.transport = transport ?? HTTPTelemetryTransport(timeout: configuration.requestTimeout)
         spoolURL = configuration.directory?.appendingPathComponent("telemetry-spool.json")
-        if let spoolURL, let data = try? BoundedFile.contents(of: spoolURL, limit: configuration.maxSpoolBytes),
+        if let spoolURL, let data = try? BoundedFile.contents(of: spoolURL, limit: Int64(configuration.maxSpoolBytes)),
            let spool = try? JSONDecoder().decode(Spool.self, from: data) {
             droppedSinceSent = spool.dropped
             for event in spool.events { append(event) }

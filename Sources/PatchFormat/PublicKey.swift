@@ -58,6 +58,29 @@ public struct PublicKey: Equatable, Sendable {
     /// The `keyval.public` string, if there is one.
     public var publicValue: String? { keyval["public"]?.stringValue }
 
+    /// The key itself, whatever way metadata writes it: the scheme and the key's raw bytes
+    /// (ed25519: the 32-byte key; P-256: X9.63, from PEM or hex, under either ECDSA key type;
+    /// RSA: DER). Nil for a key no signature of can be checked. Two entries with equal material
+    /// are one key: a threshold counts it once.
+    public var material: Data? {
+        guard let value = publicValue else { return nil }
+        let raw: Data?
+        switch (keytype, scheme) {
+        case ("ed25519", "ed25519"):
+            raw = Hex.decode(value).flatMap { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }?.rawRepresentation
+        case ("ecdsa", "ecdsa-sha2-nistp256"), ("ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256"):
+            let key = value.hasPrefix("-----BEGIN") ? try? P256.Signing.PublicKey(pemRepresentation: value)
+                : Hex.decode(value).flatMap { try? P256.Signing.PublicKey(x963Representation: $0) }
+            raw = key?.x963Representation
+        case ("rsa", "rsassa-pss-sha256"):
+            raw = (try? _RSA.Signing.PublicKey(pemRepresentation: value))?.derRepresentation
+        default:
+            raw = nil
+        }
+        guard let raw else { return nil }
+        return Data(scheme.utf8) + Data([0]) + raw
+    }
+
     /// Whether `signatureHex` is a valid signature of `message` by this key. False for keys of an
     /// unsupported type, unreadable keys and malformed signatures alike.
     public func verify(signatureHex: String, message: Data) -> Bool {

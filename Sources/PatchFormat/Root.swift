@@ -112,14 +112,21 @@ public struct Root: RoleMetadata {
 
 /// Checks signatures against the keys a delegator assigned to a role.
 public enum ThresholdCheck {
-    /// The distinct key ids of `role` whose signature over `bytes` is valid. A key id counts once
-    /// however many signatures name it; a key id missing from `keys` or a key of an unsupported
-    /// type counts for nothing.
+    /// The key ids of `role` whose signature over `bytes` is valid, one per public key: a key id
+    /// counts once however many signatures name it, and one key listed under several key ids
+    /// (hex in other case, a P-256 key under both ECDSA key types, other unrecognized members)
+    /// counts once (`PublicKey.material`). A key id missing from `keys` or a key of an
+    /// unsupported type counts for nothing.
     public static func validSigners(keys: [String: PublicKey], keyids: [String], signatures: [Signature], bytes: Data) -> Set<String> {
         var valid = Set<String>()
-        for keyid in Set(keyids) {
-            guard let key = keys[keyid], let signature = signatures.first(where: { $0.keyid == keyid }) else { continue }
-            if key.verify(signatureHex: signature.sig, message: bytes) { valid.insert(keyid) }
+        var counted = Set<Data>()
+        for keyid in Set(keyids).sorted() {
+            guard let key = keys[keyid], let material = key.material,
+                  let signature = signatures.first(where: { $0.keyid == keyid }) else { continue }
+            if !counted.contains(material), key.verify(signatureHex: signature.sig, message: bytes) {
+                counted.insert(material)
+                valid.insert(keyid)
+            }
         }
         return valid
     }

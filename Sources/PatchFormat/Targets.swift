@@ -205,6 +205,26 @@ public struct DelegatedRole: Equatable, Sendable {
         return .object(members)
     }
 
+    /// Whether this role can be trusted for some target under `directory/` (a channel's
+    /// targets are `<channel>/<name>`): a path pattern whose first segment matches `directory`
+    /// and that has more segments, or hash prefixes (which can match any path).
+    public func mayDelegate(under directory: String) -> Bool {
+        if pathHashPrefixes != nil { return true }
+        return (paths ?? []).contains { pattern in
+            let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count >= 2 && PathPattern.glob(Array(parts[0].unicodeScalars), Array(directory.unicodeScalars))
+        }
+    }
+
+    /// Whether this role is trusted for every target `directory/<name>` (a pattern
+    /// `<matching directory>/*`): a terminating one ends a search for such targets.
+    public func delegatesAll(under directory: String) -> Bool {
+        (paths ?? []).contains { pattern in
+            let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 2 && parts[1] == "*" && PathPattern.glob(Array(parts[0].unicodeScalars), Array(directory.unicodeScalars))
+        }
+    }
+
     /// Whether this role is trusted for `targetPath`.
     public func delegates(_ targetPath: String) -> Bool {
         if let paths { return paths.contains { PathPattern.matches(pattern: $0, path: targetPath) } }

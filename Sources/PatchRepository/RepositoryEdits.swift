@@ -67,6 +67,7 @@ extension Repository {
             roles.append(DelegatedRole(name: channel, keyids: [key.keyID], threshold: 1, terminating: true, paths: ["\(channel)/*"]))
         }
         let targets = Targets(common: CommonFields(expires: expires("targets")), delegations: Delegations(keys: delegationKeys, roles: roles))
+        try checkKeyKinds(root: root, delegations: targets.delegations)
 
         let fm = FileManager.default
         try fm.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,16 +90,19 @@ extension Repository {
     /// Edits a channel role (or "targets"), starting from the recorded version: version + 1,
     /// fresh expiry, signed with the role's keys found in `keys`. With a threshold of signatures
     /// it is recorded and snapshot and timestamp are re-signed (their keys must be in `keys`);
-    /// otherwise it is staged.
+    /// otherwise it is staged. `validity`: seconds the new version stays valid (default: the
+    /// repository's setting for the role).
     @discardableResult
-    public mutating func edit(_ role: String, keys: [SigningKey], now: Date = Date(), _ change: (inout Targets) throws -> Void) throws -> EditOutcome {
+    public mutating func edit(_ role: String, keys: [SigningKey], validity: TimeInterval? = nil, now: Date = Date(),
+                              _ change: (inout Targets) throws -> Void) throws -> EditOutcome {
         guard !FileManager.default.fileExists(atPath: stagedURL(for: role).path) else {
             throw RepositoryError("an edit of \(role) is staged and waits for signatures: sign or merge it first")
         }
         var new = try current(role).signed
         try change(&new)
+        if role == "targets" { try Self.checkKeyKinds(root: root.signed, delegations: new.delegations) }
         new.common.version += 1
-        new.common.expires = now.addingTimeInterval(settings.expiry(for: role))
+        new.common.expires = now.addingTimeInterval(validity ?? settings.expiry(for: role))
         var metadata = try Metadata(signed: new)
         for key in keys where try roleKeys(role).keyids.contains(key.keyID) { try metadata.sign(with: key) }
         return try finish(metadata, role: role, keys: keys, now: now)
@@ -108,18 +112,33 @@ extension Repository {
     /// old and new root keys found in `keys`; recorded once a threshold of both signed it. Roles
     /// whose keys changed are re-signed with their new keys when those are in `keys`.
     @discardableResult
-    public mutating func editRoot(keys: [SigningKey], now: Date = Date(), _ change: (inout Root) throws -> Void) throws -> EditOutcome {
+    public mutating func editRoot(keys: [SigningKey], validity: TimeInterval? = nil, now: Date = Date(),
+                                  _ change: (inout Root) throws -> Void) throws -> EditOutcome {
         guard !FileManager.default.fileExists(atPath: stagedURL(for: "root").path) else {
             throw RepositoryError("a new root is staged and waits for signatures: sign or merge it first")
         }
         var new = root.signed
         try change(&new)
+        try Self.checkKeyKinds(root: new, delegations: targets.signed.delegations)
         new.common.version += 1
-        new.common.expires = now.addingTimeInterval(settings.rootExpiry)
+        new.common.expires = now.addingTimeInterval(validity ?? settings.rootExpiry)
         var metadata = try Metadata(signed: new)
         let signers = Set(root.signed.roles["root"]!.keyids + new.roles["root"]!.keyids)
         for key in keys where signers.contains(key.keyID) { try metadata.sign(with: key) }
         return try finishRoot(metadata, keys: keys, now: now)
+    }
+
+    /// Re-signs `role` (root, targets or a channel) unchanged as its next version, valid for
+    /// `validity` seconds (default: the repository's setting): what keeps a role that has nothing
+    /// new from expiring on devices.
+    @discardableResult
+    public mutating func renew(_ role: String, keys: [SigningKey], validity: TimeInterval? = nil, now: Date = Date()) throws -> EditOutcome {
+        if let validity, !(validity > 0) { throw RepositoryError("a validity period must be a positive number of seconds") }
+        if role == "root" { return try editRoot(keys: keys, validity: validity, now: now) { _ in } }
+        guard role == "targets" || settings.channels.contains(role) else {
+            throw RepositoryError("\(role) is not renewed by the publisher: root, targets or a channel (\(settings.channels.joined(separator: ", ")))")
+        }
+        return try edit(role, keys: keys, validity: validity, now: now) { _ in }
     }
 
     /// Adds signatures by `keys` to the staged edit of `role`; records it once the threshold is met.

@@ -16,15 +16,47 @@ public struct MetadataStore: Sendable {
         directory.appendingPathComponent(RoleName.encoded(role) + ".json")
     }
 
-    /// The stored bytes for `role`, or nil when there are none or they are longer than
-    /// `maxLength` (a file that large was never accepted).
+    /// The stored bytes for `role`, or nil when there are none, they are longer than
+    /// `maxLength` (a file that large was never accepted) or the file is not a regular file.
     public func read(_ role: String, maxLength: Int64) -> Data? {
-        BoundedRead.contents(of: url(for: role), maxLength: maxLength)
+        (try? BoundedFile.contents(of: url(for: role), limit: maxLength)) ?? nil
     }
 
     public func write(_ role: String, _ data: Data) throws {
         do { try AtomicFile.write(data, to: url(for: role)) } catch {
             throw UpdaterError.storage("\(error)")
+        }
+    }
+
+    /// The folder of every root version accepted after the one the app ships
+    /// (`root-history/<version>.root.json`): the chain `RootAnchor` verifies at each launch.
+    /// A folder, so no delegated role's file can take a name in it.
+    public var rootHistoryDirectory: URL { directory.appendingPathComponent("root-history") }
+
+    /// The stored root of `version` in the chain, if any.
+    public func readRoot(version: Int64, maxLength: Int64) -> Data? {
+        (try? BoundedFile.contents(of: rootHistoryDirectory.appendingPathComponent("\(version).root.json"), limit: maxLength)) ?? nil
+    }
+
+    /// Adds `data`, the root of `version`, to the chain.
+    public func writeRoot(version: Int64, _ data: Data) throws {
+        do {
+            try FileManager.default.createDirectory(at: rootHistoryDirectory, withIntermediateDirectories: true)
+            try AtomicFile.write(data, to: rootHistoryDirectory.appendingPathComponent("\(version).root.json"))
+        } catch {
+            throw UpdaterError.storage("\(error)")
+        }
+    }
+
+    /// Deletes every file of the folder (and the root chain): the state of a root that is no
+    /// longer trusted.
+    public func removeAll() throws {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names {
+            do { try fm.removeItem(at: directory.appendingPathComponent(name)) } catch {
+                throw UpdaterError.storage("\(error)")
+            }
         }
     }
 }
@@ -53,15 +85,5 @@ public enum RoleName {
             }
         }
         return out
-    }
-}
-
-/// Reads a file without trusting its size.
-enum BoundedRead {
-    static func contents(of url: URL, maxLength: Int64) -> Data? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: Int(maxLength) + 1), Int64(data.count) <= maxLength else { return nil }
-        return data
     }
 }

@@ -58,6 +58,16 @@ public struct TrustedMetadata: Sendable {
         targets[DelegationKey(delegator: delegator, role: role)]
     }
 
+    /// The earliest expiry of the metadata trusted so far (root, timestamp, snapshot and every
+    /// targets role loaded): until then it can be shown fresh.
+    public var freshUntil: Date {
+        var dates = [root.signed.common.expires]
+        if let timestamp { dates.append(timestamp.signed.common.expires) }
+        if let snapshot { dates.append(snapshot.signed.common.expires) }
+        dates += targets.values.map(\.signed.common.expires)
+        return dates.min()!
+    }
+
     // MARK: root
 
     /// Accepts `data` as the next root (spec §5.3.4–5.3.8).
@@ -74,9 +84,10 @@ public struct TrustedMetadata: Sendable {
                                    signatures: new.signatures, bytes: new.signedBytes) else {
             throw UpdaterError.unsigned(role: "root", reason: "version \(new.signed.common.version) is not signed by a threshold of its own keys")
         }
-        let expected = root.signed.common.version + 1
-        guard new.signed.common.version == expected else {
-            throw UpdaterError.badVersion(role: "root", reason: "found \(new.signed.common.version), expected \(expected)")
+        let (expected, overflow) = root.signed.common.version.addingReportingOverflow(1)
+        guard !overflow, new.signed.common.version == expected else {
+            throw UpdaterError.badVersion(role: "root", reason: overflow ? "no version follows \(root.signed.common.version)"
+                                          : "found \(new.signed.common.version), expected \(expected)")
         }
         root = new
     }

@@ -40,18 +40,6 @@ public actor Updater {
         try MetadataStore(directory: metadataDirectory).write("root", rootData)
     }
 
-    /// `bootstrap`, unless `metadataDirectory` already holds a readable root of `rootData`'s version
-    /// or later: a device that followed rotations keeps its newer root, and an app shipping a newer
-    /// root moves an older one forward.
-    public static func bootstrapUnlessNewerStored(rootData: Data, metadataDirectory: URL, maxLength: Int64 = 512_000) throws {
-        let shipped = try Metadata<Root>(data: rootData, name: "root").signed.common.version
-        let stored = MetadataStore(directory: metadataDirectory).read("root", maxLength: maxLength)
-            .flatMap { try? Metadata<Root>(data: $0, name: "root") }
-        if stored == nil || stored!.signed.common.version < shipped {
-            try bootstrap(rootData: rootData, metadataDirectory: metadataDirectory)
-        }
-    }
-
     /// The metadata trusted so far (nil before `refresh()`).
     public var trustedMetadata: TrustedMetadata? { trusted }
 
@@ -73,14 +61,17 @@ public actor Updater {
     /// Instead of `refresh()`: takes the metadata stored in `metadataDirectory` as it is, without
     /// the network — what a device verified last, for running offline. Every signature, the
     /// chain root → timestamp → snapshot → targets and every version and hash between them are
-    /// checked as in a refresh; expiry is not (a device offline for a week keeps what it had).
-    /// Nothing new can come this way: afterwards searches and downloads read no network, and
-    /// only targets already cached (`cachedTarget`) can be had.
-    public func loadStored() async throws {
+    /// checked as in a refresh; expiry is not (the caller bounds how stale it may be: the
+    /// timestamp's expiry is in `trustedMetadata`). Nothing new can come this way: afterwards
+    /// searches and downloads read no network, and only targets already cached (`cachedTarget`)
+    /// can be had.
+    /// - Parameter root: the root to verify the stored files against instead of the folder's own
+    ///   (the device's anchored root, `RootAnchor`: a copy's root is never trusted by itself).
+    public func loadStored(root: Data? = nil) async throws {
         if let refreshOutcome { return try refreshOutcome.get() }
         offline = true
         do {
-            guard let rootData = store.read("root", maxLength: configuration.rootMaxLength) else {
+            guard let rootData = root ?? store.read("root", maxLength: configuration.rootMaxLength) else {
                 throw UpdaterError.localState("no trusted root in \(configuration.metadataDirectory.path)")
             }
             trusted = try TrustedMetadata(rootData: rootData, now: .distantPast)
@@ -112,8 +103,11 @@ public actor Updater {
     }
 
     private func loadRoot() async throws {
-        let start = trusted!.root.signed.common.version
-        for version in (start + 1)...(start + Int64(configuration.maxRootRotations)) {
+        // Counted, not added: a root of version Int64.max has no next version and must not trap.
+        var version = trusted!.root.signed.common.version
+        for _ in 0..<configuration.maxRootRotations {
+            guard version < Int64.max else { break }
+            version += 1
             let data: Data
             do {
                 data = try await fetch(metadataURL("root", version: version), maxLength: configuration.rootMaxLength)
@@ -121,6 +115,8 @@ public actor Updater {
                 break
             }
             try trusted!.updateRoot(data)
+            // The chain first: a root is never stored ahead of the chain that anchors it.
+            try store.writeRoot(version: version, data)
             try store.write("root", data)
         }
         try trusted!.checkFinalRoot()
@@ -153,7 +149,8 @@ public actor Updater {
         }
         let info = trusted!.timestamp!.signed.snapshotMeta
         let version = trusted!.root.signed.usesConsistentSnapshots ? info.version : nil
-        let data = try await fetch(metadataURL("snapshot", version: version), maxLength: info.length ?? configuration.snapshotMaxLength)
+        let maxLength = try Self.length(info.length, max: configuration.snapshotMaxLength, of: "snapshot")
+        let data = try await fetch(metadataURL("snapshot", version: version), maxLength: maxLength)
         try trusted!.updateSnapshot(data, fromDisk: false)
         try store.write("snapshot", data)
     }
@@ -172,7 +169,8 @@ public actor Updater {
             throw UpdaterError.missing(role: role, reason: "delegated but not listed in snapshot")
         }
         let version = trusted!.root.signed.usesConsistentSnapshots ? info.version : nil
-        let data = try await fetch(metadataURL(role, version: version), maxLength: info.length ?? configuration.targetsMaxLength)
+        let maxLength = try Self.length(info.length, max: configuration.targetsMaxLength, of: role)
+        let data = try await fetch(metadataURL(role, version: version), maxLength: maxLength)
         let verified = try trusted!.updateTargets(data, role: role, parent: parent)
         try store.write(role, data)
         return verified
@@ -211,6 +209,13 @@ public actor Updater {
     /// (`targetInfo(for:)`) resolves to that role: what a device may take from the channel. A
     /// path the role lists but is not trusted for (outside its delegated patterns, or shadowed by
     /// an earlier or terminating delegation) is left out. Nil when no delegation reaches `role`.
+    ///
+    /// The channel's targets are `<role>/<name>`, and the role is found the way a target search
+    /// goes (spec §5.6.7: pre-order depth-first, in listed order, at most `maxDelegations`
+    /// roles), visiting only roles whose delegated paths can hold such a target
+    /// (`DelegatedRole.mayDelegate(under:)`); a terminating delegation trusted for all of them
+    /// ends the search. So a role of another channel is never loaded: its being missing,
+    /// expired or invalid cannot stop this channel.
     public func targets(ofRole role: String) async throws -> [ResolvedTarget]? {
         try await refresh()
         var toVisit: [(role: String, parent: (name: String, metadata: Metadata<Targets>)?)] = [("targets", nil)]
@@ -222,7 +227,14 @@ public actor Updater {
             let metadata = try await loadTargets(name, parent: parent)
             if name == role { found = metadata; break }
             visited.insert(name)
-            let children = (metadata.signed.delegations?.roles ?? []).map { (role: $0.name, parent: Optional((name, metadata))) }
+            var children: [(role: String, parent: (name: String, metadata: Metadata<Targets>)?)] = []
+            for delegation in metadata.signed.delegations?.roles ?? [] where delegation.name == role || delegation.mayDelegate(under: role) {
+                children.append((delegation.name, (name, metadata)))
+                if delegation.terminating, delegation.delegatesAll(under: role) {
+                    toVisit.removeAll()
+                    break
+                }
+            }
             toVisit.append(contentsOf: children.reversed())
         }
         guard let found else { return nil }
@@ -239,10 +251,12 @@ public actor Updater {
     /// one name (so a path never leaves the folder).
     public nonisolated static func localName(for path: String) -> String { RoleName.encoded(path) }
 
-    /// The stored copy of `target` in `directory`, if it has the target's length and hashes.
+    /// The stored copy of `target` in `directory`, if it has the target's length and hashes
+    /// (nil, unread, for a target longer than `targetMaxLength`).
     public nonisolated func cachedTarget(_ target: ResolvedTarget, in directory: URL) -> URL? {
+        guard target.file.length <= configuration.targetMaxLength else { return nil }
         let url = directory.appendingPathComponent(Self.localName(for: target.path))
-        guard let data = BoundedRead.contents(of: url, maxLength: target.file.length),
+        guard let data = (try? BoundedFile.contents(of: url, limit: target.file.length)) ?? nil,
               (try? target.file.verify(data, what: target.path)) != nil else { return nil }
         return url
     }
@@ -254,6 +268,7 @@ public actor Updater {
         guard let base = configuration.targetBaseURL else {
             throw UpdaterError.localState("no target base URL configured")
         }
+        let maxLength = try Self.length(target.file.length, max: configuration.targetMaxLength, of: target.path)
         var remotePath = target.path
         if trusted?.root.signed.usesConsistentSnapshots == true, configuration.prefixTargetsWithHash {
             let hash = target.file.hashes["sha256"] ?? target.file.hashes.sorted { $0.key < $1.key }.first!.value
@@ -264,13 +279,21 @@ public actor Updater {
             }
         }
         let url = Self.join(base, RoleName.percentEncoded(remotePath, keepSlash: true))
-        let data = try await fetch(url, maxLength: target.file.length)
+        let data = try await fetch(url, maxLength: maxLength)
         do { try target.file.verify(data, what: target.path) } catch {
             throw UpdaterError.targetMismatch(path: target.path, reason: "\(error)")
         }
         let file = directory.appendingPathComponent(Self.localName(for: target.path))
         do { try AtomicFile.write(data, to: file) } catch { throw UpdaterError.storage("\(error)") }
         return file
+    }
+
+    /// The length to cut a download at: the signed `length` (refused above `max`, before
+    /// anything is read), or `max` when metadata names none.
+    private nonisolated static func length(_ length: Int64?, max: Int64, of what: String) throws -> Int64 {
+        guard let length else { return max }
+        guard length <= max else { throw UpdaterError.tooLarge(what: what, length: length, limit: max) }
+        return length
     }
 
     // MARK: network

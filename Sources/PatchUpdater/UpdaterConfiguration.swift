@@ -16,6 +16,10 @@ public struct UpdaterConfiguration: Sendable {
     public var timestampMaxLength: Int64 = 16_384
     public var snapshotMaxLength: Int64 = 2_000_000
     public var targetsMaxLength: Int64 = 5_000_000
+    /// The largest target file taken: a target whose signed length is above it is refused
+    /// before its cached copy is read or a download starts. (Signed lengths above the metadata
+    /// maxima are refused the same way.)
+    public var targetMaxLength: Int64 = 32 << 20
     /// How many new root versions one refresh follows at most (spec §5.3.3).
     public var maxRootRotations = 256
     /// How many roles one target search visits at most (spec §5.6.7).

@@ -16,6 +16,9 @@ public enum UpdaterError: Error, Equatable, CustomStringConvertible, Sendable {
     case expired(role: String)
     /// Length or hashes differ from what the referring metadata lists.
     case hashMismatch(role: String, reason: String)
+    /// Signed metadata names a length above the configured maximum for `what` (a metadata file
+    /// or a target): refused before anything is read or allocated.
+    case tooLarge(what: String, length: Int64, limit: Int64)
     /// A role the search needed and snapshot doesn't list, or a delegation that cannot be
     /// followed.
     case missing(role: String, reason: String)
@@ -38,12 +41,24 @@ public enum UpdaterError: Error, Equatable, CustomStringConvertible, Sendable {
         case .equalVersion(let role): return "\(role): same version as the trusted one"
         case .expired(let role): return "\(role): expired"
         case .hashMismatch(let role, let reason): return "\(role): \(reason)"
+        case let .tooLarge(what, length, limit): return "\(what): signed length \(length) is over the \(limit)-byte limit"
         case .missing(let role, let reason): return "\(role): \(reason)"
         case .localState(let reason): return "local metadata: \(reason)"
         case .targetNotFound(let path): return "target \(path): not listed by any trusted role"
         case .targetMismatch(let path, let reason): return "target \(path): \(reason)"
         case .download(let error): return "download failed: \(error)"
         case .storage(let reason): return "storage: \(reason)"
+        }
+    }
+
+    /// An answer that is stale rather than none: metadata past its expiry (the repository's
+    /// timestamp, snapshot, top-level targets or the device's own channel role), or a timestamp
+    /// older than the one the device holds. A freeze looks like this; a dead network does not.
+    public var isStale: Bool {
+        switch self {
+        case .expired: return true
+        case .badVersion(let role, _): return role == "timestamp"
+        default: return false
         }
     }
 }

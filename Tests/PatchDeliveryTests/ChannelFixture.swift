@@ -137,6 +137,80 @@ final class ChannelFixture {
         try PatchClient(configuration: configuration ?? self.configuration(), applier: applier, transport: transport)
     }
 
+    /// Releases `cart.js` to production and has a device take it in a launch that succeeds:
+    /// that device's configuration.
+    func deviceRunningCart() throws -> PatchClientConfiguration {
+        try release("cart.js", script: "var cart = 1;")
+        let config = configuration()
+        let first = try launch(RecordingApplier(), config)
+        XCTAssertEqual(first.update().applied, ["production/cart.js"])
+        first.markLaunchSucceeded()
+        return config
+    }
+
+    /// Serves the tree published last with `channel`'s role edited by `edit`, signed by the
+    /// channel's key alone, and snapshot and timestamp re-signed as the release service signs an
+    /// upload: what whoever holds one channel key gets devices to read.
+    func serveSignedEdit(channel: String = "production", _ edit: @escaping (inout Targets) -> Void) throws {
+        try serveSigned([(channel, keys[channel]!, edit)])
+    }
+
+    /// Serves the tree published last with each targets role of `edits` (top-level or a channel)
+    /// edited and signed by the key given, then snapshot and timestamp re-signed — bypassing the
+    /// publisher's record, which refuses some of what devices must be shown to refuse.
+    func serveSigned(_ edits: [(role: String, key: PatchFormat.SigningKey, edit: (inout Targets) -> Void)]) throws {
+        let tree = try copyOfPublishedTree()
+        let metadata = tree.appendingPathComponent("metadata")
+        func read<R: RoleMetadata>(_ name: String, _ type: R.Type) throws -> Metadata<R> {
+            try Metadata<R>(data: Data(contentsOf: metadata.appendingPathComponent(name)))
+        }
+        func write<R: RoleMetadata>(_ role: R, _ name: String, _ key: PatchFormat.SigningKey) throws -> Data {
+            var signed = try Metadata(signed: role)
+            try signed.sign(with: key)
+            let data = try signed.serialized()
+            try data.write(to: metadata.appendingPathComponent(name))
+            return data
+        }
+        var timestamp = try read("timestamp.json", Timestamp.self).signed
+        var snapshot = try read("\(timestamp.snapshotMeta.version).snapshot.json", Snapshot.self).signed
+        for (name, key, edit) in edits {
+            var role = try read("\(snapshot.meta["\(name).json"]!.version).\(name).json", Targets.self).signed
+            edit(&role)
+            role.common.version += 1
+            _ = try write(role, "\(role.common.version).\(name).json", key)
+            snapshot.meta["\(name).json"] = MetaFile(version: role.common.version)
+        }
+        snapshot.common.version += 1
+        let snapshotData = try write(snapshot, "\(snapshot.common.version).snapshot.json", keys["snapshot"]!)
+        timestamp.common.version += 1
+        timestamp.snapshotMeta = MetaFile(version: snapshot.common.version, length: Int64(snapshotData.count),
+                                          hashes: ["sha256": HashCheck.digest("sha256", of: snapshotData)!])
+        _ = try write(timestamp, "timestamp.json", keys["timestamp"]!)
+        transport.tree = tree
+    }
+
+    /// Serves the tree published last with a next root version made by `change` and signed by
+    /// root keys 1 and 2 (a threshold of the old and the new root), bypassing the publisher's
+    /// record; returns its bytes.
+    func serveRoot(_ change: (inout Root) -> Void) throws -> Data {
+        let tree = try copyOfPublishedTree()
+        var root = repository.root.signed
+        change(&root)
+        root.common.version += 1
+        var signed = try Metadata(signed: root)
+        for name in ["root-1", "root-2"] { try signed.sign(with: keys[name]!) }
+        let data = try signed.serialized()
+        try data.write(to: tree.appendingPathComponent("metadata/\(root.common.version).root.json"))
+        transport.tree = tree
+        return data
+    }
+
+    private func copyOfPublishedTree() throws -> URL {
+        let tree = directory.appendingPathComponent("tree-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: repositoryTree, to: tree)
+        return tree
+    }
+
     /// A device id whose bucket for `path` is inside (`true`) or outside a rollout of `rollout`.
     static func deviceID(for path: String, inside: Bool, rollout: Int) -> String {
         var n = 0
@@ -148,7 +222,21 @@ final class ChannelFixture {
     }
 }
 
+/// A clock tests move (devices read it through `PatchClientConfiguration.clock`).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _now: Date
+    init(_ now: Date = Date()) { _now = now }
+    var now: Date {
+        get { lock.lock(); defer { lock.unlock() }; return _now }
+        set { lock.lock(); _now = newValue; lock.unlock() }
+    }
+    var read: @Sendable () -> Date { { [self] in self.now } }
+}
+
 extension Array where Element == PatchClientEvent {
+    var staleReasons: [String] { compactMap { if case .metadataStale(let reason) = $0 { return reason } else { return nil } } }
+    var discardedRoots: [String] { compactMap { if case .storedRootDiscarded(let reason) = $0 { return reason } else { return nil } } }
     var applied: [String] { compactMap { if case .applied(let r, _) = $0 { return r.path } else { return nil } } }
     var reverted: [String: DeviceExclusion] {
         var out: [String: DeviceExclusion] = [:]

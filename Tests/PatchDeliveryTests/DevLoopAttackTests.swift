@@ -184,11 +184,16 @@ final class DevLoopAttackTests: XCTestCase {
         try dev.publish(["a.js": "var a = 1;\n"])
         XCTAssertEqual(try device.waitForApplied(), 1)
         // Root v2, validly signed by the development root key, adds a release key for timestamp.
-        var record = try Repository(directory: dev.folder.appendingPathComponent("repository"))
+        // (Signed here: the development repository's own edits refuse a release key.)
+        let record = try Repository(directory: dev.folder.appendingPathComponent("repository"))
         let keys = try KeyFile.readAll(in: dev.folder.appendingPathComponent("keys"))
         let release = try PatchFormat.SigningKey.generate(.ed25519)
-        try record.editRoot(keys: keys + [release]) { $0.add(key: release.publicKey, to: "timestamp") }
-        try record.publish(to: dev.tree)
+        var root = record.root.signed
+        root.add(key: release.publicKey, to: "timestamp")
+        root.common.version += 1
+        var signed = try Metadata(signed: root)
+        for key in keys where root.roles["root"]!.keyids.contains(key.keyID) { try signed.sign(with: key) }
+        try signed.serialized().write(to: dev.tree.appendingPathComponent("metadata/\(root.common.version).root.json"))
         dev.announce(1)
         XCTAssertEqual(try device.waitForRefusal(), .releaseKey(role: "timestamp"))
         XCTAssertEqual(device.session.liveDevelopmentVersion, 1, "what ran keeps running")

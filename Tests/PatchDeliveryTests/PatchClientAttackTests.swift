@@ -25,7 +25,7 @@ final class PatchClientAttackTests: XCTestCase {
         fixture.transport.tree = stale
         let fresh = RecordingApplier()
         let events = try fixture.launch(fresh).update()
-        XCTAssertEqual(events.refreshFailure, .metadata(.expired(role: "timestamp")), "\(events)")
+        XCTAssertEqual(events.refreshFailure, .stale(.expired(role: "timestamp")), "\(events)")
         XCTAssertEqual(fresh.calls, [])
 
         // A device that saw the release disabled, then was offline, then meets the mirror.
@@ -60,7 +60,11 @@ final class PatchClientAttackTests: XCTestCase {
             let applier = RecordingApplier()
             let client = try fixture.launch(applier, config)
             let events = client.applyCached() + client.update()
-            guard case .metadata(.badVersion)? = events.refreshFailure else { return XCTFail("\(damaged): \(events)") }
+            // A timestamp older than the one held is a stale answer; an older snapshot, a refusal.
+            switch events.refreshFailure {
+            case .metadata(.badVersion)?, .stale(.badVersion)?: break
+            default: return XCTFail("\(damaged): \(events)")
+            }
             XCTAssertEqual(applier.calls, [], "\(damaged) damaged: the older, enabled release was taken")
         }
     }
@@ -75,43 +79,47 @@ final class PatchClientAttackTests: XCTestCase {
         let client = try fixture.launch(applier)
         XCTAssertEqual(client.update().applied, ["production/cart.js"])
 
-        // On the channel: a dev-key-signed channel role with another release.
+        // On the channel: a dev-key-signed channel role with another release. (Signed outside the
+        // publisher's record, which refuses a development key in a release repository.)
         let developmentKey = try PatchFormat.SigningKey.generate(.ed25519).forDevelopment
-        try delegateProduction(to: developmentKey, fixture)
-        try fixture.release("dev.js", script: "dev()", patchID: "dev")
+        let dev = PatchRelease(app: fixture.appID, patchID: "dev")
+        try fixture.serveSigned([
+            ("targets", fixture.keys["targets"]!, { Self.delegateProduction(to: developmentKey, in: &$0) }),
+            ("production", developmentKey, { $0.targets["production/dev.js"] = TargetFile(data: Data("dev()".utf8), custom: dev.custom) }),
+        ])
         let refused = client.update()
         XCTAssertEqual(refused.refreshFailure, .developmentKey(role: "production"), "\(refused)")
         XCTAssertEqual(client.liveReleases.map(\.reference.path), ["production/cart.js"], "what ran keeps running, nothing new")
 
-        // Rotated back to a release key: the real channel is taken again, nothing blocked.
-        try delegateProduction(to: try PatchFormat.SigningKey.generate(.ed25519), fixture)
-        try fixture.revoke("dev.js")
+        // Rotated to a new release key (targets twice: past the version the mistake was served
+        // under): the real channel is taken again, nothing blocked.
+        let releaseKey = try PatchFormat.SigningKey.generate(.ed25519)
+        for _ in 0..<2 {
+            try fixture.repository.edit("targets", keys: [fixture.keys["targets"]!, releaseKey] + fixture.online) {
+                Self.delegateProduction(to: releaseKey, in: &$0)
+            }
+        }
+        fixture.keys["production"] = releaseKey
         try fixture.release("cart-2.js", script: "var cart = 2;", version: 2)
         XCTAssertEqual(client.update().applied, ["production/cart-2.js"])
 
         // In root: a development key for the timestamp role, served as root v2, then bundled.
-        try fixture.repository.editRoot(keys: [fixture.keys["root-1"]!, fixture.keys["root-2"]!] + fixture.online) { root in
-            root.add(key: developmentKey.publicKey, to: "timestamp")
-        }
-        try fixture.publish()
+        let devRoot = try fixture.serveRoot { $0.add(key: developmentKey.publicKey, to: "timestamp") }
         XCTAssertEqual(client.update().refreshFailure, .developmentKey(role: "timestamp"))
         var bundled = fixture.configuration(deviceID: "new-install")
-        bundled.bundledRoot = try fixture.repository.root.serialized()
+        bundled.bundledRoot = devRoot
         XCTAssertThrowsError(try PatchClient(configuration: bundled, applier: RecordingApplier(), transport: fixture.transport)) {
             XCTAssertEqual($0 as? PatchClientError, .developmentKey(role: "timestamp"))
         }
     }
 
-    /// The top-level targets role delegates production to `key` alone (a key rotation).
-    private func delegateProduction(to key: PatchFormat.SigningKey, _ fixture: ChannelFixture) throws {
-        try fixture.repository.edit("targets", keys: [fixture.keys["targets"]!, key] + fixture.online) { targets in
-            var delegations = targets.delegations!
-            let index = delegations.roles!.firstIndex { $0.name == "production" }!
-            delegations.roles![index].keyids = [key.keyID]
-            delegations.keys[key.keyID] = key.publicKey
-            targets.delegations = delegations
-        }
-        fixture.keys["production"] = key
+    /// The top-level targets role delegating production to `key` alone (a key rotation).
+    private static func delegateProduction(to key: PatchFormat.SigningKey, in targets: inout Targets) {
+        var delegations = targets.delegations!
+        let index = delegations.roles!.firstIndex { $0.name == "production" }!
+        delegations.roles![index].keyids = [key.keyID]
+        delegations.keys[key.keyID] = key.publicKey
+        targets.delegations = delegations
     }
 
     /// Attack 6: a silent server and launches killed while `update()` waits for it (the system's
@@ -156,11 +164,7 @@ final class PatchClientAttackTests: XCTestCase {
     /// `update()` (no document held in memory): the version the device stored is the reference.
     func testAttack10_EqualVersionOtherContentIsRefusedOnUpdateOnlyLaunches() throws {
         let fixture = try ChannelFixture(self)
-        try fixture.release("cart.js", script: "var cart = 1;")
-        let config = fixture.configuration()
-        let first = try fixture.launch(RecordingApplier(), config)
-        XCTAssertEqual(first.update().applied, ["production/cart.js"])
-        first.markLaunchSucceeded()
+        let config = try fixture.deviceRunningCart()
 
         // The fork: the same channel version, signed by the channel key, listing another release.
         let channel = fixture.repository.channels["production"]!
@@ -204,7 +208,7 @@ final class PatchClientAttackTests: XCTestCase {
         try FileManager.default.removeItem(at: config.stateDirectory)
         fixture.transport.tree = oldTree
         let emptied = RecordingApplier()
-        XCTAssertEqual(try fixture.launch(emptied, config).update().refreshFailure, .metadata(.expired(role: "timestamp")))
+        XCTAssertEqual(try fixture.launch(emptied, config).update().refreshFailure, .stale(.expired(role: "timestamp")))
         XCTAssertEqual(emptied.calls, [])
 
         // Replaced consistently with the state of two days ago (metadata, last verified copy, v1's script).

@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import PatchDelivery
 import PatchEngine
+import PatchFormat
+import PatchRepository
 import HTTPTestSupport
 import XCTest
 
@@ -247,12 +249,92 @@ final class PatchCtlTests: XCTestCase {
             "lint": ["<SCRIPT> ...", "--classes <FILE>"],
             "serve": ["<DIR>", "--port", "--port-file <FILE>"],
             "dev": ["<DIR>", "--key-dir <DIR>", "--interface <IFACE.json>"],
-            "repo": ["release", "promote", "revoke", "rotate", "publish"],
+            "repo": ["release", "promote", "revoke", "renew", "rotate", "publish"],
         ]
         for (command, needles) in expectations {
             let run = try patchctl(["help", command])
             XCTAssertEqual(run.status, 0, command)
             for needle in needles { XCTAssertTrue(run.out.contains(needle), "\(command) --help mentions \(needle):\n\(run.out)") }
+        }
+    }
+
+    /// A release repository trusts release keys only (release builds refuse every role trusting a
+    /// development key): `repo rotate` refuses a development key for a top-level or a channel
+    /// role and records nothing; `repo init` refuses a key folder holding development keys and
+    /// never overwrites a key file. A release key is rotated in as before.
+    func testRotateAndInitRefuseDevelopmentKeysForAReleaseRepository() throws {
+        var run = try patchctl(["repo", "init", path("repo"), "--root-keys", "1", "--root-threshold", "1"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let development = try PatchFormat.SigningKey.generate(.ed25519).forDevelopment
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("dev-keys"), withIntermediateDirectories: true)
+        try KeyFile.write(development, to: dir.appendingPathComponent("dev-keys/targets.key"))
+        let record = { try Data(contentsOf: self.dir.appendingPathComponent("repo/record/targets.json")) }
+        let before = try record()
+
+        for role in ["production", "timestamp", "root"] {
+            run = try patchctl(["repo", "rotate", path("repo"), "--role", role, "--add", path("dev-keys/targets.key")])
+            XCTAssertEqual(run.status, 1, role)
+            XCTAssertTrue(run.err.contains("a release repository's \(role) role cannot trust development key \(development.keyID.prefix(16))… "
+                                           + "(a `patchctl dev` key): release builds of the app refuse every role that trusts one"), run.err)
+        }
+        XCTAssertEqual(try record(), before, "nothing recorded")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("repo/record/root/2.root.json")), "no new root")
+
+        run = try patchctl(["repo", "init", path("repo2"), "--keys", path("dev-keys")])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.err.contains("\(path("dev-keys")) holds development key \(development.keyID.prefix(16))… (a `patchctl dev` key folder)"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("repo2")), "nothing created")
+        XCTAssertEqual(try KeyFile.read(dir.appendingPathComponent("dev-keys/targets.key")).keyID, development.keyID, "the development key is intact")
+
+        run = try patchctl(["repo", "init", path("repo3"), "--keys", path("repo/keys")])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.err.contains("exists: repo init never overwrites a key file"), run.err)
+
+        run = try patchctl(["repo", "keygen", path("production-2.key")])
+        XCTAssertEqual(run.status, 0, run.err)
+        run = try patchctl(["repo", "rotate", path("repo"), "--role", "production", "--add", path("production-2.key"),
+                            "--remove", path("repo/keys/channel-production.key")])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertNotEqual(try record(), before, "a release key is rotated in")
+    }
+
+    /// `repo status` warns (standard error, exit 0) about root, targets and channel roles that
+    /// expired or expire within the warning window; `repo renew` re-signs one with a fresh expiry.
+    func testRepoStatusWarnsAboutRolesCloseToExpiryAndRenewExtendsThem() throws {
+        var run = try patchctl(["repo", "init", path("repo"), "--root-keys", "1", "--root-threshold", "1"])
+        XCTAssertEqual(run.status, 0, run.err)
+        run = try patchctl(["repo", "status", path("repo")])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertFalse(run.err.contains("warning"), run.err)
+
+        run = try patchctl(["repo", "renew", path("repo"), "staging", "--valid-for", "7200"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.out.contains("staging version 2 signed and recorded"), run.out)
+        run = try patchctl(["repo", "renew", path("repo"), "production", "--valid-for", "1"])
+        XCTAssertEqual(run.status, 0, run.err)
+        Thread.sleep(forTimeInterval: 1.5)
+        run = try patchctl(["repo", "status", path("repo")])
+        XCTAssertEqual(run.status, 0, run.err)
+        let warnings = run.err.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        guard warnings.count == 2 else { return XCTFail("two warnings expected: \(run.err)") }
+        XCTAssertTrue(warnings[0].hasPrefix("warning: staging version 2 expires in 1 h ("), run.err)
+        XCTAssertTrue(warnings[0].hasSuffix("renew it (`patchctl repo renew`) and publish before then"), run.err)
+        XCTAssertTrue(warnings[1].hasPrefix("warning: production version 2 expired "), run.err)
+        XCTAssertTrue(warnings[1].hasSuffix("devices that need it take nothing from it until you renew it (`patchctl repo renew`) and publish"), run.err)
+
+        run = try patchctl(["repo", "status", path("repo"), "--expiry-warning", "60"])
+        XCTAssertEqual(run.err.split(separator: "\n").filter { $0.hasPrefix("warning: ") }.count, 1, "only the expired one within a minute's window")
+
+        for role in ["staging", "production"] {
+            run = try patchctl(["repo", "renew", path("repo"), role])
+            XCTAssertEqual(run.status, 0, run.err)
+        }
+        run = try patchctl(["repo", "status", path("repo")])
+        XCTAssertFalse(run.err.contains("warning"), run.err)
+
+        for bad in [["snapshot"], ["nope"], ["staging", "--valid-for", "0"]] {
+            run = try patchctl(["repo", "renew", path("repo")] + bad)
+            XCTAssertEqual(run.status, 1, "\(bad)")
         }
     }
 

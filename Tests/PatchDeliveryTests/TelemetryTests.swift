@@ -154,6 +154,25 @@ final class TelemetryTests: XCTestCase {
         }
     }
 
+    /// A release stopped by a freeze (a stale answer) reaches telemetry as `reverted`, detail `stale`.
+    func testAReleaseStoppedByAFreezeIsReportedAsRevertedStale() throws {
+        let f = try ChannelFixture(self)
+        try f.release("fix-1.js", script: "fix()")
+        let transport = RecordingTransport()
+        let reporter = try TelemetryReporter(configuration: configuration(directory: nil), transport: transport)
+        let clock = TestClock()
+        var config = f.configuration()
+        config.clock = clock.read
+        let client = try PatchClient(configuration: config, applier: RecordingApplier(), transport: f.transport, telemetry: reporter)
+        XCTAssertEqual(client.update().applied, ["production/fix-1.js"])
+        clock.now = clock.now.addingTimeInterval(2 * 86_400)
+        XCTAssertEqual(client.update().reverted, ["production/fix-1.js": .stale])
+        XCTAssertTrue(reporter.flush(timeout: 10))
+        let events = transport.batches.flatMap(\.events)
+        XCTAssertEqual(events.map(\.kind), [.applied, .reverted])
+        XCTAssertEqual(events.last?.detail, "stale")
+    }
+
     func testPlainHTTPCollectorNeedsTheFlag() throws {
         var c = configuration(directory: nil)
         c.allowsInsecureHTTP = false

@@ -23,11 +23,13 @@ final class HostedRepositoryFixture {
     var online: [PatchFormat.SigningKey] { publisher.online }
     func channelKeys(_ channel: String) -> [PatchFormat.SigningKey] { publisher.channelKeys(channel) }
 
-    init(_ test: XCTestCase, store: ReleaseStore, timestampExpiry: TimeInterval = 86_400, renewalCheckInterval: TimeInterval? = nil) async throws {
+    init(_ test: XCTestCase, store: ReleaseStore, timestampExpiry: TimeInterval = 86_400, renewalCheckInterval: TimeInterval? = nil,
+         configure: (inout ReleaseService.Configuration) -> Void = { _ in }) async throws {
         publisher = try Publisher(test)
         self.store = store
         var configuration = publisher.configuration(timestampExpiry: timestampExpiry)
         configuration.renewalCheckInterval = renewalCheckInterval
+        configure(&configuration)
         service = ReleaseService(store: store, configuration: configuration)
         running = try await RunningReleaseService.start(service)
         try Updater.bootstrap(rootData: publisher.rootData, metadataDirectory: publisher.directory.appendingPathComponent("device"))
@@ -53,16 +55,19 @@ final class HostedRepositoryFixture {
         try await PatchServiceTests.post(appURL, "upload", try upload.encoded())
     }
 
-    /// One device refresh cycle against the service (a fresh `Updater`, persisted trust).
-    func device(_ name: String = "device") -> Updater {
-        Updater(configuration: UpdaterConfiguration(metadataDirectory: directory.appendingPathComponent(name),
-                                                    metadataBaseURL: appURL.appendingPathComponent("metadata/"),
-                                                    targetBaseURL: appURL.appendingPathComponent("targets/")))
+    /// One device refresh cycle against the service (a fresh `Updater`, persisted trust), its
+    /// clock `clockOffset` seconds ahead, reading through `transport`.
+    func device(_ name: String = "device", clockOffset: TimeInterval = 0, transport: Transport = HTTPTransport.shared) -> Updater {
+        var configuration = UpdaterConfiguration(metadataDirectory: directory.appendingPathComponent(name),
+                                                 metadataBaseURL: appURL.appendingPathComponent("metadata/"),
+                                                 targetBaseURL: appURL.appendingPathComponent("targets/"))
+        if clockOffset != 0 { configuration.clock = { Date().addingTimeInterval(clockOffset) } }
+        return Updater(configuration: configuration, transport: transport)
     }
 
     /// The releases of `channel` a device sees after one refresh, by name.
-    func deviceReleases(_ channel: String) async throws -> [String: PatchRelease] {
-        let updater = device()
+    func deviceReleases(_ channel: String, device name: String = "device", clockOffset: TimeInterval = 0) async throws -> [String: PatchRelease] {
+        let updater = device(name, clockOffset: clockOffset)
         try await updater.refresh()
         var out: [String: PatchRelease] = [:]
         for target in try await updater.targets(ofRole: channel) ?? [] {

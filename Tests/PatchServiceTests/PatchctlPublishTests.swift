@@ -41,9 +41,11 @@ final class PatchctlPublishTests: XCTestCase {
 
         let store = try await SQLiteReleaseStore.open(path: dir.appendingPathComponent("releases.sqlite").path)
         let rootData = try Data(contentsOf: URL(fileURLWithPath: repo + "/record/root/1.root.json"))
-        let configuration = ReleaseService.Configuration(
+        var configuration = ReleaseService.Configuration(
             appID: "com.example.shop", trustedRoot: rootData,
             onlineKeys: OnlineKeys(keys: try ["snapshot", "timestamp"].map { try KeyFile.read(URL(fileURLWithPath: repo + "/keys/\($0).key")) }))
+        // This repository's roles live hours, not days: the service's minimum lowered to match.
+        configuration.minimumRoleValidity = 3600
         let service = try await RunningReleaseService.start(ReleaseService(store: store, configuration: configuration))
         do {
             run = try await patchctl(["repo", "publish", repo, "--to", service.baseURL.absoluteString, "--app", "com.example.shop"])
@@ -51,6 +53,18 @@ final class PatchctlPublishTests: XCTestCase {
             XCTAssertTrue(run.output.contains("uploaded"), run.output)
             run = try await patchctl(["repo", "publish", repo, "--to", service.baseURL.absoluteString, "--app", "com.example.other"])
             XCTAssertNotEqual(run.status, 0, "a service hosting another app answers 404")
+
+            // Staging re-signed for 10 minutes, then a production release: published, with a
+            // warning that the service kept its staging version.
+            run = try await patchctl(["repo", "renew", repo, "staging", "--valid-for", "600"])
+            XCTAssertEqual(run.status, 0, run.output)
+            run = try await patchctl(["repo", "release", repo, script.path, "--name", "fix-2.js", "--channel", "production", "--app", "com.example.shop",
+                                      "--patch-id", "fix-2"])
+            XCTAssertEqual(run.status, 0, run.output)
+            run = try await patchctl(["repo", "publish", repo, "--to", service.baseURL.absoluteString, "--app", "com.example.shop"])
+            XCTAssertEqual(run.status, 0, run.output)
+            XCTAssertTrue(run.output.contains("warning: the service did not take staging version 2 expires in "), run.output)
+            XCTAssertTrue(run.output.contains("sooner than this service's minimum of 1 h"), run.output)
 
             let device = dir.appendingPathComponent("device")
             try Updater.bootstrap(rootData: rootData, metadataDirectory: device)
@@ -60,6 +74,8 @@ final class PatchctlPublishTests: XCTestCase {
             try await updater.refresh()
             let target = try await updater.targetInfo(for: "production/fix.js")
             let release = try PatchRelease(custom: target?.file.custom)
+            let fix2 = try await updater.targetInfo(for: "production/fix-2.js")
+            XCTAssertNotNil(fix2, "production's release went out with the staging version left out")
             XCTAssertEqual(release?.attributes, ["tier": ["beta", "gold"], "region": ["eu"]])
             XCTAssertEqual(release?.rollout, 1250)
             XCTAssertEqual(release?.version, 3)

@@ -253,7 +253,7 @@ final class RepositoryHostingTests: XCTestCase {
             func root(version: Int64, signers: [String], change: (inout Root) -> Void = { _ in }) throws -> Data {
                 var signed = f.repository.root.signed
                 signed.common.version = version
-                signed.common.expires = Date().addingTimeInterval(86_400)
+                signed.common.expires = Date().addingTimeInterval(30 * 86_400)   // above the service's minimum of a day
                 change(&signed)
                 var metadata = try Metadata(signed: signed)
                 for name in signers { try metadata.sign(with: f.keys[name]!) }

@@ -20,6 +20,9 @@ final class StatusPageBrowserTests: XCTestCase {
             try await publisher.release(1, to: "production", via: running.baseURL)
             try await publisher.release(2, to: "production", rollout: 1000, via: running.baseURL)
             try await publisher.release(2, to: "staging", via: running.baseURL)
+            // Staging re-signed for two days only: inside the week's warning, above the day's minimum.
+            try publisher.repository.renew("staging", keys: publisher.channelKeys("staging"), validity: 2 * 86_400)
+            try await publisher.upload(to: running.baseURL)
             // Telemetry over three hours, as devices would send it.
             let now = Int(Date().timeIntervalSince1970)
             var events: [TelemetryEvent] = []
@@ -48,6 +51,10 @@ final class StatusPageBrowserTests: XCTestCase {
             XCTAssertTrue(html.contains("10 %"), "the rollout is shown")
             XCTAssertTrue(html.contains("<svg class=\"chart\""))
             XCTAssertTrue(html.contains("<polyline class=\"applied\""), "a line over the three hours")
+            let stagingVersion = publisher.repository.channels["staging"]!.signed.common.version
+            XCTAssertTrue(html.contains("<li class=\"expiry-warning\" data-role=\"staging\">staging version \(stagingVersion) expires in 47 h ("), html)
+            XCTAssertFalse(html.contains("data-role=\"production\""), "production is valid for 90 days")
+            XCTAssertTrue(html.contains("<p class=\"expiry-warning\">staging version \(stagingVersion) expires in 47 h"), "in the channel's section too")
 
             let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("patchserver-status-\(UUID().uuidString.prefix(8)).png")
             let shot = try await blocking { try runProgram(common + ["--screenshot=\(screenshot.path)", "--window-size=1100,800", "--hide-scrollbars", url], timeout: 90) }

@@ -139,7 +139,7 @@ final class SampleShopTests: XCTestCase {
         let run = try f.launch(device: "a")
         assertCleanLaunch(run)
         XCTAssertEqual(run.events.first, "release production/shop-fixes-2.js (shop-fixes v2) applied (from cache)")
-        XCTAssertTrue(run.events.contains { $0.hasPrefix("no fresh metadata: metadata refused: timestamp: bad version: ") }, "\(run.events)")
+        XCTAssertTrue(run.events.contains { $0.hasPrefix("no fresh metadata: stale metadata refused: timestamp: bad version: ") }, "\(run.events)")
         XCTAssertEqual(run.screens(), ExpectedScreens.patched)
     }
 

@@ -60,6 +60,16 @@ public struct HostedRepository: Sendable {
         return state
     }
 
+    /// How close root, targets and each hosted channel role are to expiry (the roles the
+    /// publisher signs offline; the service re-signs snapshot and timestamp itself), in that order.
+    public func expiries(now: Date, warningWindow: TimeInterval) -> [RoleExpiry] {
+        func judge<R>(_ name: String, _ held: HeldMetadata<R>) -> RoleExpiry {
+            RoleExpiry(role: name, version: held.version, expires: held.signed.common.expires, now: now, warningWindow: warningWindow)
+        }
+        let order = (targets?.signed.delegations?.roles ?? []).map(\.name).filter { delegated[$0] != nil }
+        return [judge("root", root)] + (targets.map { [judge("targets", $0)] } ?? []) + order.map { judge($0, delegated[$0]!) }
+    }
+
     /// The releases of one channel (a delegated role's targets with their `PatchRelease`).
     public func releases(in channel: String) -> [(name: String, file: TargetFile, release: PatchRelease?)] {
         guard let role = delegated[channel] else { return [] }

@@ -26,9 +26,9 @@ public struct OnlineKeys: Sendable {
     }
 
     /// A new timestamp (and, when `newSnapshot` or there is none yet, a new snapshot naming the
-    /// current versions of targets and every delegated role) for `state`; updates `state` and
-    /// returns the files to store. The snapshot never drops a role it listed before (devices
-    /// refuse a snapshot that does).
+    /// current version, length and SHA-256 of targets and every delegated role) for `state`;
+    /// updates `state` and returns the files to store. The snapshot never drops a role it listed
+    /// before (devices refuse a snapshot that does): a role no longer hosted keeps its last entry.
     public func sign(_ state: inout HostedRepository, newSnapshot: Bool, now: Date) throws -> [StoredMetadata] {
         let root = state.root.signed
         func signed<R: RoleMetadata>(_ role: R, _ name: String) throws -> HeldMetadata<R> {
@@ -44,16 +44,15 @@ public struct OnlineKeys: Sendable {
         var out: [StoredMetadata] = []
         if newSnapshot || state.snapshot == nil {
             var meta = state.snapshot?.signed.meta ?? [:]
-            meta["targets.json"] = MetaFile(version: targets.version)
-            for (name, role) in state.delegated { meta["\(name).json"] = MetaFile(version: role.version) }
+            meta["targets.json"] = MetaFile(pinning: targets)
+            for (name, role) in state.delegated { meta["\(name).json"] = MetaFile(pinning: role) }
             let snapshot = try signed(Snapshot(common: CommonFields(version: (state.snapshot?.version ?? 0) + 1,
                                                                    expires: now.addingTimeInterval(snapshotExpiry)), meta: meta), "snapshot")
             state.snapshot = snapshot
             out.append(StoredMetadata(role: "snapshot", version: snapshot.version, data: snapshot.data))
         }
         let snapshot = state.snapshot!
-        let info = MetaFile(version: snapshot.version, length: Int64(snapshot.data.count),
-                            hashes: ["sha256": HashCheck.digest("sha256", of: snapshot.data)!])
+        let info = MetaFile(pinning: snapshot)
         let timestamp = try signed(Timestamp(common: CommonFields(version: (state.timestamp?.version ?? 0) + 1,
                                                                   expires: now.addingTimeInterval(timestampExpiry)), snapshotMeta: info), "timestamp")
         state.timestamp = timestamp
@@ -68,5 +67,13 @@ public struct OnlineKeys: Sendable {
         let snapshotDue = snapshot.signed.common.expires.timeIntervalSince(now) < snapshotExpiry / 2
         let timestampDue = timestamp.signed.common.expires.timeIntervalSince(now) < timestampExpiry / 2
         return (timestampDue || snapshotDue, snapshotDue)
+    }
+}
+
+extension MetaFile {
+    /// What a snapshot says of `role`: its version, and the length and SHA-256 of the exact bytes
+    /// served, so a device refuses any other content under that version (spec §5.6.2).
+    init<R: RoleMetadata>(pinning role: HeldMetadata<R>) {
+        self.init(version: role.version, length: Int64(role.data.count), hashes: ["sha256": role.data.sha256HexDigest])
     }
 }

@@ -44,6 +44,12 @@ public struct ReleaseService: Sendable {
         ])
         /// The service's clock (expiry, telemetry hours).
         public var now: @Sendable () -> Date = { Date() }
+        /// How long a new root, targets or channel role version must stay valid to be taken: a
+        /// role that expires stops the devices that need it (`UploadCheck.swift`).
+        public var minimumRoleValidity: TimeInterval = Self.defaultMinimumRoleValidity
+        public static let defaultMinimumRoleValidity: TimeInterval = 86_400
+        /// Roles expiring within this are flagged on the status (`/api/status`, `/status`).
+        public var expiryWarning: TimeInterval = 7 * 86_400
 
         public init(appID: String, trustedRoot: Data, onlineKeys: OnlineKeys) {
             self.appID = appID
@@ -174,8 +180,12 @@ public struct ReleaseService: Sendable {
         let hours = Dictionary(grouping: timeline) { "\($0.channel)\n\($0.releaseID)" }
         guard let hosted = try await HostedRepository.load(from: store) else { return [] }
         let order = (hosted.targets?.signed.delegations?.roles ?? []).map(\.name).filter { hosted.delegated[$0] != nil }
+        let expiries = hosted.expiries(now: configuration.now(), warningWindow: configuration.expiryWarning)
         return order.map { channel in
-            ChannelStatus(channel: channel, version: Int(hosted.delegated[channel]!.version), releases: hosted.releases(in: channel).map { name, _, release in
+            let role = hosted.delegated[channel]!
+            return ChannelStatus(channel: channel, version: Int(role.version), expires: MetadataDate.format(role.signed.common.expires),
+                                 expiryWarning: expiries.first { $0.role == channel }?.warning,
+                                 releases: hosted.releases(in: channel).map { name, _, release in
                 let key = "\(channel)\n\(name)"
                 let t = byRelease[key] ?? [:]
                 return ReleaseStatus(releaseID: name, patchID: release?.patchID ?? "", version: release?.version ?? 0, rollout: release?.rollout ?? 0,
@@ -195,7 +205,9 @@ public struct ReleaseService: Sendable {
     }
 
     private func statusPage() async throws -> Response {
-        let html = StatusPage(appID: configuration.appID, channels: try await status(), generated: configuration.now()).html
+        let warnings = try await HostedRepository.load(from: store)?
+            .expiries(now: configuration.now(), warningWindow: configuration.expiryWarning).filter { $0.state != .valid } ?? []
+        let html = StatusPage(appID: configuration.appID, channels: try await status(), expiryWarnings: warnings, generated: configuration.now()).html
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 

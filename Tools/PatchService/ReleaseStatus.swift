@@ -19,9 +19,14 @@ public struct ChannelStatus: Codable, Equatable, Sendable {
     public var channel: String
     /// The version of the channel role's metadata.
     public var version: Int
+    /// When that version expires (`YYYY-MM-DDTHH:MM:SSZ`).
+    public var expires: String?
+    /// Set when the role has expired or expires within the service's warning window: the
+    /// channel's devices stop taking its releases (and revocations) once it has expired.
+    public var expiryWarning: String?
     public var releases: [ReleaseStatus]
-    public init(channel: String, version: Int, releases: [ReleaseStatus]) {
-        self.channel = channel; self.version = version; self.releases = releases
+    public init(channel: String, version: Int, expires: String? = nil, expiryWarning: String? = nil, releases: [ReleaseStatus]) {
+        self.channel = channel; self.version = version; self.expires = expires; self.expiryWarning = expiryWarning; self.releases = releases
     }
 }
 

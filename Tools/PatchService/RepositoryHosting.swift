@@ -14,7 +14,9 @@ import PatchFormat
 /// `RepositoryUpload`): no password or request signature, the signatures on the metadata are
 /// the authentication (`HostedRepository.accepting` says what is checked, in order). On each
 /// accepted upload the service signs a new snapshot and timestamp with its online keys, and a
-/// background task re-signs the timestamp before it expires (`keepTimestampFresh`).
+/// background task re-signs the timestamp before it expires (`keepTimestampFresh`). The answer
+/// names the new versions and, as `not-taken`, any channel role version left out for expiring
+/// too soon.
 extension ReleaseService {
     func addRepositoryRoutes(to router: Router<BasicRequestContext>) {
         router.get("apps/:app/metadata/:file") { request, context in try await self.metadataFile(request, context) }
@@ -95,6 +97,9 @@ extension ReleaseService {
             answer["snapshot"] = String(snapshot.version)
         }
         answer["root"] = String(result.state.root.version)
+        if !result.notTaken.isEmpty {
+            answer["not-taken"] = result.notTaken.map(\.message).joined(separator: "; ")
+        }
         return try Self.json(answer, status: .ok)
     }
 
@@ -105,7 +110,8 @@ extension ReleaseService {
             throw UploadRefusal(.missing, "the service holds no trusted root (start it with one)")
         }
         let now = configuration.now()
-        var accepted = try await held.accepting(upload, store: store, online: online, now: now)
+        var accepted = try await held.accepting(upload, store: store, online: online, now: now,
+                                                minimumValidity: configuration.minimumRoleValidity)
         guard accepted.changed else {
             accepted.state = held
             return accepted

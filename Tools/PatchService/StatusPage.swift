@@ -1,4 +1,5 @@
 import Foundation
+import PatchFormat
 
 /// The status web page: per channel, each release with its rollout, state and the counts devices
 /// reported, and a chart of applied / failed / reverted per hour as inline SVG. One
@@ -7,6 +8,8 @@ import Foundation
 struct StatusPage {
     var appID: String
     var channels: [ChannelStatus]
+    /// Roles expired or expiring soon (`HostedRepository.expiries`), shown above the channels.
+    var expiryWarnings: [RoleExpiry] = []
     var generated: Date
 
     var html: String {
@@ -20,14 +23,26 @@ struct StatusPage {
         th:first-child,td:first-child{text-align:left}.disabled{color:#a33}.enabled{color:#17773a}
         .bar{display:inline-block;height:8px;background:#3b6fd8;border-radius:2px;vertical-align:middle}
         .legend span{margin-right:14px}
+        .warnings{border:1px solid #d98e04;background:#fff6e0;padding:8px 16px;border-radius:4px}.warnings li{color:#8a5300}
         </style></head><body>
         <h1>Releases of \(esc(appID))</h1>
         <p>Generated \(esc(ISO8601DateFormatter().string(from: generated)))</p>
 
         """
+        if !expiryWarnings.isEmpty {
+            out += "<section id=\"expiry-warnings\" class=\"warnings\"><h2>Expiry</h2><ul>\n"
+            for expiry in expiryWarnings {
+                guard let warning = expiry.warning else { continue }
+                let advice = expiry.state == .expired ? "devices that need it take nothing from it until a newer version is published (patchctl repo renew)"
+                                                      : "renew it (patchctl repo renew) and publish before devices stop on it"
+                out += "<li class=\"expiry-warning\" data-role=\"\(esc(expiry.role))\">\(esc(warning)): \(advice)</li>\n"
+            }
+            out += "</ul></section>\n"
+        }
         if channels.isEmpty { out += "<p id=\"empty\">No channel has been published yet.</p>\n" }
         for channel in channels {
-            out += "<section class=\"channel\" id=\"channel-\(esc(channel.channel))\"><h2>Channel \(esc(channel.channel)) <small>version \(channel.version)</small></h2>\n"
+            out += "<section class=\"channel\" id=\"channel-\(esc(channel.channel))\"><h2>Channel \(esc(channel.channel)) <small>version \(channel.version)\(channel.expires.map { ", expires \(esc($0))" } ?? "")</small></h2>\n"
+            if let warning = channel.expiryWarning { out += "<p class=\"expiry-warning\">\(esc(warning))</p>\n" }
             out += "<table><tr><th>Release</th><th>Patch</th><th>Rollout</th><th>State</th><th>Applied</th><th>Failed</th><th>Reverted</th><th>Disabled by guard</th></tr>\n"
             for r in channel.releases.reversed() {
                 let percent = String(format: "%g %%", Double(r.rollout) / 100)

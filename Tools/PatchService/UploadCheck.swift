@@ -11,6 +11,9 @@ public struct AcceptedUpload: Sendable {
     public var files: [String: Data]
     /// False when the upload held nothing new (every file already held, byte for byte).
     public var changed: Bool
+    /// Channel role versions the upload carried but the service did not take (expired, or valid
+    /// for less than the minimum): the held version stays, the rest of the upload was taken.
+    public var notTaken: [UploadRefusal] = []
 }
 
 extension HostedRepository {
@@ -28,23 +31,30 @@ extension HostedRepository {
     ///    its role (`malformed`);
     /// 2. uploaded roots up to the held version are byte for byte the held ones (`fork`); each
     ///    newer one is the next version (`root-gap`), signed by a threshold of the previous root's
-    ///    root keys and of its own (`unsigned`), not expired (`expired`), keeps consistent
-    ///    snapshots (`unsupported`) and still lets the service's online keys sign snapshot and
-    ///    timestamp (`online-keys-removed`);
+    ///    root keys and of its own (`unsigned`), valid for at least `minimumValidity` (`expired`,
+    ///    `expires-too-soon`), keeps consistent snapshots (`unsupported`) and still lets the
+    ///    service's online keys sign snapshot and timestamp (`online-keys-removed`);
     /// 3. targets (uploaded, or held): not below the held version (`rollback`), the same version
-    ///    only with the same bytes (`fork`), not expired when uploaded (`expired`), signed by a
-    ///    threshold of the newest root's targets keys (`unsigned`);
+    ///    only with the same bytes (`fork`), valid for at least `minimumValidity` when a new
+    ///    version is uploaded (`expired`, `expires-too-soon`), signed by a threshold of the newest
+    ///    root's targets keys (`unsigned`);
     /// 4. every uploaded role is delegated by that targets role and lists only paths delegated to
     ///    it (`not-delegated`); no succinct or
     ///    nested delegations (`unsupported`); every delegated role (uploaded, or held) is there
-    ///    (`missing`), passes the same version and expiry checks, and is signed by a threshold of
-    ///    the keys targets delegates to it (`unsigned`);
+    ///    (`missing`), passes the same version checks, and is signed by a threshold of the keys
+    ///    targets delegates to it (`unsigned`). A new channel role version valid for less than
+    ///    `minimumValidity` is not taken (`notTaken`): the held version stays (none held: the
+    ///    channel is not hosted until a valid version comes), so one channel's stale role never
+    ///    refuses another channel's release; an upload with nothing else new is refused with it;
     /// 5. every target listed has a SHA-256 hash (`unsupported`) and content, uploaded or held,
     ///    matching its length and hashes; no uploaded file is left unlisted (`target-mismatch`).
     ///
     /// Held roles are re-checked against the new root and delegations: a key rotated out takes
-    /// what it signed with it, until the publisher uploads a re-signed version.
-    public func accepting(_ upload: RepositoryUpload, store: ReleaseStore, online: OnlineKeys, now: Date) async throws -> AcceptedUpload {
+    /// what it signed with it, until the publisher uploads a re-signed version. Held roles are not
+    /// re-checked for expiry: one that expired stays held (and listed by every snapshot, which
+    /// never drops a role) until the publisher uploads a newer version.
+    public func accepting(_ upload: RepositoryUpload, store: ReleaseStore, online: OnlineKeys, now: Date,
+                          minimumValidity: TimeInterval = ReleaseService.Configuration.defaultMinimumRoleValidity) async throws -> AcceptedUpload {
         // 1. Parse everything first (after counting: each file costs work).
         guard upload.roots.count <= Self.maxRootsPerUpload, upload.roles.count <= Self.maxRolesPerUpload else {
             throw UploadRefusal(.unsupported, "an upload carries at most \(Self.maxRootsPerUpload) roots and \(Self.maxRolesPerUpload) roles")
@@ -62,6 +72,18 @@ extension HostedRepository {
         }
         var changed = false
         var metadata: [StoredMetadata] = []
+        var notTaken: [UploadRefusal] = []
+        var notTakenRoles: [HeldMetadata<Targets>] = []
+        /// nil when `common` stays valid for at least `minimumValidity`, else why not.
+        func validityRefusal(_ name: String, _ common: CommonFields) -> UploadRefusal? {
+            let expiry = RoleExpiry(role: name, version: common.version, expires: common.expires, now: now, warningWindow: 0)
+            if expiry.state == .expired { return UploadRefusal(.expired, "\(name) version \(common.version) has expired") }
+            guard expiry.lasts(minimumValidity) else {
+                return UploadRefusal(.expiresTooSoon, "\(name) version \(common.version) expires in \(RoleExpiry.duration(expiry.remaining)) "
+                                     + "(\(MetadataDate.format(common.expires))), sooner than this service's minimum of \(RoleExpiry.duration(minimumValidity))")
+            }
+            return nil
+        }
 
         // 2. The root chain.
         var root = self.root
@@ -88,7 +110,7 @@ extension HostedRepository {
             changed = true
         }
         if root.version != self.root.version {
-            guard !root.signed.common.isExpired(at: now) else { throw UploadRefusal(.expired, "root \(root.version) has expired") }
+            if let refusal = validityRefusal("root", root.signed.common) { throw refusal }
             guard root.signed.usesConsistentSnapshots else {
                 throw UploadRefusal(.unsupported, "root \(root.version) turns consistent snapshots off; the service serves versioned metadata only")
             }
@@ -98,9 +120,15 @@ extension HostedRepository {
         }
 
         // 3. Targets.
-        func pick(_ name: String, held: HeldMetadata<Targets>?) throws -> HeldMetadata<Targets> {
+        /// The version of `name` to host, checked by `verify` (its signatures): the uploaded one
+        /// when new and valid long enough; the held one when the upload has the same (or none);
+        /// for a channel role too short-lived, the held one (nil: none held), noted in `notTaken`.
+        /// An uploaded version is verified before its expiry is looked at: only what its keys
+        /// signed is ever reported as not taken.
+        func pick(_ name: String, held: HeldMetadata<Targets>?, verify: (HeldMetadata<Targets>) throws -> Void) throws -> HeldMetadata<Targets>? {
             guard let uploaded = roles[name] else {
                 guard let held else { throw UploadRefusal(.missing, "no \(name) metadata was uploaded, and the service holds none") }
+                try verify(held)
                 return held
             }
             if let held {
@@ -111,10 +139,23 @@ extension HostedRepository {
                     guard uploaded.data == held.data else {
                         throw UploadRefusal(.fork, "\(name) version \(uploaded.version) differs from the held \(name) version \(held.version)")
                     }
+                    try verify(held)
                     return held
                 }
             }
-            guard !uploaded.signed.common.isExpired(at: now) else { throw UploadRefusal(.expired, "\(name) version \(uploaded.version) has expired") }
+            try verify(uploaded)
+            if let refusal = validityRefusal(name, uploaded.signed.common) {
+                // Targets concerns every channel: refused whole. A channel role concerns its own.
+                guard name != "targets" else { throw refusal }
+                if let held {
+                    do { try verify(held) } catch let failed as UploadRefusal {
+                        throw UploadRefusal(failed.reason, "\(failed.message), and \(refusal.message)")
+                    }
+                }
+                notTaken.append(refusal)
+                notTakenRoles.append(uploaded)
+                return held
+            }
             metadata.append(StoredMetadata(role: name, version: uploaded.version, data: uploaded.data))
             changed = true
             return uploaded
@@ -125,10 +166,11 @@ extension HostedRepository {
                 throw UploadRefusal(.unsigned, "\(name) version \(role.version) is not signed by a threshold of the keys \(delegator) delegates to it")
             }
         }
-        let targets = try pick("targets", held: self.targets)
         guard let targetsKeys = root.signed.roles["targets"] else { throw UploadRefusal(.unsigned, "root \(root.version) has no targets role") }
-        try checkSigned(targets, "targets", keys: root.signed.keys, keyids: targetsKeys.keyids, threshold: targetsKeys.threshold,
-                        by: "root \(root.version)")
+        let pickedTargets = try pick("targets", held: self.targets) {
+            try checkSigned($0, "targets", keys: root.signed.keys, keyids: targetsKeys.keyids, threshold: targetsKeys.threshold, by: "root \(root.version)")
+        }
+        guard let targets = pickedTargets else { throw UploadRefusal(.missing, "no targets metadata") }
 
         // 4. Delegated roles.
         let delegations = targets.signed.delegations
@@ -146,8 +188,10 @@ extension HostedRepository {
             guard roles[role.name] != nil || held != nil else {
                 throw UploadRefusal(.missing, "targets version \(targets.version) delegates \(role.name): upload its metadata")
             }
-            let chosen = try pick(role.name, held: held)
-            try checkSigned(chosen, role.name, keys: delegations?.keys ?? [:], keyids: role.keyids, threshold: role.threshold, by: "targets")
+            let picked = try pick(role.name, held: held) {
+                try checkSigned($0, role.name, keys: delegations?.keys ?? [:], keyids: role.keyids, threshold: role.threshold, by: "targets")
+            }
+            guard let chosen = picked else { continue }
             if let outside = chosen.signed.targets.keys.sorted().first(where: { !role.delegates($0) }) {
                 throw UploadRefusal(.notDelegated, "\(role.name) lists \(outside.prefix(200)), outside the paths targets delegates to it")
             }
@@ -183,16 +227,20 @@ extension HostedRepository {
                 }
             }
         }
+        // Files of a role not taken were uploaded with it: neither stored nor refused.
+        for role in notTakenRoles { for file in role.signed.targets.values { if let h = file.hashes["sha256"] { used.insert(h.lowercased()) } } }
         if let unlisted = uploaded.keys.sorted().first(where: { !used.contains($0) }) {
             throw UploadRefusal(.targetMismatch, "an uploaded file (sha256 \(unlisted)) is listed by no target")
         }
         if !files.isEmpty { changed = true }
+        // Only a stale channel role was new: the publisher meant to change that channel.
+        if !changed, let first = notTaken.first { throw first }
 
         var state = self
         state.root = root
         state.targets = targets
         state.delegated = delegated
-        return AcceptedUpload(state: state, metadata: metadata, files: files, changed: changed)
+        return AcceptedUpload(state: state, metadata: metadata, files: files, changed: changed, notTaken: notTaken)
     }
 
     static func isHostableRoleName(_ name: String) -> Bool {

@@ -19,6 +19,9 @@ public struct UploadRefusal: Error, Equatable, CustomStringConvertible, HTTPResp
         case fork
         /// Already expired.
         case expired
+        /// Valid for less than the service's minimum (`ReleaseService.Configuration.minimumRoleValidity`):
+        /// devices would stop on it soon after it is served.
+        case expiresTooSoon = "expires-too-soon"
         /// A new root takes the snapshot or timestamp role away from the service's online keys:
         /// devices would freeze on the last timestamp.
         case onlineKeysRemoved = "online-keys-removed"

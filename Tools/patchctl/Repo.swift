@@ -16,7 +16,7 @@ extension PatchCtl {
                 repo merge).
                 """,
             subcommands: [RepoInit.self, RepoKeygen.self, RepoRelease.self, RepoPromote.self, RepoRollout.self, RepoDisable.self,
-                          RepoEnable.self, RepoRevoke.self, RepoTimestamp.self, RepoRotate.self, RepoSign.self,
+                          RepoEnable.self, RepoRevoke.self, RepoRenew.self, RepoTimestamp.self, RepoRotate.self, RepoSign.self,
                           RepoMerge.self, RepoPublish.self, RepoStatus.self])
     }
 }
@@ -78,7 +78,7 @@ struct RepoInit: ParsableCommand {
     @Option(name: .long, help: "Number of root keys.") var rootKeys = 3
     @Option(name: .long, help: "Root signature threshold.") var rootThreshold: Int64 = 2
     @Option(name: .long, help: "Key type: ed25519, ecdsa-sha2-nistp256 or rsassa-pss-sha256.") var keyType = "ed25519"
-    @Option(name: .long, help: "Folder the new private keys are written to (default DIR/keys).") var keys: String?
+    @Option(name: .long, help: "Folder the new private keys are written to (default DIR/keys; no development keys in it, no key file overwritten).") var keys: String?
     @Option(name: .long, help: "Timestamp validity in seconds (how soon devices must see a revocation).") var timestampExpiry: Int = 86_400
     @Option(name: .long, help: "Snapshot validity in seconds.") var snapshotExpiry: Int = 7 * 86_400
     @Option(name: .long, help: "Validity of targets and channel metadata in seconds (edits re-sign them).") var targetsExpiry: Int = 90 * 86_400
@@ -89,9 +89,19 @@ struct RepoInit: ParsableCommand {
             guard let scheme = SigningKey.Scheme(rawValue: keyType) else { throw CommandFailure("unknown key type \(keyType)") }
             let dir = URL(fileURLWithPath: directory, isDirectory: true)
             let keyDir = keys.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? dir.appendingPathComponent("keys")
+            // Commands sign with every key of the folder: development keys there (`patchctl dev`'s
+            // folder) would sit beside release keys and be overwritten by them.
+            if let development = try KeyFile.readAll(in: keyDir).first(where: \.isDevelopment) {
+                throw CommandFailure("\(keyDir.path) holds development key \(development.keyID.prefix(16))… (a `patchctl dev` key folder): "
+                                     + "a release repository's keys go in a folder of their own (--keys)")
+            }
             func make(_ name: String) throws -> SigningKey {
+                let file = keyDir.appendingPathComponent("\(name).key")
+                guard !FileManager.default.fileExists(atPath: file.path) else {
+                    throw CommandFailure("\(file.path) exists: repo init never overwrites a key file (give another --keys folder)")
+                }
                 let key = try SigningKey.generate(scheme)
-                try KeyFile.write(key, to: keyDir.appendingPathComponent("\(name).key"))
+                try KeyFile.write(key, to: file)
                 return key
             }
             let root = try (1...max(rootKeys, 1)).map { try make("root-\($0)") }
@@ -244,6 +254,22 @@ struct RepoRevoke: ParsableCommand {
     }
 }
 
+struct RepoRenew: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "renew", abstract: "Re-sign a role unchanged with a fresh expiry (root, targets or a channel), before it expires.")
+    @OptionGroup var repo: RepoOptions
+    @Argument(help: "Role: root, targets or a channel.") var role: String
+    @Option(name: .long, help: "Seconds the new version stays valid (default: the repository's setting for the role).")
+    var validFor: Int?
+
+    func run() throws {
+        try repoRun {
+            var repository = try repo.open()
+            print(try repository.renew(role, keys: try repo.signingKeys(), validity: validFor.map(TimeInterval.init)))
+        }
+    }
+}
+
 struct RepoTimestamp: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "timestamp", abstract: "Re-sign the timestamp (before it expires).")
     @OptionGroup var repo: RepoOptions
@@ -351,6 +377,10 @@ struct RepoPublish: ParsableCommand {
                 let timeout = self.timeout
                 let answer = try waitFor { try await Repository.upload(content, to: url, app: app, timeout: timeout) }
                 print("uploaded to \(to): \(answer)")
+                // A channel role version too short-lived is left out; the rest was taken.
+                if let notTaken = (try? JSONDecoder().decode([String: String].self, from: Data(answer.utf8)))?["not-taken"] {
+                    CommandSupport.printError("warning: the service did not take \(notTaken)")
+                }
                 return
             }
             guard let out else { throw CommandFailure("give an output folder, or --to URL") }
@@ -383,12 +413,26 @@ extension Result where Failure == Error {
 }
 
 struct RepoStatus: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "List roles and releases.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "List roles and releases; warn about roles expired or expiring soon.",
+        discussion: "Exits 0 even with warnings: they are printed to standard error, one `warning:` line per role.")
     @OptionGroup var repo: RepoOptions
+    @Option(name: .long, help: "Warn about root, targets and channel roles expiring within this many seconds.")
+    var expiryWarning: Int = 7 * 86_400
 
     func run() throws {
         try repoRun {
             let repository = try repo.open()
+            let now = Date()
+            let roles = [("root", repository.root.signed.common), ("targets", repository.targets.signed.common)]
+                + repository.settings.channels.compactMap { name in repository.channels[name].map { (name, $0.signed.common) } }
+            for (role, common) in roles {
+                let expiry = RoleExpiry(role: role, version: common.version, expires: common.expires, now: now, warningWindow: TimeInterval(expiryWarning))
+                guard let warning = expiry.warning else { continue }
+                CommandSupport.printError("warning: \(warning): "
+                    + (expiry.state == .expired ? "devices that need it take nothing from it until you renew it (`patchctl repo renew`) and publish"
+                                                : "renew it (`patchctl repo renew`) and publish before then"))
+            }
             print("root \(repository.root.signed.common.version), targets \(repository.targets.signed.common.version), "
                   + "snapshot \(repository.snapshot.signed.common.version), timestamp \(repository.timestamp.signed.common.version) "
                   + "(expires \(MetadataDate.format(repository.timestamp.signed.common.expires)))")

@@ -38,6 +38,12 @@ struct PatchServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a snapshot the service signs stays valid.")
     var snapshotExpiry: Int = 7 * 86_400
 
+    @Option(help: "Seconds a new root, targets or channel role version must stay valid for the service to take it (below: expires-too-soon).")
+    var minimumRoleValidity: Int = Int(ReleaseService.Configuration.defaultMinimumRoleValidity)
+
+    @Option(help: "Roles expiring within this many seconds are flagged on /status and /api/status.")
+    var expiryWarning: Int = 7 * 86_400
+
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
@@ -53,6 +59,7 @@ struct PatchServerCommand: AsyncParsableCommand {
     func run() async throws {
         guard let rootData = FileManager.default.contents(atPath: root) else { throw ValidationError("cannot read --root \(root)") }
         guard timestampExpiry > 0, snapshotExpiry > 0 else { throw ValidationError("expiry periods must be positive") }
+        guard minimumRoleValidity >= 0, expiryWarning >= 0 else { throw ValidationError("--minimum-role-validity and --expiry-warning must not be negative") }
         let keys = try onlineKey.map { file in
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read --online-key \(file)") }
             return try SigningKey(keyFile: data, what: file)
@@ -74,6 +81,8 @@ struct PatchServerCommand: AsyncParsableCommand {
             appID: appID, trustedRoot: rootData,
             onlineKeys: OnlineKeys(keys: keys, timestampExpiry: TimeInterval(timestampExpiry), snapshotExpiry: TimeInterval(snapshotExpiry)))
         configuration.limits.maxConnections = maxConnections
+        configuration.minimumRoleValidity = TimeInterval(minimumRoleValidity)
+        configuration.expiryWarning = TimeInterval(expiryWarning)
         let service = ReleaseService(store: store, configuration: configuration)
         try await service.prepareRepository()
         let renewal = Task { await service.keepTimestampFresh() }
