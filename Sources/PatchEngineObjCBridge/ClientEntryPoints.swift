@@ -20,6 +20,8 @@ func eventKind(_ event: PatchClientEvent) -> String {
     case .disabledByCrashLoop: return "disabledByCrashLoop"
     case .crashLoopSearchStarted: return "crashLoopSearchStarted"
     case .storedMetadataUnusable: return "storedMetadataUnusable"
+    case .metadataStale: return "metadataStale"
+    case .storedRootDiscarded: return "storedRootDiscarded"
     case .storageFailed: return "storageFailed"
     case .temporaryFilesRemoved: return "temporaryFilesRemoved"
     }

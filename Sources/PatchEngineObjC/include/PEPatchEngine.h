@@ -79,7 +79,8 @@ extern NSString *const PEPatchErrorColumnKey;
 /* A running PatchClient: started, it applies what it verified last (no network); -update
    fetches and applies the channel's releases. Events arrive as (kind, description), kind one of
    refreshed, refreshFailed, refused, applied, failed, reverted, notSelected, disabledByCrashLoop,
-   crashLoopSearchStarted, storedMetadataUnusable, storageFailed, temporaryFilesRemoved. */
+   crashLoopSearchStarted, storedMetadataUnusable, metadataStale, storedRootDiscarded, storageFailed,
+   temporaryFilesRemoved. */
 @interface PEPatchClient : NSObject {
 @package
     void *_client;
