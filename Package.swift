@@ -114,6 +114,9 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        // What every other target would otherwise spell again: LockedValue (state you can't touch
+        // without its lock), the one bounded regular-file reader, the one log escaper. No dependency.
+        .target(name: "PatchSupport"),
         // The Objective-C runtime core: forwarding, invocation marshalling, class building, hooks.
         // Its public header is plain C so Swift can import it on Linux (no Objective-C interop there).
         .target(
@@ -124,7 +127,7 @@ let package = Package(
         // The Swift engine: public API, JS context, preprocessor, value boxing, patch loading.
         .target(
             name: "PatchEngine",
-            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter"],
+            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter", "PatchSupport"],
             resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js"), .copy("Resources/jspatch.js")],
             swiftSettings: noPrivateAPI ? [.define("PATCHENGINE_NO_PRIVATE_API")] : [],
             linkerSettings: [
@@ -210,7 +213,7 @@ let package = Package(
         .target(
             name: "PatchUpdater",
             dependencies: [
-                "PatchFormat",
+                "PatchFormat", "PatchSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -238,6 +241,7 @@ let package = Package(
                 "PatchEngine",
                 "PatchUpdater",
                 "PatchTelemetry",
+                "PatchSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -256,7 +260,7 @@ let package = Package(
         .target(
             name: "PatchDevServer",
             dependencies: [
-                "ServerDefences",
+                "ServerDefences", "PatchSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import PatchUpdater
+import PatchSupport
 
 /// One server-sent-events connection (`text/event-stream`) through the device's `Transport`,
 /// parsed as bytes arrive (`EventStreamParser`: linear, bounded) with back-pressure: the next

@@ -1,5 +1,6 @@
 import Foundation
 import PatchEngine
+import PatchSupport
 
 /// What a device in a development session tells `patchctl dev` about one version: applied,
 /// refused, a syntax or evaluation error (the version was rolled back), a runtime error raised

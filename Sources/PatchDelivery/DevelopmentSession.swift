@@ -5,6 +5,7 @@ import FoundationNetworking
 import PatchEngine
 import PatchFormat
 import PatchUpdater
+import PatchSupport
 
 /// The device side of the live QA loop (`patchctl dev`): holds a server-sent-events connection to
 /// the development server and, each time it announces a version, refreshes the development

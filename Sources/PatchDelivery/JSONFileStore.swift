@@ -1,5 +1,6 @@
 import Foundation
 import PatchUpdater
+import PatchSupport
 
 /// Loads and saves a Codable value as a JSON file, atomically, read back with a size limit.
 struct JSONFileStore<Value: Codable> {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PatchFormat
 import PatchUpdater
+import PatchSupport
 
 /// The device side of patch delivery: the releases of the one channel this app follows, taken
 /// only through The Update Framework's client workflow (`Updater`), checked against this app

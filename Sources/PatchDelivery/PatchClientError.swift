@@ -1,6 +1,7 @@
 import Foundation
 import PatchFormat
 import PatchUpdater
+import PatchSupport
 
 /// Why a `PatchClient` refused something or could not proceed. Every refusal is also reported
 /// as an event; nothing refused is applied.

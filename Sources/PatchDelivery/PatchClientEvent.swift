@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// One release of a channel as a `PatchClient` names it in events: the target path (the
 /// release's id), the patch id and version from its custom metadata, and its SHA-256.
@@ -98,7 +99,7 @@ public enum PatchClientEvent: Equatable, CustomStringConvertible, Sendable {
         case .storageFailed(let message): return "storage failed: \(LogSafe.escape(message))"
         case let .temporaryFilesRemoved(directory, files):
             return "removed \(files.count) temporary file\(files.count == 1 ? "" : "s") left by an interrupted write in \(LogSafe.escape(directory)): "
-                + files.map(LogSafe.escape).joined(separator: ", ")
+                + files.map { LogSafe.escape($0) }.joined(separator: ", ")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PatchTelemetry
+import PatchSupport
 
 /// The telemetry wire format lives in `PatchTelemetry` (the release service reads it without the
 /// engine); these names keep it where device code looks for it.

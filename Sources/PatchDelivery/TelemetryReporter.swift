@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 import PatchUpdater
 #if canImport(FoundationNetworking)
 import FoundationNetworking

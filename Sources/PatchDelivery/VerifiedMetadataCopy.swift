@@ -1,5 +1,6 @@
 import Foundation
 import PatchUpdater
+import PatchSupport
 
 /// The metadata a `PatchClient` last verified in full (fresh, consistent, the channel listed),
 /// kept apart from the updater's working folder. A refresh that fails half-way (a new timestamp

@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// One JavaScript VM of the engine (a context group and its global context) with the state of
 /// that VM, and the process-wide state every VM shares (tables, transactions, registries).

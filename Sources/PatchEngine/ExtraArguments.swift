@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// Arguments a script passes to a JS-defined method beyond what its selector takes. JSPatch hands
 /// a JS method every argument of a call from JS (`funcReturnBool: function (view, num)` is

@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// State of JSPatch's engine object and extensions (Resources/jspatch.js), which runtime.js loads
 /// on first use. What a script changes here is recorded in its transaction and undone with it.

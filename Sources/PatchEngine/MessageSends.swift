@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// The selector numbers of JS → Objective-C sends, and each one's last call site.
 ///

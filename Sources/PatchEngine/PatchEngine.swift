@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// The hot-patch engine: evaluates JSPatch-style scripts that redefine methods of live
 /// Objective-C classes, so that every native caller gets the patched behaviour.

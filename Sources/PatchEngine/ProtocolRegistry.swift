@@ -1,5 +1,6 @@
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// Protocols declared from JS with `defineProtocol`. GCC's Objective-C runtime cannot create
 /// protocols at run time, so on every platform these live here: defineClass consults them for the

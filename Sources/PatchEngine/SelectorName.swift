@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// JSPatch's naming rule between JS method names and Objective-C selectors: `__` stands for a
 /// literal `_`, every other `_` is a `:`, and a trailing `:` is added when the call has more

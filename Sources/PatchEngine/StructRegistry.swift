@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// Struct layouts known to the bridge: each struct tag maps to the JS keys of its fields. Layout
 /// (offsets, padding) always comes from the method's own type encoding, so structs with alignment

@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// One runtime change a script made, and enough to undo it.
 enum PatchChange {

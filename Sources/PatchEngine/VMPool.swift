@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// The engine's JavaScript VMs: the main one (`Engine.shared`, where scripts are evaluated) and
 /// secondary ones, made when a thread's patched call finds every VM in use by other threads.

@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// The trusted metadata on disk: one file per role, `<role>.json` with the role name
 /// percent-encoded (delegated role names are chosen by whoever holds a delegating key: `../x`

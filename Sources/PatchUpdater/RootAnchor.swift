@@ -1,5 +1,6 @@
 import Foundation
 import PatchFormat
+import PatchSupport
 
 /// Ties the root a device trusts to the root its app ships. The device keeps every root version
 /// it accepted after the shipped one (`MetadataStore.rootHistoryDirectory`); at each launch the

@@ -1,5 +1,6 @@
 import Foundation
 import PatchFormat
+import PatchSupport
 
 /// A target file found by `Updater.targetInfo(for:)`, with the role that listed it.
 public struct ResolvedTarget: Equatable, Sendable {

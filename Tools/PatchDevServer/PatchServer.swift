@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -221,6 +222,6 @@ public final class PatchServer: @unchecked Sendable {
     /// Keeps `request` and logs it, escaped.
     func record(_ request: Request) {
         lock.withLock { records.append(request) }
-        log?("\(LogEscape.escape(request.method)) \(LogEscape.escape(request.path)) \(request.status)")
+        log?("\(LogSafe.escape(request.method, limit: 300)) \(LogSafe.escape(request.path, limit: 300)) \(request.status)")
     }
 }

@@ -7,7 +7,7 @@ import Musl
 import Darwin
 #endif
 
-/// The one reader of the device's state files (trusted metadata, the last verified copy, cached
+/// The one bounded reader of files: the device's state files (trusted metadata, the last verified copy, cached
 /// targets, the crash-loop guard, the telemetry spool). Only a regular file is read: a planted
 /// FIFO, device (`/dev/zero`) or a symbolic link is refused instead of blocking, filling memory
 /// or pointing elsewhere. A limit below zero is refused and a file over the limit is refused

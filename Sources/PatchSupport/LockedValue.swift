@@ -6,11 +6,11 @@ import Foundation
 /// The lock is not recursive: `body` must not call back into the same `LockedValue`, and must not
 /// run code that may wait for another thread that needs it (JavaScript, a message to a foreign
 /// object).
-final class LockedValue<Value>: @unchecked Sendable {
+public final class LockedValue<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -24,9 +24,12 @@ final class LockedValue<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 }
+
+/// Shared across threads only when what it guards may be.
+extension LockedValue: @unchecked Sendable where Value: Sendable {}

@@ -1,12 +1,14 @@
-/// Text from outside the signature (file names, field names, URL paths, server messages) on its
-/// way into an event or a log line: control characters, line and paragraph separators and
+/// Text from outside (file names, field names, URL paths, server messages, a request's path or
+/// headers) on its way into an event or a log line, on the device and in the servers alike: control characters, line and paragraph separators and
 /// direction overrides are written as `\u{…}` escapes, and long text is cut, so such a string can
 /// neither start a forged log line nor hide what follows it.
-enum LogSafe {
-    /// Longest text kept, in characters; the rest is replaced by "…".
-    static let limit = 200
+public enum LogSafe {
+    /// Longest text kept by default, in Unicode scalars; the rest is replaced by "…".
+    public static let limit = 200
 
-    static func escape(_ text: String) -> String {
+    /// `text` with what could forge or hide a log line escaped (a backslash becomes `\\`), cut
+    /// after `limit` scalars.
+    public static func escape(_ text: String, limit: Int = LogSafe.limit) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {
@@ -28,7 +30,7 @@ enum LogSafe {
 
     /// Control characters (C0, DEL, C1), Unicode format characters (bidi overrides, zero-width
     /// joiners…), line and paragraph separators.
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator: return true
         default: return false
@@ -36,7 +38,7 @@ enum LogSafe {
     }
 
     /// Whether `text` has nothing `escape` would change (names that end up in logs as they are).
-    static func isPrintable(_ text: String) -> Bool {
+    public static func isPrintable(_ text: String) -> Bool {
         !text.unicodeScalars.contains { needsEscape($0) }
     }
 }
