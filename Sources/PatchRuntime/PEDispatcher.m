@@ -158,6 +158,7 @@ bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, v
     Method method = direct ? class_getInstanceMethod((Class)cls, sel) : NULL;
     const void *impAddress = method && method_getImplementation(method) == slot->entryIMP ? PEMethodIMPAddress(method) : NULL;
     direct = impAddress != NULL;
+    if (direct) PEDispatchGenerationWatch(cls, sel, (void *)slot->entryIMP);
     if (direct) body(token, slot->signature, impAddress, (const void *)slot->entryIMP, context);
     PEEpochExit();
     return direct;
