@@ -1,10 +1,10 @@
 /* Stress points: the places where the engine hands a shared structure from one step to the next
    (a list read and then used, a record unlinked and then retired, a lock dropped and taken back,
    an object's memory freed and its state cleared). In a debug build, PATCHENGINE_STRESS_SEED=N in
-   the environment makes each of them pause now and then (a yield, or a sleep of up to ~300 µs),
-   chosen by a per-thread generator seeded from N, so the interleavings a busy phone produces
-   turn up in a test run (make stress). Without the variable, or in a release build, a stress
-   point is one predictable branch (debug) or nothing (release). */
+   the environment makes each of them pause now and then (a 1 ns sleep, which gives up the core,
+   or a sleep of up to ~300 µs), chosen by a per-thread generator seeded from N, so the
+   interleavings a busy phone produces turn up in a test run (make stress). Without the variable,
+   or in a release build, a stress point is one predictable branch (debug) or nothing (release). */
 #ifndef PE_STRESS_POINTS_H
 #define PE_STRESS_POINTS_H
 #include <stdbool.h>
