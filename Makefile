@@ -7,7 +7,7 @@ SWIFT ?= swift
 # faketime: the TUF conformance suite runs some clients at a faked date.
 DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium faketime
 
-.PHONY: deps build test jspatch-suite bench demo qa-demo clean tuf-conformance tuf-interop
+.PHONY: deps build test stress jspatch-suite bench demo qa-demo clean tuf-conformance tuf-interop
 
 # Installs the system packages only when one of them is missing (needs root or sudo).
 deps:
@@ -62,6 +62,16 @@ test: deps
 .PHONY: package-check
 package-check: deps
 	SWIFT=$(SWIFT) ./Tools/package-check/run.sh
+
+# Every suite whose tests start threads, STRESS_RUNS times (default 50) in each configuration
+# (closure route, forwarding route, App Store configuration on the forwarding route), under CPU
+# contention: busy processes pinned to every core beside the test process, and in this debug build
+# seeded pauses at the engine's yield points (PATCHENGINE_STRESS_SEED; each failure is printed
+# with its seed). Tools/stress/run.sh; failed runs' logs stay in stress-results/.
+STRESS_RUNS ?= 50
+stress: deps
+	$(SWIFT) build --build-tests
+	STRESS_RUNS=$(STRESS_RUNS) SWIFT=$(SWIFT) ./Tools/stress/run.sh
 
 # The TUF conformance suite (../shared/third_party/tuf-conformance, run from there) against
 # patch-tuf-client; fails loudly when the suite's folder is missing (Tools/tuf-conformance/run.sh).

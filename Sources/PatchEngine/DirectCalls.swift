@@ -27,6 +27,10 @@ import PatchRuntime
 /// - The method's IMP: a method replaced by other code (`method_setImplementation`,
 ///   `method_exchangeImplementations`: no slot changes) is seen by the next call, which compares
 ///   the word the runtime keeps the IMP in (`PEMethodIMPAddress`) with the slot's entry.
+/// - A method added behind the engine's back (`class_addMethod` in a subclass, over the patched
+///   method it inherits) changes no IMP word: every change the engine makes, to any class, checks
+///   the answers it gave (`PEDispatchGenerationWatch`: what a send to the class finds now) and
+///   moves the counter of a class whose send finds another implementation, so its callers ask again.
 /// - The object's class: runtime.js reads the object's class word through an 8-byte view of the
 ///   object (`PEObjectClassWord`: the bits that say the class), kept out of scripts' reach, so an
 ///   object whose class changes (KVO subclassing it when an observer is added) is asked again.

@@ -35,6 +35,9 @@ final class VMPool: @unchecked Sendable {
     /// Runs `body` with a VM this thread holds alone, if there is one: the main VM when no thread
     /// is in it, else a secondary one (made if needed, up to `maximum`), else the main VM shared.
     @inline(__always) func withFreeVM<R>(_ body: (Engine) -> R) -> R {
+        #if DEBUG
+        PEStressPoint()   // another thread may claim or give back a VM meanwhile
+        #endif
         let main = Engine.shared
         if main.claimIfFree() {
             defer { main.giveBack() }
@@ -46,6 +49,9 @@ final class VMPool: @unchecked Sendable {
     private func withSecondaryVM<R>(_ main: Engine, _ body: (Engine) -> R) -> R {
         guard let engine = claimSecondary(main) else { return body(main) }
         defer { engine.giveBack() }
+        #if DEBUG
+        PEStressPoint()   // a revert or an apply may change what the catch-up must replay
+        #endif
         engine.catchUp()
         return body(engine)
     }

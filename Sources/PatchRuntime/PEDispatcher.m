@@ -158,6 +158,7 @@ bool PEDirectPatchRun(void *cls, const char *selector, PEDirectPatchBody body, v
     Method method = direct ? class_getInstanceMethod((Class)cls, sel) : NULL;
     const void *impAddress = method && method_getImplementation(method) == slot->entryIMP ? PEMethodIMPAddress(method) : NULL;
     direct = impAddress != NULL;
+    if (direct) PEDispatchGenerationWatch(cls, sel, (void *)slot->entryIMP);
     if (direct) body(token, slot->signature, impAddress, (const void *)slot->entryIMP, context);
     PEEpochExit();
     return direct;
@@ -209,6 +210,7 @@ PERoute PESlotGetRoute(const PESlot *slot) { return slot->route; }
 
 void PESlotUninstallIfUnused(PESlot *slot) {
     if (PESlotHasLayers(slot) || !slot->ownIMP) return;
+    PE_STRESS_POINT();
     pthread_rwlock_wrlock(&slotLock);
     if (slot->installed && !PESlotHasLayers(slot)) {
         PEReplaceMethod(slot->cls, slot->sel, slot->ownIMP, PESignatureGetEncoding(slot->signature), &slot->ownMethod);
@@ -318,6 +320,7 @@ void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
     PEEpochEnter();
     @try {
         uintptr_t token = PESlotGetPatch(slot);
+        PE_STRESS_POINT();
         if (token && patchHandler) { patchedCallsOnThread++; patchHandler(slot, frame, token); }
         else PESlotInvokeOriginal(slot, frame);
     } @finally {
@@ -325,11 +328,46 @@ void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
     }
 }
 
-/* The whole pipeline: hooks around the patch around swizzles around the original. */
-void PESlotInvoke(PESlot *slot, PEFrame *frame) {
+/* The objects whose -dealloc this thread is running through a slot that clears their state,
+   innermost last (a -dealloc that releases other objects nests). */
+#define PE_DEALLOC_DEPTH 32
+static __thread void *deallocating[PE_DEALLOC_DEPTH];
+static __thread unsigned deallocatingDepth;
+
+bool PEObjectIsDeallocatingOnThisThread(void *object) {
+    for (unsigned i = deallocatingDepth < PE_DEALLOC_DEPTH ? deallocatingDepth : PE_DEALLOC_DEPTH; i > 0; i--)
+        if (deallocating[i - 1] == object) return true;
+    return false;
+}
+
+static void runLayers(PESlot *slot, PEFrame *frame) {
     if (__atomic_load_n(&slot->hookCount, __ATOMIC_ACQUIRE)) PEHooksRun(slot, frame);
     else PESlotInvokeCore(slot, frame);
-    if (slot->clearsObjectState) PEObjectStateClear(*(void **)frame->arguments[0]);
+}
+
+/* -dealloc of a class whose objects carry per-object state. The root -dealloc frees the memory
+   inside the call, and another thread's allocation can get the address before the state is
+   cleared after it: the object is marked dying first, so nothing keyed by its address reaches
+   the newcomer in between. */
+static void runDeallocClearingState(PESlot *slot, PEFrame *frame) {
+    void *object = *(void **)frame->arguments[0];
+    unsigned depth = deallocatingDepth++;
+    if (depth < PE_DEALLOC_DEPTH) deallocating[depth] = object;
+    @try {
+        PEHooksObjectDeallocating(object);
+        PE_STRESS_POINT();
+        runLayers(slot, frame);
+        PE_STRESS_POINT();
+        PEObjectStateClear(object);
+    } @finally {
+        deallocatingDepth = depth;
+    }
+}
+
+/* The whole pipeline: hooks around the patch around swizzles around the original. */
+void PESlotInvoke(PESlot *slot, PEFrame *frame) {
+    if (slot->clearsObjectState) runDeallocClearingState(slot, frame);
+    else runLayers(slot, frame);
 }
 
 bool PESlotInvokeOriginalCatching(PESlot *slot, PEFrame *frame, char **error) {

@@ -26,6 +26,11 @@ extern __thread PEEpochRecord *PEEpochThreadRecord;
    then a reader's announcement needs only to stay in program order. */
 extern bool PEEpochReadersFence;
 PEEpochRecord *PEEpochRegisterThread(void);
+/* This thread's record (registered on first use): never freed, so it names the thread for good. */
+static inline PEEpochRecord *PEEpochThisThread(void) {
+    PEEpochRecord *r = PEEpochThreadRecord;
+    return r ? r : PEEpochRegisterThread();
+}
 
 /* Enter and leave a read section (nesting is fine; only the outermost counts). */
 static inline void PEEpochEnter(void) {

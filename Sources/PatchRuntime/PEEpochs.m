@@ -2,6 +2,7 @@
 #include "PEEpochs.h"
 #include "PEPlatform.h"
 #include "PELiveRecords.h"
+#include "PEStressPoints.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -85,6 +86,7 @@ void PEEpochRetire(void *item, void (*destroy)(void *)) {
         return;
     }
     PELiveRecordAdjust(PELiveRecordRetired, 1);
+    PE_STRESS_POINT();
     reclaim(entry);
 }
 

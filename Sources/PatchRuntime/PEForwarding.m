@@ -133,6 +133,7 @@ static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*
 
 static void engineForwardInvocation(id self, SEL _cmd, NSInvocation *inv) {
     const char *name = sel_getName([inv selector]);
+    PE_STRESS_POINT();
     Class nativeCaller = PENativeCallerClass(self, name);
     Class start = nativeCaller ? class_getSuperclass(nativeCaller) : object_getClass(self);
     /* The nearest installed forwarding slot owns the call. With none installed, the caller fetched

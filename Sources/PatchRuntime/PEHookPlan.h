@@ -13,6 +13,7 @@ typedef struct PEHookPlanStep {
     void *block;
     PERegisterFunction invoke;      /* called (block, info, the method's arguments after _cmd) */
     void *object;                   /* an instance hook's receiver, or NULL */
+    const struct PEHook *hook;      /* the hook; plans retire before their hooks */
 } PEHookPlanStep;
 
 struct PEHookPlan {
@@ -34,7 +35,7 @@ struct PEHookPlan {
 static inline void PEHookPlanRunSteps(const PEHookPlanStep *step, const PEHookPlanStep *end, id receiver,
                                       PEAspectInfo *info, const uintptr_t *values) {
     for (; step < end; step++) {
-        if (step->object && step->object != (void *)receiver) continue;
+        if (step->object && !PEHookReachesReceiver(step->hook, receiver)) continue;
         step->invoke((uintptr_t)step->block, (uintptr_t)info, values[2], values[3], values[4], values[5]);
     }
 }
@@ -69,6 +70,7 @@ static inline bool PEHookPlanRun(PESlot *slot, uintptr_t values[6], uintptr_t re
     PEEpochEnter();
     struct PEHookPlan *plan = __atomic_load_n(&slot->plan, __ATOMIC_ACQUIRE);
     if (!plan) { PEEpochExit(); return false; }
+    PE_STRESS_POINT();
     PEHookPlanCallsOnThread++;
     void *arguments[6] = { &values[0], &values[1], &values[2], &values[3], &values[4], &values[5] };
     PEFrame frame = { slot->signature, arguments, plan->returns ? ret : NULL };

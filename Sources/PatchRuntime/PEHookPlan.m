@@ -72,7 +72,7 @@ static struct PEHookPlan *buildPlan(PESlot *slot) {
         for (struct PEHook *h = slot->hooks; h; h = h->next) {
             if (h->position != order[pass].position || (h->object != NULL) != order[pass].instanceLevel) continue;
             plan->steps[plan->count++] = (PEHookPlanStep){
-                h->block, (PERegisterFunction)PEBlockGetInvokeFunction(h->block), h->object };
+                h->block, (PERegisterFunction)PEBlockGetInvokeFunction(h->block), h->object, h };
         }
     }
     return plan;

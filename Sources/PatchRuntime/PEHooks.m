@@ -75,7 +75,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
     PEEpochEnter();
     for (struct PEHook *h = __atomic_load_n(&slot->hooks, __ATOMIC_ACQUIRE); h;
          h = __atomic_load_n(&h->next, __ATOMIC_ACQUIRE)) {
-        if (h->object && h->object != (void *)receiver) continue;
+        if (h->object && !PEHookReachesReceiver(h, receiver)) continue;
         if (n == capacity) {
             LocalHook *bigger = malloc(sizeof(LocalHook) * capacity * 2);
             memcpy(bigger, local, sizeof(LocalHook) * n);
@@ -88,6 +88,7 @@ void PEHooksRun(PESlot *slot, PEFrame *frame) {
         hasInstead |= h->position == PEHookPositionInstead;
         n++;
     }
+    PE_STRESS_POINT();
     if (n == 0) {
         @try { PESlotInvokeCore(slot, frame); } @finally { PEEpochExit(); }
         return;
@@ -208,6 +209,8 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
     hook->position = position;
     hook->automaticRemoval = (options & PEHookOptionAutomaticRemoval) != 0;
     hook->object = object;
+    /* Hooked from its own -dealloc: dying from the start. */
+    if (object && PEObjectIsDeallocatingOnThisThread(object)) hook->dyingOn = PEEpochThisThread();
     hook->block = PEBlockCopy(block);
     hook->blockSignature = blockSig;
     __block uint64_t identifier = 0;
@@ -248,6 +251,7 @@ bool PEHookRemove(uint64_t identifier) {
     pthread_rwlock_wrlock(&PELayerLock);
     unsigned n = unlinkHooks(^bool(struct PEHook *h) { return h->identifier == identifier; }, &removed, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
+    PE_STRESS_POINT();
     PEHookPlansRetire(retiredPlans);
     while (removed) {
         struct PEHook *next = removed->retiredNext;
@@ -256,6 +260,17 @@ bool PEHookRemove(uint64_t identifier) {
         removed = next;
     }
     return n > 0;
+}
+
+void PEHooksObjectDeallocating(void *object) {
+    if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
+    PEEpochRecord *thread = PEEpochThisThread();
+    /* Marked in place, no list changes: readers only ever see the flag appear. */
+    pthread_rwlock_rdlock(&PELayerLock);
+    for (PESlot *slot = PESlotEnumerate(NULL); slot; slot = PESlotEnumerate(slot))
+        for (struct PEHook *h = slot->hooks; h; h = h->next)
+            if (h->object == object) __atomic_store_n(&h->dyingOn, thread, __ATOMIC_RELEASE);
+    pthread_rwlock_unlock(&PELayerLock);
 }
 
 void PEHooksClearObject(void *object) {

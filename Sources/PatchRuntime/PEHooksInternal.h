@@ -4,6 +4,7 @@
 #define PE_HOOKS_INTERNAL_H
 #include "PESlot.h"
 #include "PEAspects.h"
+#include "PEEpochs.h"
 
 struct PEHook {
     uint64_t identifier;
@@ -11,11 +12,25 @@ struct PEHook {
     int position;
     bool automaticRemoval;
     void *object;                   /* NULL: every instance */
+    /* Set (never cleared) once the object's -dealloc has begun: the thread running it, as its
+       epoch record. Its memory may be freed and handed to a new object before the hook is
+       unlinked, so from then on only that thread's calls (made by the dying object's own
+       -dealloc) reach the hook. */
+    PEEpochRecord *dyingOn;
     void *block;
     const PESignature *blockSignature;
     struct PEHook *next;
     struct PEHook *retiredNext;     /* chains hooks just unlinked, until they are retired */
 };
+
+/* Whether instance hook `h` (h->object set) applies to a call on `receiver`: the same address,
+   and not an object whose -dealloc began on another thread (the address may already belong to a
+   new object there: PEHooksObjectDeallocating). */
+static inline bool PEHookReachesReceiver(const struct PEHook *h, id receiver) {
+    if (h->object != (void *)receiver) return false;
+    PEEpochRecord *dying = __atomic_load_n(&h->dyingOn, __ATOMIC_ACQUIRE);
+    return !dying || dying == PEEpochThreadRecord;
+}
 
 /* The NSInvocation stand-in behind -originalInvocation: reads and writes the call's frame. */
 @interface PEHookInvocation : NSObject {

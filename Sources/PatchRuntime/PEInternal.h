@@ -4,6 +4,7 @@
 #import <Foundation/Foundation.h>
 #include "PETypeEncoding.h"
 #include "PEPlatform.h"     /* libffi's header where the platform has one (PE_HAS_LIBFFI) */
+#include "PEStressPoints.h"
 
 /* Whether calls and closures go through libffi. Where it exists, PATCHENGINE_WITHOUT_LIBFFI=1 in
    the environment turns it off at start, so the paths iOS takes (no public libffi) run here too. */

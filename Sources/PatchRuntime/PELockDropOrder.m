@@ -1,6 +1,7 @@
 /* The drop-order tracker (PELockDropOrder.h). In C for the thread-local storage, atomics and the
    condition variable (Swift's Atomic/Mutex need macOS 15; the package supports 13). */
 #include "PELockDropOrder.h"
+#include "PEStressPoints.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ uint64_t PELockDropOrderJSBegin(void) {
 void PELockDropOrderJSEnd(uint64_t saved) { jsStart = saved; }
 
 PELockDropRecord *PELockDropOrderPush(const void *vm) {
+    PE_STRESS_POINT();      /* JavaScriptCore has dropped its lock; the record is not made yet */
     void (*hook)(void) = __atomic_load_n(&beforePushHook, __ATOMIC_ACQUIRE);
     if (hook) hook();
     PELockDropRecord *r = allocate();
@@ -97,6 +99,7 @@ static bool laterInSameVM(const PELockDropRecord *r) {
 }
 
 void PELockDropOrderPop(PELockDropRecord *r) {
+    PE_STRESS_POINT();      /* the native call is done; the wait in drop order not begun */
     pthread_mutex_lock(&mutex);
     if (laterInSameVM(r)) {
         waits++;

@@ -43,6 +43,11 @@ void PEHooksRun(PESlot *slot, PEFrame *frame);
 void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below);
 /* Per-object state dropped after -dealloc: JS properties, instance hooks. */
 void PEObjectStateClear(void *obj);
+/* Before -dealloc runs: its memory can be freed and reused for a new object before the state is
+   cleared, so the dying object's instance hooks are marked to reach calls on this thread only. */
+void PEHooksObjectDeallocating(void *object);
+/* Whether this thread is running `object`'s -dealloc through a slot that clears its state. */
+bool PEObjectIsDeallocatingOnThisThread(void *object);
 void PEPropertyClear(void *obj);
 bool PESlotEnableObjectStateCleanup(Class cls, char **error);
 void PEZeroReturn(PEFrame *frame);

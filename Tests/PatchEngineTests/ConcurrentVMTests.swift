@@ -23,15 +23,26 @@ final class ConcurrentVMTests: PatchTestCase {
     }
 
     /// Thread A's native call (made from its patched method) returns while thread B, which called
-    /// out from JS after A, is inside a 1 s native call: A's patched call returns to its native
-    /// caller at once — within 200 ms of the test letting A's native call return — not after B's
-    /// 1 s. With one VM it waits for B (blocked, by the drop-order tracker).
+    /// out from JS after A, is held in a native call: A's patched call returns to its native
+    /// caller while B is still held in its native call (the test releases B only once A is back,
+    /// or after 10 s). With one VM it waits for B (blocked, by the drop-order tracker).
     func testAPatchedCallContinuesAtOnceWhileALaterCallerIsInANativeCall() throws {
         let child = try runInChildProcess("testAPatchedCallContinuesAtOnceWhileALaterCallerIsInANativeCall") { try continuesCase() }
         guard let child else { return }
+        // Whether A returned while B was still held is the behaviour (with one VM, A waits until the
+        // test releases B); the seconds it took are printed, not bounded: a busy machine stretches them.
         XCTAssertEqual(child.line("concurrent-vm: "), "A 101 B 102 A-returned-while-B-inside yes", "exit \(child.status)\n\(child.output.suffix(2000))")
-        let latency = Double(child.line("concurrent-vm-seconds: ") ?? "") ?? .infinity
-        XCTAssertLessThan(latency, 0.2, "seconds from A's native call returning to A's patched call returning")
+    }
+
+    /// Issue 36: with both limits off (no watchdog in any VM), thread A's patched -run: is in a
+    /// native call; thread B's patched -outer: (another method), entered meanwhile, is in a native
+    /// call too; A's native call returns. A's patched call returns to its native caller with its
+    /// JS result, without waiting for B (B is in another VM), and B's does when released.
+    func testWithBothLimitsOffAPatchedCallReturnsWhileAnotherMethodsCallIsInside() throws {
+        let child = try runInChildProcess("testWithBothLimitsOffAPatchedCallReturnsWhileAnotherMethodsCallIsInside") { try limitsOffCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("concurrent-vm: "), "A 101 B 202 A-returned-while-B-inside yes B-returned yes",
+                       "exit \(child.status)\n\(child.output.suffix(2000))")
     }
 
     /// 4 threads × 5,000 patched calls whose JS calls the original natively and returns a value
@@ -87,13 +98,43 @@ final class ConcurrentVMTests: PatchTestCase {
         let b = Worker { pf_gate_run(2) }
         XCTAssertEqual(pf_gate_wait_reached(2, 10), 1)   // B called out after A
         let released = DispatchTime.now()
-        pf_gate_open(1)                                  // A's native call returns; B's lasts 1 s
-        let returnedWhileBInside = a.done.wait(timeout: released + .seconds(1)) == .success
+        pf_gate_open(1)                                  // A's native call returns; B is still held
+        // B stays in its native call until A is back or 10 s have passed (room for a busy machine).
+        let returnedWhileBInside = a.done.wait(timeout: released + .seconds(10)) == .success && !b.isDone
         pf_gate_open(2)
         if !returnedWhileBInside { XCTAssertEqual(a.done.wait(timeout: .now() + 30), .success) }
         XCTAssertEqual(b.done.wait(timeout: .now() + 30), .success)
         print("concurrent-vm: A \(a.result) B \(b.result) A-returned-while-B-inside \(returnedWhileBInside ? "yes" : "no")")
         print("concurrent-vm-seconds: \(seconds(released, a.finishedAt))")
+    }
+
+    private func limitsOffCase() throws {
+        PatchEngine.executionTimeLimit = nil
+        PatchEngine.heapGrowthLimit = nil
+        try apply("""
+        defineClass('PFGate', {
+          run: function(gate) { return require('PFGate').pass_(gate) + 100 },
+          outer: function(gate) { return require('PFGate').pass_(gate) + 200 }
+        })
+        """)
+        // The interleaving again and again (the first round makes B's VM): it must hold every time.
+        var outcome = "A 101 B 202 A-returned-while-B-inside yes B-returned yes"
+        for round in 0..<100 {
+            pf_gate_reset()
+            let a = Worker { pf_gate_run(1) }
+            XCTAssertEqual(pf_gate_wait_reached(1, 10), 1)   // A in its native call
+            let b = Worker { pf_gate_outer(2) }
+            XCTAssertEqual(pf_gate_wait_reached(2, 10), 1)   // B in its native call, called out after A
+            pf_gate_open(1)
+            // A deadline with room for a busy machine: the wrong outcome is never returning.
+            let returnedWhileBInside = a.done.wait(timeout: .now() + 10) == .success && !b.isDone
+            pf_gate_open(2)
+            let bReturned = b.done.wait(timeout: .now() + 10) == .success
+            if !returnedWhileBInside { _ = a.done.wait(timeout: .now() + 20) }
+            let seen = "A \(a.result) B \(b.result) A-returned-while-B-inside \(returnedWhileBInside ? "yes" : "no") B-returned \(bReturned ? "yes" : "no")"
+            if seen != outcome { outcome = seen + " (round \(round))"; break }
+        }
+        print("concurrent-vm: \(outcome)")
     }
 
     private func loadCase() throws {

@@ -342,6 +342,31 @@ final class DirectCallTests: PatchTestCase {
     }
 
 
+    /// Other code adding a method to a subclass (class_addMethod, overriding the superclass
+    /// method a script patched) changes no slot and no IMP word the call checks: native callers
+    /// get the subclass's method at once; a JS caller on an object that already called the method
+    /// gets it from the next change the engine makes, whichever class it changes (issue 36: before,
+    /// it kept the patched superclass method).
+    func testAMethodAddedToASubclassByOtherCodeIsSeenFromTheNextEngineChange() throws {
+        let base = uniqueClassName("DCTAddBase"), sub = uniqueClassName("DCTAddSub"), other = uniqueClassName("DCTAddOther")
+        let global = "__dct\(Self.nextNumber())"
+        try apply("""
+        defineProtocol('\(base)Types', { value: { returnType: 'int' } });
+        defineClass('\(base) : NSObject <\(base)Types>', { value: function () { return 41; } });
+        defineClass('\(sub) : \(base)', { plusOne: function () { return self.value() + 1; } });
+        defineClass('\(other) : NSObject', { x: function () { return 1; } });
+        globalThis.\(global) = require('\(sub)').alloc().init();
+        """)
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 42)
+        XCTAssertEqual(try nativeEntries { _ = try eval("\(global).plusOne()") }, 0, "direct before the addition")
+        XCTAssertEqual(pf_direct_add_int_method(sub, "value", 7), 1)
+        XCTAssertEqual(take(pf_new_send(sub, "plusOne")), "8", "a native caller of the JS method")
+        try apply("defineClass('\(other)', { y: function () { return 2; } });")
+        XCTAssertEqual(try eval("\(global).value()") as? Double, 7, "a JS caller after the next engine change")
+        XCTAssertEqual(try eval("\(global).plusOne()") as? Double, 8)
+        XCTAssertEqual(try eval("require('\(sub)').alloc().init().plusOne()") as? Double, 8, "a fresh object")
+    }
+
     /// Dispatch generations are per class: a change to another class leaves a caller's state (and
     /// the call site JavaScriptCore compiled around it) alone; a change to a superclass does not.
     func testAChangeOfAnotherClassLeavesTheStateAndASuperclassChangeDoesNot() throws {

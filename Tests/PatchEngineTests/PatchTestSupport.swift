@@ -122,6 +122,14 @@ let needsLibFFIMessage = "needs libffi, which this platform doesn't have (iOS)"
 /// Store configuration's run): tests of what a symbol gives skip (docs/private-symbols.md).
 let runsWithoutPrivateSymbols = ProcessInfo.processInfo.environment["PATCHENGINE_PRIVATE_SYMBOLS"] == "absent"
 
+/// The calling thread's CPU time in seconds. Tests bound what a thread itself spent with it, not
+/// wall time, which a busy machine stretches (issue 36: no test depends on an idle machine).
+func threadCPUTime() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
 func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
     guard let pointer else { return nil }
     defer { free(pointer) }

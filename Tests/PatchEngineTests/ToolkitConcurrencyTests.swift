@@ -113,6 +113,36 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
         }
     }
 
+    /// The window behind the test above's rare "hook leaked": an object's memory is freed inside
+    /// its -dealloc (NSObject's, at the end) and another thread's new object takes the address
+    /// before the engine's per-object cleanup after that -dealloc has run. PFRecycled objects
+    /// share one block of memory, so the newcomer lands there every time, while the dying
+    /// object's -dealloc is still running. The newcomer gets the plain method; the dying object
+    /// still got its own hook in its own -dealloc; the hook went with its object. Before the fix
+    /// the newcomer answered 30 (the freed object's Instead hook), on both routes.
+    func testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook() throws {
+        for (route, className) in [(PERouteForwarding, "PFRecycled1"), (PERouteClosure, "PFRecycled2")] {
+            PESetDefaultRoute(route)
+            guard let dying = pf_recycled_new(className) else { XCTFail("\(route): no \(className)"); continue }
+            var error: UnsafeMutablePointer<CChar>?
+            let handle = pf_hook_object(dying, "add:to:", HookOption.instead, "x10", Int32(PFHookAddTimesTen.rawValue), &error)
+            XCTAssertNil(take(error), "\(route)")
+            XCTAssertEqual(pf_tk_add(dying, 1, 2), 30, "\(route): the hooked object")
+            pf_recycled_arm_newcomer_check()
+            release(dying)
+            let report = pf_recycled_report()
+            let newcomer = pf_recycled_take_newcomer()
+            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
+            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
+            XCTAssertEqual(report.duringDealloc, 50, "\(route): the dying object's hook, in its own -dealloc")
+            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer, while the freed object's -dealloc ran")
+            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 9, "\(route): the newcomer, afterwards")
+            XCTAssertEqual(pf_tk_remove(handle), 0, "\(route): the hook went with its object")
+            release(newcomer)
+            _ = log()
+        }
+    }
+
     /// A hook, a swizzle and a JS patch on -step, each added and removed over and over on one
     /// thread while three threads call: every result is one that some set of layers produces.
     func testCallsWhileHooksSwizzlesAndPatchesComeAndGo() throws {

@@ -112,6 +112,11 @@ uint32_t PEDispatchGenerationRead(unsigned index);
 void PEDispatchGenerationBumpClass(void *cls);
 /* A change for every class (an engine setting). */
 void PEDispatchGenerationBumpAll(void);
+/* An answer kept for `cls` assumed that a send of `sel` to it finds `imp`. Other code can change
+   that without a slot changing (class_addMethod in a subclass overriding the patched method):
+   every change the engine makes (any class's) checks the answers it watches, and moves the
+   counter of a class whose send now finds another implementation. */
+void PEDispatchGenerationWatch(void *cls, const void *sel, void *imp);
 
 /* Whether a message of `selector` to an instance of `cls` (`cls` the receiver's class; a metaclass
    for a class) runs nothing but a JS patch: the implementation it resolves to is an installed

@@ -16,4 +16,5 @@
 #include "PEThreadEntries.h"
 #include "PELockDropOrder.h"
 #include "PEFootprint.h"
+#include "PEStressPoints.h"
 #endif

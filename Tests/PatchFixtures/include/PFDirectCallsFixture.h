@@ -32,6 +32,9 @@ int pf_direct_native_value_of_new(const char *className);
    pf_direct_set_imp to put back. */
 void *pf_direct_replace_value(const char *className, int value);
 void pf_direct_set_imp(const char *className, const char *selector, void *imp);
+/* Other code adding a method to a class (class_addMethod, the runtime's own), no engine involved:
+   an int method without arguments returning `value`. 1 if added. */
+int pf_direct_add_int_method(const char *className, const char *selector, int value);
 /* method_exchangeImplementations of two instance methods of className. */
 void pf_direct_exchange(const char *className, const char *first, const char *second);
 #endif

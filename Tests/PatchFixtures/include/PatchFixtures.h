@@ -28,6 +28,7 @@
 #include "PFDirectCallsFixture.h"
 #include "PFLockDropFixture.h"
 #include "PFLateInitializeFixture.h"
+#include "PFRecycledFixture.h"
 
 #endif
 #include "PFModulesFixture.h"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# make stress: every suite whose tests start threads, run STRESS_RUNS times (default 50) in each
+# configuration, under deliberate CPU contention:
+#   - STRESS_BUSY busy processes per core (default 1), each pinned to its core with taskset, and
+#     the test process pinned to the same cores, so its threads are descheduled mid-step;
+#   - in a debug build, seeded pauses at the engine's own yield points (PEStressPoints.h): run i
+#     of configuration k gets PATCHENGINE_STRESS_SEED = base + 1000 * k + i, printed with any
+#     failure so the run can be repeated (`PATCHENGINE_STRESS_SEED=<seed> swift test ...`).
+# Configurations (STRESS_CONFIGS, default all): closure (the default route), forwarding
+# (PATCHENGINE_DISPATCH_ROUTE=forwarding), app-store (no libffi, no private symbol, no layout
+# shortcut, on the forwarding route: where issue 36's leak was seen).
+# Exits non-zero if any run failed; every failed run's log is kept in stress-results/.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+SWIFT=${SWIFT:-swift}
+RUNS=${STRESS_RUNS:-50}
+BASE_SEED=${PATCHENGINE_STRESS_SEED:-$(( $(date +%s) % 100000 * 100000 ))}
+BUSY=${STRESS_BUSY:-1}
+RUN_TIMEOUT=${STRESS_RUN_TIMEOUT:-900}
+CONFIGS=${STRESS_CONFIGS:-app-store forwarding closure}
+# Every suite with a test that starts threads (grep Tests/PatchEngineTests for concurrentPerform,
+# Thread, Worker, DispatchQueue.global), and the limit suites whose watchdog runs on its own thread.
+SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
+APP_STORE="PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1"
+
+filter=$(echo $SUITES | sed 's/ /|/g; s/\([A-Za-z]*\)/\\.\1\\b/g')
+filter="PatchEngineTests($filter)"
+cores=$(nproc)
+results=stress-results
+mkdir -p "$results"
+
+busy=()
+stop_busy() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done; wait "${busy[@]}" 2>/dev/null; }
+trap stop_busy EXIT
+trap 'exit 130' INT TERM
+for ((c = 0; c < cores; c++)); do
+    for ((b = 0; b < BUSY; b++)); do
+        taskset -c "$c" sh -c 'while :; do :; done' &
+        busy+=($!)
+    done
+done
+
+config_env() {
+    case "$1" in
+        closure) echo "" ;;
+        forwarding) echo "PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
+        app-store) echo "$APP_STORE PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
+        *) echo "unknown configuration $1" >&2; exit 2 ;;
+    esac
+}
+
+echo "stress: $RUNS runs x [$CONFIGS], base seed $BASE_SEED, $BUSY busy process(es) on each of $cores cores"
+echo "stress: suites $SUITES"
+declare -A passed failed
+failures=0
+# Round-robin over the configurations, so a run stopped early has covered each about equally.
+for ((i = 1; i <= RUNS; i++)); do
+    k=0
+    for config in $CONFIGS; do
+        k=$((k + 1))
+        seed=$((BASE_SEED + 1000 * k + i))
+        log="$results/$config-$seed.log"
+        started=$(date +%s)
+        env $(config_env "$config") PATCHENGINE_STRESS_SEED=$seed \
+            timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" \
+            "$SWIFT" test --skip-build --filter "$filter" > "$log" 2>&1
+        status=$?
+        for suite in $SUITES; do
+            if grep -q "Test Suite '$suite' failed" "$log"; then
+                failed[$suite/$config]=$(( ${failed[$suite/$config]:-0} + 1 ))
+            elif grep -q "Test Suite '$suite' passed" "$log"; then
+                passed[$suite/$config]=$(( ${passed[$suite/$config]:-0} + 1 ))
+            fi
+        done
+        if [ $status -ne 0 ]; then
+            failures=$((failures + 1))
+            echo "FAIL run $i, $config, PATCHENGINE_STRESS_SEED=$seed (exit $status, $(( $(date +%s) - started )) s): $log"
+            grep -E "error: |Fatal error|Crash|timed out|Test Suite '.*' failed" "$log" | head -8 | sed 's/^/    /'
+        else
+            echo "ok   run $i, $config, seed $seed ($(( $(date +%s) - started )) s)"
+            rm -f "$log"
+        fi
+    done
+done
+
+echo "stress: suite/configuration: passed runs, failed runs"
+for config in $CONFIGS; do
+    for suite in $SUITES; do
+        echo "  $suite/$config: ${passed[$suite/$config]:-0} passed, ${failed[$suite/$config]:-0} failed"
+    done
+done
+echo "stress: $failures failed run(s) of $(( RUNS * $(echo $CONFIGS | wc -w) ))"
+[ $failures -eq 0 ]
