@@ -23,8 +23,11 @@ final class ConversionCorpusTests: XCTestCase {
         try String(contentsOf: directory.appendingPathComponent("Expected/\(name)"), encoding: .utf8)
     }
 
+    static let files = [("CCCorpus.m", "CCCorpus"), ("NotCompiled/CCModern.m", "CCModern"), ("CCSilent.m", "CCSilent"),
+                        ("NotCompiled/CCSilentModern.m", "CCSilentModern")]
+
     func testCorpusConvertsToTheExpectedScripts() throws {
-        for (source, name) in [("CCCorpus.m", "CCCorpus"), ("NotCompiled/CCModern.m", "CCModern")] {
+        for (source, name) in Self.files {
             let result = try Self.convert(source)
             let issues = result.issues.map { Self.relative($0.description) + "\n" }.joined()
             if ProcessInfo.processInfo.environment["PATCHCTL_CORPUS_WRITE"] == "1" {
@@ -70,9 +73,9 @@ final class ConversionCorpusTests: XCTestCase {
         "(function () { var c = CCCorpusChild.new(); c.setName('kid'); c.setCount(2); return c.describe(); })()",
     ]
 
-    static func run(_ calls: [String]) throws -> [String] {
+    static func run(_ calls: [String], classes: String = "CCCorpus, CCCorpusChild") throws -> [String] {
         try calls.map { call in
-            let script = "require('CCCorpus, CCCorpusChild'); (function (v) { return typeof v === 'object' && v ? String(v.toJS()) : String(v); })(\(call))"
+            let script = "require('\(classes)'); (function (v) { return typeof v === 'object' && v ? String(v.toJS()) : String(v); })(\(call))"
             return "\(call) = \(try PatchEngine.evaluate(script, name: "corpus-call.js") ?? "nil")"
         }
     }

@@ -179,7 +179,8 @@ public struct PatchChecker {
             for part in token.text.split(separator: ",", omittingEmptySubsequences: false) {
                 let name = part.trimmingCharacters(in: .whitespaces)
                 let lead = part.count - part.drop(while: { $0 == " " }).count
-                if !name.isEmpty, interface.classes[name] == nil, !definedNames.contains(name) {
+                // `JPEngine` is the engine's own object (JSPatch's), not a class of the app.
+                if !name.isEmpty, name != "JPEngine", interface.classes[name] == nil, !definedNames.contains(name) {
                     let guess = ScriptLinter.closest(to: name, in: Set(interface.classes.keys))
                     report(.error, token, columnOffset: offset + lead,
                            "require('\(name)'): no such class in the app's interface" + (guess.map { "; did you mean '\($0)'?" } ?? ""))
