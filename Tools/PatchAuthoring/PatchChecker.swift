@@ -138,10 +138,19 @@ public struct PatchChecker {
                     continue
                 }
             }
-            if ScriptLinter.javaScriptNames.contains(name) { continue }
+            if !Self.valueMethods.contains(name), name != "toJS", let value = Self.nonObjectReceiver(tokens, dot: k - 1) {
+                report(.error, token, "'\(name)' is sent to \(value), which has no Objective-C methods (the engine refuses it when it runs)")
+                continue
+            }
             let selector = SelectorName.selector(jsName: name, argumentCount: argumentCount)
+            let receiver = receiverType(tokens, before: k - 2, defined: defined)
+            // JS's own names (`log`, `max`) are checked only on a receiver known to be an app object.
+            if ScriptLinter.javaScriptNames.contains(name), receiver == nil || !knownSelectors.contains(selector) { continue }
             if knownSelectors.contains(selector) || patchSelectors.contains(selector) {
-                let receiver = receiverType(tokens, before: k - 2, defined: defined)
+                if let problem = Self.extraArgumentsProblem(selector, argumentCount: argumentCount, definedInPatch: patchSelectors.contains(selector)) {
+                    report(.error, token, problem)
+                    continue
+                }
                 if let receiver, !responds(receiver, selector, defined: defined) {
                     let sign = receiver.isClass ? "+" : "-"
                     let owners = Set(methodsBySelector[selector, default: []].map(\.owner)).sorted().prefix(3)
