@@ -13,6 +13,10 @@
 - (NSInteger)sum:(NSInteger)first, ...;
 @end
 
+static NSString *const CCSilentKey = @"silent-key";
+static const NSInteger CCSilentLimit = 3;
+static NSInteger CCSilentCounter = 0;
+
 @implementation CCSilent
 @synthesize priority = _priority;
 
@@ -121,6 +125,41 @@
     NSInteger (^add)(NSInteger) = ^NSInteger(NSInteger v) { return v + x; };
     x = 10;
     return [NSString stringWithFormat:@"%@ / %ld", show(), (long)add(1)];
+}
+
+/* %p of an object: the engine passes the object itself. */
+- (NSString *)pointerFormat:(id)other
+{
+    return [NSString stringWithFormat:@"%p|%p", self, other];
+}
+
+/* &local for an object out-parameter: NSScanner's and an NSError ** of the app. */
+- (NSString *)scanned:(NSString *)text
+{
+    NSScanner *scanner = [NSScanner scannerWithString:text];
+    NSString *head = @"none";
+    BOOL found = [scanner scanUpToString:@"/" intoString:&head];
+    NSError *error = nil;
+    BOOL ok = [self fail:&error];
+    return [NSString stringWithFormat:@"%d %@ %d %ld", found, head, ok, (long)[error code]];
+}
+
+- (BOOL)fail:(NSError **)error
+{
+    if (error) *error = [NSError errorWithDomain:@"corpus" code:3 userInfo:nil];
+    return NO;
+}
+
+/* Constant file-scope globals with literal values: inlined (an object one stays an object). */
+- (NSString *)constants
+{
+    return [NSString stringWithFormat:@"%@ %lu %ld", CCSilentKey, (unsigned long)[CCSilentKey length], (long)CCSilentLimit];
+}
+
+/* What is refused: mutable file-scope state. */
+- (NSInteger)refusedCounter
+{
+    return ++CCSilentCounter;
 }
 
 /* What is refused: a variadic method that isn't a format method. */

@@ -11,7 +11,7 @@ final class SilentDifferenceTests: XCTestCase {
     static func method(_ text: String) -> ObjCConverter.MethodName { ObjCConverter.MethodName(parsing: text)! }
 
     /// Refused (the variadic implementations themselves read `va_list`; `sum:` isn't a format).
-    static let refused: Set<String> = ["log:", "sum:", "refusedVariadic"]
+    static let refused: Set<String> = ["log:", "sum:", "refusedVariadic", "refusedCounter"]
 
     static let calls: [String] = [
         "CCSilent.new().variadicCalls('http://x/a%20b')", "(function () { var o = CCSilent.new(); o.setPriority(42); return o.variadicCalls('u'); })()",
@@ -20,6 +20,8 @@ final class SilentDifferenceTests: XCTestCase {
         "CCSilent.new().nilEverywhere('g')", "CCSilent.new().nilEverywhere(null)",
         "CCSilent.new().pick(null)", "CCSilent.new().pick('p')",
         "CCSilent.new().captures()",
+        "(function () { var o = CCSilent.new(); var parts = o.pointerFormat(o).toJS().split('|'); return parts[0] === parts[1] && /^0x[0-9a-f]+$/.test(parts[0]); })()",
+        "CCSilent.new().scanned('ab/cd')", "CCSilent.new().scanned('/cd')", "CCSilent.new().constants()",
     ]
 
     func testSilentDifferencesBehaveAsTheCompiledMethods() throws {
@@ -47,9 +49,11 @@ final class SilentDifferenceTests: XCTestCase {
 
     /// What can't be converted faithfully is refused where it is, with the reason.
     func testRefusalsAreReportedAtTheirPlace() throws {
-        let silent = try ConversionCorpusTests.convert("CCSilent.m", methods: [Self.method("-[CCSilent refusedVariadic]")])
+        let silent = try ConversionCorpusTests.convert("CCSilent.m", methods: [Self.method("-[CCSilent refusedCounter]"), Self.method("-[CCSilent refusedVariadic]")])
         XCTAssertEqual(silent.errors.map { ConversionCorpusTests.relative($0.description) }, [
-            "CCSilent.m:129:12: error: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors "
+            "CCSilent.m:162:14: error: global variable CCSilentCounter is the app's mutable state: a patch can't read or change it "
+                + "(keep such state in the patch, as a property of a class it defines, or reach it through a method of the app)",
+            "CCSilent.m:168:12: error: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors "
                 + "ending in Format:/format: and Foundation's nil-terminated lists (call a non-variadic variant, or give the method a "
                 + "format attribute, NS_FORMAT_FUNCTION)",
         ])

@@ -257,8 +257,13 @@ extension MethodConverter {
             let n = initial.unwrapped
             if ["IntegerLiteral", "FloatingLiteral", "ObjCStringLiteral", "CharacterLiteral", "ObjCBoolLiteralExpr"].contains(n.kind)
                 || (n.kind == "UnaryOperator" && n.inner.first?.unwrapped.kind.hasSuffix("Literal") == true) {
-                return expr(initial)
+                // An object constant is the object (it may be sent messages), as in the app.
+                return expr(initial, boxed: CTypes.isObjectPointer(global.type))
             }
+        }
+        if !isConst {
+            return unconverted("global variable \(name) is the app's mutable state: a patch can't read or change it (keep such state in the patch, "
+                + "as a property of a class it defines, or reach it through a method of the app)", use)
         }
         return unconverted("global variable \(name) (a patch can't reach C globals; pass the value or read it through a method)", use)
     }
@@ -335,7 +340,8 @@ extension MethodConverter {
             let t = expr(inner)
             return node.isPostfix ? t + op : op + t
         case "&":
-            return unconverted("taking an address (out-parameters need malloc/pval in a patch; write that by hand)", node)
+            if let cell = outCells[node.id] { return cell }
+            return unconverted("taking an address (only an object local passed for a method's out-parameter converts: a patch has no C memory)", node)
         case "*":
             return unconverted("dereferencing a C pointer (a patch has no C memory)", node)
         case "__extension__":

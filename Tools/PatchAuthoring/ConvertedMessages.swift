@@ -46,6 +46,7 @@ extension MethodConverter {
         if Self.nilTerminated.contains(selector), let last = args.last, isNullConstant(last), args.count - 1 > colons {
             args.removeLast()
         }
+        let cells = outParameterCells(args)
         var converted: [String]
         switch variadicCall(selector, args, node) {
         case .refused(let text): return text
@@ -58,7 +59,7 @@ extension MethodConverter {
                 converted = args.map { argument($0) }
             }
         }
-        return "\(receiver).\(JSNames.methodName(selector))(\(converted.joined(separator: ", ")))"
+        return withOutParameterCells("\(receiver).\(JSNames.methodName(selector))(\(converted.joined(separator: ", ")))", cells)
     }
 
     /// A message to a block: on the GCC runtime a block is no object, and in the patch it is a JS

@@ -17,6 +17,8 @@ struct MethodConverter {
     var temporaries = 0
     /// The method's body (what block captures are checked against).
     var methodBody: ClangNode?
+    /// `&local` arguments passed through a cell (OutParameters.swift), by node id.
+    var outCells: [String: String] = [:]
 
     init(unit: ClangTranslationUnit, method: ObjCConverter.MethodName, state: ScriptState) {
         self.unit = unit

@@ -1,29 +1,31 @@
 // Converted from CCSilent.m by patchctl convert.
-require('NSArray, NSDictionary, NSMutableArray, NSNumber, NSString');
+require('NSArray, NSDictionary, NSError, NSMutableArray, NSNumber, NSScanner, NSString');
 require('JPEngine').addExtensions(['JPNumber']);
 var $isSet = function (v) { return v !== false && v !== null && v !== undefined; };
 var $object = function (v) { return typeof v === 'number' ? OCNumber('NSNumber', Number.isInteger(v) ? 'numberWithLongLong:' : 'numberWithDouble:', [v]) : v === true ? OCNumber('NSNumber', 'numberWithBool:', [true]) : v; };
 defineProtocol('CCSilentConvertedMethods', {
   literalsEverywhere_flag: { paramsType: 'NSArray *, BOOL', returnType: 'NSString *' },
   boxedReceivers: { paramsType: 'NSInteger', returnType: 'NSString *' },
+  fail: { paramsType: 'NSError **', returnType: 'BOOL' },
+  refusedCounter: { paramsType: '', returnType: 'NSInteger' },
   refusedVariadic: { paramsType: '', returnType: 'NSInteger' }
 });
 defineClass('CCSilent <CCSilentConvertedMethods>', {
   log: function (format) {
     var ap = {};
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:22:5)'); })();
-    var s = (function () { throw new Error('patchctl convert: not converted: initWithFormat:arguments: takes a va_list: variadic C arguments can\'t be forwarded from a patch (CCSilent.m:23:20)'); })();
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:24:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:26:5)'); })();
+    var s = (function () { throw new Error('patchctl convert: not converted: initWithFormat:arguments: takes a va_list: variadic C arguments can\'t be forwarded from a patch (CCSilent.m:27:20)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:28:5)'); })();
     return NSString.stringWithString('log: ').stringByAppendingString(s);
   },
   sum: function (first) {
     var ap = {};
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:31:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:35:5)'); })();
     var total = 0;
-    for (var v = first; v != 0; v = (function () { throw new Error('patchctl convert: not converted: va_arg: variadic C arguments can\'t be read in a patch (CCSilent.m:33:43)'); })()) {
+    for (var v = first; v != 0; v = (function () { throw new Error('patchctl convert: not converted: va_arg: variadic C arguments can\'t be read in a patch (CCSilent.m:37:43)'); })()) {
       total += v;
     }
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:34:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:38:5)'); })();
     return total;
   },
   variadicCalls: function (url) {
@@ -108,7 +110,30 @@ defineClass('CCSilent <CCSilentConvertedMethods>', {
     x = 10;
     return NSString.stringWithFormat('%@ / %@', show(), add(1));
   },
+  pointerFormat: function (other) {
+    return NSString.stringWithFormat('%p|%p', self, other);
+  },
+  scanned: function (text) {
+    var scanner = NSScanner.scannerWithString(text);
+    var head = NSString.stringWithString('none');
+    var found = (function ($out1) { assignPointer($out1, head); var $result = scanner.scanUpToString_intoString('/', $out1); head = pval($out1); free($out1); return $result; })(malloc(8));
+    var error = false;
+    var ok = (function ($out2) { assignPointer($out2, error); var $result = self.fail($out2); error = pval($out2); free($out2); return $result; })(malloc(8));
+    return NSString.stringWithFormat('%@ %@ %@ %@', (found ? 1 : 0), head, (ok ? 1 : 0), error.code());
+  },
+  fail: function (error) {
+    if (error) {
+      assignPointer(error, NSError.errorWithDomain_code_userInfo('corpus', 3, false));
+    }
+    return false;
+  },
+  constants: function () {
+    return NSString.stringWithFormat('%@ %@ %@', NSString.stringWithString('silent-key'), NSString.stringWithString('silent-key').length(), 3);
+  },
+  refusedCounter: function () {
+    return ++(function () { throw new Error('patchctl convert: not converted: global variable CCSilentCounter is the app\'s mutable state: a patch can\'t read or change it (keep such state in the patch, as a property of a class it defines, or reach it through a method of the app) (CCSilent.m:162:14)'); })();
+  },
   refusedVariadic: function () {
-    return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:129:12)'); })();
+    return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:168:12)'); })();
   }
 });
