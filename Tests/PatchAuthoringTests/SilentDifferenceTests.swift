@@ -26,25 +26,7 @@ final class SilentDifferenceTests: XCTestCase {
 
     func testSilentDifferencesBehaveAsTheCompiledMethods() throws {
         XCTAssertEqual(cc_silent_class_count(), 1)
-        let native = try ConversionCorpusTests.run(Self.calls, classes: "CCSilent")
-        let all = try ConversionCorpusTests.convert("CCSilent.m")
-        let runnable = all.methods.filter { !Self.refused.contains($0.selector) }
-        let converted = try ConversionCorpusTests.convert("CCSilent.m", methods: runnable)
-        XCTAssertEqual(converted.errors, [])
-        _ = try PatchEngine.evaluate("globalThis.roundTripCalls = {};", name: "silent-counter.js")
-        _ = try PatchEngine.evaluate(ShopRoundTripTests.instrumented(converted.script), name: "silent.js")
-        defer {
-            try? PatchEngine.revert("silent.js")
-            for name in ["silent-counter.js", "corpus-call.js", "silent-read.js"] { try? PatchEngine.revert(name) }
-        }
-        let failures = EngineFailures()
-        let patched = try failures.during { try ConversionCorpusTests.run(Self.calls, classes: "CCSilent") }
-        XCTAssertEqual(patched, native)
-        XCTAssertEqual(failures.messages, [])
-        let ran = try PatchEngine.evaluate("JSON.stringify(Object.keys(globalThis.roundTripCalls || {}).sort())", name: "silent-read.js") as? String ?? ""
-        for method in runnable {
-            XCTAssertTrue(ran.contains("\"\(method)\""), "\(method) did not run: \(ran)")
-        }
+        try ConversionCorpusTests.assertConvertedBehaveAsNative("CCSilent.m", calls: Self.calls, classes: "CCSilent", skipping: Self.refused)
     }
 
     /// What can't be converted faithfully is refused where it is, with the reason.
