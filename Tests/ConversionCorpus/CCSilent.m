@@ -2,6 +2,7 @@
    ran, but not as the compiled code does. Each method is called natively and converted. */
 #import <Foundation/Foundation.h>
 #import "ConversionCorpus.h"
+#import "CCConstants.h"
 
 @interface CCSilent : NSObject
 {
@@ -154,6 +155,12 @@ static NSInteger CCSilentCounter = 0;
 - (NSString *)constants
 {
     return [NSString stringWithFormat:@"%@ %lu %ld", CCSilentKey, (unsigned long)[CCSilentKey length], (long)CCSilentLimit];
+}
+
+/* extern constants of another file: read by their symbols (the app allows them). */
+- (NSString *)externConstants
+{
+    return [NSString stringWithFormat:@"%@ %lu %ld", CCSilentExternKey, (unsigned long)[CCSilentExternKey length], (long)CCSilentExternLimit];
 }
 
 /* What is refused: mutable file-scope state. */

@@ -21,11 +21,14 @@ final class SilentDifferenceTests: XCTestCase {
         "CCSilent.new().pick(null)", "CCSilent.new().pick('p')",
         "CCSilent.new().captures()",
         "(function () { var o = CCSilent.new(); var parts = o.pointerFormat(o).toJS().split('|'); return parts[0] === parts[1] && /^0x[0-9a-f]+$/.test(parts[0]); })()",
-        "CCSilent.new().scanned('ab/cd')", "CCSilent.new().scanned('/cd')", "CCSilent.new().constants()",
+        "CCSilent.new().scanned('ab/cd')", "CCSilent.new().scanned('/cd')", "CCSilent.new().constants()", "CCSilent.new().externConstants()",
     ]
 
     func testSilentDifferencesBehaveAsTheCompiledMethods() throws {
         XCTAssertEqual(cc_silent_class_count(), 1)
+        let allowed = PatchEngine.allowedExternConstants
+        PatchEngine.allowedExternConstants = ["CCSilentExternKey", "CCSilentExternLimit"]
+        defer { PatchEngine.allowedExternConstants = allowed }
         try ConversionCorpusTests.assertConvertedBehaveAsNative("CCSilent.m", calls: Self.calls, classes: "CCSilent", skipping: Self.refused)
     }
 
@@ -33,9 +36,9 @@ final class SilentDifferenceTests: XCTestCase {
     func testRefusalsAreReportedAtTheirPlace() throws {
         let silent = try ConversionCorpusTests.convert("CCSilent.m", methods: [Self.method("-[CCSilent refusedCounter]"), Self.method("-[CCSilent refusedVariadic]")])
         XCTAssertEqual(silent.errors.map { ConversionCorpusTests.relative($0.description) }, [
-            "CCSilent.m:162:14: error: global variable CCSilentCounter is the app's mutable state: a patch can't read or change it "
+            "CCSilent.m:169:14: error: global variable CCSilentCounter is the app's mutable state: a patch can't read or change it "
                 + "(keep such state in the patch, as a property of a class it defines, or reach it through a method of the app)",
-            "CCSilent.m:168:12: error: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors "
+            "CCSilent.m:175:12: error: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors "
                 + "ending in Format:/format: and Foundation's nil-terminated lists (call a non-variadic variant, or give the method a "
                 + "format attribute, NS_FORMAT_FUNCTION)",
         ])
@@ -75,5 +78,19 @@ final class SilentDifferenceTests: XCTestCase {
             if status as? String == "nil" { break }
         }
         XCTAssertEqual(status as? String, "nil", "the block kept the target alive")
+    }
+
+    /// An extern constant the app doesn't list can't be read: the call fails, naming the list.
+    func testExternConstantsNeedTheAppsPermission() throws {
+        XCTAssertThrowsError(try PatchEngine.evaluate("externConstant('CCSilentExternKey', 'NSString *')", name: "silent-extern.js")) { error in
+            XCTAssertTrue("\(error)".contains("CCSilentExternKey is not in PatchEngine.allowedExternConstants"), "\(error)")
+        }
+        let allowed = PatchEngine.allowedExternConstants
+        PatchEngine.allowedExternConstants = ["CCSilentExternKey", "CCSilentNoSuchSymbol"]
+        defer { PatchEngine.allowedExternConstants = allowed }
+        XCTAssertEqual(try PatchEngine.evaluate("String(externConstant('CCSilentExternKey', 'NSString *').toJS())", name: "silent-extern.js") as? String, "extern-key")
+        XCTAssertThrowsError(try PatchEngine.evaluate("externConstant('CCSilentNoSuchSymbol', 'NSInteger')", name: "silent-extern.js")) { error in
+            XCTAssertTrue("\(error)".contains("no symbol named CCSilentNoSuchSymbol"), "\(error)")
+        }
     }
 }

@@ -261,6 +261,11 @@ extension MethodConverter {
                 return expr(initial, boxed: CTypes.isObjectPointer(global.type))
             }
         }
+        if isConst, global.storageClass == "extern", !global.inner.contains(where: { !$0.kind.hasSuffix("Attr") }) {
+            // Defined in another file: read by its symbol when the patch runs, if the app allows it.
+            report("reads the constant \(name) through externConstant: the app must list it in PatchEngine.allowedExternConstants", at: use, severity: .warning)
+            return "externConstant(\(JSNames.string(name)), \(JSNames.string(CTypes.engineTypeName(global.type, global.desugaredType))))"
+        }
         if !isConst {
             return unconverted("global variable \(name) is the app's mutable state: a patch can't read or change it (keep such state in the patch, "
                 + "as a property of a class it defines, or reach it through a method of the app)", use)

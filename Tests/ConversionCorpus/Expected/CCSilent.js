@@ -13,19 +13,19 @@ defineProtocol('CCSilentConvertedMethods', {
 defineClass('CCSilent <CCSilentConvertedMethods>', {
   log: function (format) {
     var ap = {};
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:26:5)'); })();
-    var s = (function () { throw new Error('patchctl convert: not converted: initWithFormat:arguments: takes a va_list: variadic C arguments can\'t be forwarded from a patch (CCSilent.m:27:20)'); })();
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:28:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:27:5)'); })();
+    var s = (function () { throw new Error('patchctl convert: not converted: initWithFormat:arguments: takes a va_list: variadic C arguments can\'t be forwarded from a patch (CCSilent.m:28:20)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:29:5)'); })();
     return NSString.stringWithString('log: ').stringByAppendingString(s);
   },
   sum: function (first) {
     var ap = {};
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:35:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_start: variadic C arguments can\'t be read in a patch (CCSilent.m:36:5)'); })();
     var total = 0;
-    for (var v = first; v != 0; v = (function () { throw new Error('patchctl convert: not converted: va_arg: variadic C arguments can\'t be read in a patch (CCSilent.m:37:43)'); })()) {
+    for (var v = first; v != 0; v = (function () { throw new Error('patchctl convert: not converted: va_arg: variadic C arguments can\'t be read in a patch (CCSilent.m:38:43)'); })()) {
       total += v;
     }
-    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:38:5)'); })();
+    (function () { throw new Error('patchctl convert: not converted: compiler builtin __builtin_va_end: variadic C arguments can\'t be read in a patch (CCSilent.m:39:5)'); })();
     return total;
   },
   variadicCalls: function (url) {
@@ -130,10 +130,13 @@ defineClass('CCSilent <CCSilentConvertedMethods>', {
   constants: function () {
     return NSString.stringWithFormat('%@ %@ %@', NSString.stringWithString('silent-key'), NSString.stringWithString('silent-key').length(), 3);
   },
+  externConstants: function () {
+    return NSString.stringWithFormat('%@ %@ %@', externConstant('CCSilentExternKey', 'NSString *'), externConstant('CCSilentExternKey', 'NSString *').length(), externConstant('CCSilentExternLimit', 'NSInteger'));
+  },
   refusedCounter: function () {
-    return ++(function () { throw new Error('patchctl convert: not converted: global variable CCSilentCounter is the app\'s mutable state: a patch can\'t read or change it (keep such state in the patch, as a property of a class it defines, or reach it through a method of the app) (CCSilent.m:162:14)'); })();
+    return ++(function () { throw new Error('patchctl convert: not converted: global variable CCSilentCounter is the app\'s mutable state: a patch can\'t read or change it (keep such state in the patch, as a property of a class it defines, or reach it through a method of the app) (CCSilent.m:169:14)'); })();
   },
   refusedVariadic: function () {
-    return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:168:12)'); })();
+    return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:175:12)'); })();
   }
 });
