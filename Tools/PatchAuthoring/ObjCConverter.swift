@@ -193,7 +193,7 @@ enum JSNames {
         "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "arguments",
         "eval", "undefined", "NaN", "Infinity", "Math", "String", "Number", "Object", "Array", "Error", "console",
         "require", "defineClass", "defineProtocol", "defineCFunction", "block", "self", "nsnull", "include",
-        "malloc", "free", "pval", "sizeof", "__weak", "__strong",
+        "malloc", "free", "pval", "sizeof", "__weak", "__strong", "assignPointer", "externConstant", "OCNumber",
     ]
 
     static func local(_ name: String) -> String { reserved.contains(name) ? name + "_" : name }
