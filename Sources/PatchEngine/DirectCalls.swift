@@ -278,7 +278,9 @@ extension Engine {
             let cls = PEObjectGetClass(receiver)!
             let patch = directPatch(cls, selector)
             let description = "\(PEObjectGetKind(receiver) == PEObjectKindClass ? "+" : "-")[\(patch?.className ?? String(cString: PEClassGetName(cls))) \(selector)]"
-            report(patchError(error, script: patch?.script ?? currentScript(), context: description))
+            let failure = patchError(error, script: patch?.script ?? currentScript(), context: description)
+            report(failure)
+            stopIfStrict(failure)
             guard let slot = PESlotFindInHierarchy(cls, selector) else { return undefinedValue }
             do {
                 let signature = ObjCSignature(raw: PESlotGetSignature(slot))

@@ -175,7 +175,9 @@ extension Engine {
             }
         } catch {
             PEFlushDeferredAutoreleases()
-            report(patchError(error, script: method.script, context: describeMethod(method, receiver)))
+            let failure = patchError(error, script: method.script, context: describeMethod(method, receiver))
+            report(failure)
+            stopIfStrict(failure)
             var nativeError: UnsafeMutablePointer<CChar>?
             if !PESlotInvokeOriginalCatching(slot, frame, &nativeError) {
                 log("original of \(describeMethod(method, receiver)) raised \(nativeError.map { String(cString: $0) } ?? "")")

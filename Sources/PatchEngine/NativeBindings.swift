@@ -196,6 +196,9 @@ extension Engine {
         addFunction(n, "defineCFunction") { [unowned self] _, _, a in
             try defineCFunction(string(a, 0), types: string(a, 1))
         }
+        addFunction(n, "externConstant") { [unowned self] _, _, a in
+            try externConstant(string(a, 0), type: string(a, 1))
+        }
 
         // Toolkit: hooks and routes.
         addFunction(n, "hook") { [unowned self] _, _, a in

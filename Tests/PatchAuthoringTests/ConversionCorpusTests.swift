@@ -23,8 +23,11 @@ final class ConversionCorpusTests: XCTestCase {
         try String(contentsOf: directory.appendingPathComponent("Expected/\(name)"), encoding: .utf8)
     }
 
+    static let files = [("CCCorpus.m", "CCCorpus"), ("NotCompiled/CCModern.m", "CCModern"), ("CCSilent.m", "CCSilent"),
+                        ("NotCompiled/CCSilentModern.m", "CCSilentModern")]
+
     func testCorpusConvertsToTheExpectedScripts() throws {
-        for (source, name) in [("CCCorpus.m", "CCCorpus"), ("NotCompiled/CCModern.m", "CCModern")] {
+        for (source, name) in Self.files {
             let result = try Self.convert(source)
             let issues = result.issues.map { Self.relative($0.description) + "\n" }.joined()
             if ProcessInfo.processInfo.environment["PATCHCTL_CORPUS_WRITE"] == "1" {
@@ -70,21 +73,28 @@ final class ConversionCorpusTests: XCTestCase {
         "(function () { var c = CCCorpusChild.new(); c.setName('kid'); c.setCount(2); return c.describe(); })()",
     ]
 
-    static func run(_ calls: [String]) throws -> [String] {
+    static func run(_ calls: [String], classes: String = "CCCorpus, CCCorpusChild") throws -> [String] {
         try calls.map { call in
-            let script = "require('CCCorpus, CCCorpusChild'); (function (v) { return typeof v === 'object' && v ? String(v.toJS()) : String(v); })(\(call))"
+            let script = "require('\(classes)'); (function (v) { return typeof v === 'object' && v ? String(v.toJS()) : String(v); })(\(call))"
             return "\(call) = \(try PatchEngine.evaluate(script, name: "corpus-call.js") ?? "nil")"
         }
     }
 
     func testConvertedMethodsBehaveAsTheNativeOnes() throws {
         XCTAssertEqual(cc_corpus_class_count(), 2)
-        let native = try Self.run(Self.calls)
-        let all = try Self.convert("CCCorpus.m")
         // -dealloc runs when JS's objects are collected, after this test; -unconvertible: is the limits case.
-        let runnable = all.methods.filter { $0.selector != "dealloc" && $0.selector != "unconvertible:" }
-        let converted = try Self.convert("CCCorpus.m", methods: runnable)
-        XCTAssertEqual(converted.errors, [])
+        try Self.assertConvertedBehaveAsNative("CCCorpus.m", calls: Self.calls, classes: "CCCorpus, CCCorpusChild",
+                                               skipping: ["dealloc", "unconvertible:"])
+    }
+
+    /// `calls` made natively and again with `file`'s methods (but those `skipping`) converted and
+    /// patched in: the results must match, no converted method may fail, and each must have run.
+    static func assertConvertedBehaveAsNative(_ file: String, calls: [String], classes: String, skipping: Set<String>,
+                                              line: UInt = #line) throws {
+        let native = try run(calls, classes: classes)
+        let runnable = try convert(file).methods.filter { !skipping.contains($0.selector) }
+        let converted = try convert(file, methods: runnable)
+        XCTAssertEqual(converted.errors, [], line: line)
         _ = try PatchEngine.evaluate("globalThis.roundTripCalls = {};", name: "corpus-counter.js")
         _ = try PatchEngine.evaluate(ShopRoundTripTests.instrumented(converted.script), name: "corpus.js")
         defer {
@@ -93,12 +103,12 @@ final class ConversionCorpusTests: XCTestCase {
         }
         // A JS method that fails falls back to the native one: every failure is an error here.
         let failures = EngineFailures()
-        let patched = try failures.during { try Self.run(Self.calls) }
-        XCTAssertEqual(patched, native)
-        XCTAssertEqual(failures.messages, [])
+        let patched = try failures.during { try run(calls, classes: classes) }
+        XCTAssertEqual(patched, native, line: line)
+        XCTAssertEqual(failures.messages, [], line: line)
         let ran = try PatchEngine.evaluate("JSON.stringify(Object.keys(globalThis.roundTripCalls || {}).sort())", name: "corpus-read.js") as? String ?? ""
         for method in runnable {
-            XCTAssertTrue(ran.contains("\"\(method)\""), "\(method) did not run: \(ran)")
+            XCTAssertTrue(ran.contains("\"\(method)\""), "\(method) did not run: \(ran)", line: line)
         }
     }
 }

@@ -73,8 +73,10 @@ final class PatchCheckerTests: XCTestCase {
                 says: "superclass 'NSObjet' is not in the app's interface; did you mean 'NSObject'?"),
         Mistake(line: 3, old: "'SKCart'", new: "'SKCart : SKProduct'", needle: "SKProduct", severity: .warning,
                 says: "'SKCart' is a subclass of 'NSObject' in the app, not of 'SKProduct'"),
-        Mistake(line: 10, old: "[1, 2].map(", new: "[1, 2].mapp(", needle: "mapp", severity: .warning,
-                says: "'mapp' (mapp:) is no selector the app's interface declares"),
+        Mistake(line: 10, old: "[1, 2].map(", new: "[1, 2].mapp(", needle: "mapp", severity: .error,
+                says: "'mapp' is sent to a JS array"),
+        Mistake(line: 9, old: "product.sku()", new: "product.zzqqxx()", needle: "zzqqxx", severity: .warning,
+                says: "'zzqqxx' (zzqqxx) is no selector the app's interface declares"),
         Mistake(line: 7, old: "addProduct_quantity: function (product, quantity)", new: "addGiftNote: function (product, quantity)",
                 needle: "addGiftNote", severity: .warning,
                 says: "SKCart has no method -addGiftNote:: this adds a new method whose arguments and return value are id"),
@@ -87,6 +89,22 @@ final class PatchCheckerTests: XCTestCase {
                 says: "SKProduct has no instance method -quantity (SKCartLine has it)"),
         Mistake(line: 25, old: "SKCatalog.productWithSKU('MUG-01')", new: "SKCatalog.lineWithProduct_quantity(null, 1)", needle: "lineWithProduct_quantity(null",
                 severity: .error, says: "SKCatalog has no class method +lineWithProduct:quantity: (SKCartLine has it)"),
+        // What the engine refuses when the call runs: extra arguments to a native method that
+        // isn't a variadic one it knows, and messages to values JS holds as its own.
+        Mistake(line: 25, old: "productWithSKU('MUG-01')", new: "productWithSKU('MUG-01', 2)", needle: "productWithSKU", severity: .error,
+                says: "'productWithSKU:' takes 1 argument; this call passes 2, and the engine passes extra arguments only to selectors ending in Format:/format:"),
+        Mistake(line: 24, old: "NSString.stringWithString('hello')", new: "'hello'", needle: "substringWithRange", severity: .error,
+                says: "'substringWithRange' is sent to a JS string, which has no Objective-C methods"),
+        Mistake(line: 10, old: "[1, 2].map(", new: "[1, 2].count(", needle: "count", severity: .error,
+                says: "'count' is sent to a JS array (write NSArray.arrayWithArray([…]) for an NSArray)"),
+        Mistake(line: 9, old: "product.sku()", new: "(product || []).sku()", needle: "sku", severity: .error,
+                says: "'sku' is sent to possibly a JS array (an operand of ||)"),
+        Mistake(line: 5, old: "self.taxCents()", new: "(self.taxCents() * 2).description()", needle: "description", severity: .error,
+                says: "'description' is sent to the result of an operator (a JS number, string or boolean)"),
+        Mistake(line: 5, old: "self.taxCents()", new: "function () { return 1; }.copy()", needle: "copy", severity: .error,
+                says: "'copy' is sent to a JS function"),
+        Mistake(line: 5, old: "self.taxCents()", new: "(7).hash()", needle: "hash", severity: .error,
+                says: "'hash' is sent to a JS number"),
         // A struct passed where the method takes another type.
         Mistake(line: 24, old: "{location: 1, length: 2}", new: "{x: 1, y: 2, width: 3, height: 4}", needle: "{x", severity: .error,
                 says: "argument 1 of 'substringWithRange:' is a rect ({height, width, x, y}), but the method takes NSRange"),
@@ -149,5 +167,43 @@ final class PatchCheckerTests: XCTestCase {
         XCTAssertEqual(found.map(\.column), [23])
         XCTAssertEqual(found.first?.formatted(file: "p.js"),
                        "p.js:1:23: error: 'taxCent' (taxCent) is no selector the app's interface declares; did you mean 'taxCents' (taxCents)?")
+    }
+
+    /// Class extensions and private declarations in the .m files `check` is given: convert's
+    /// output calls them, and they are no errors once the implementation is read.
+    func testClassExtensionsOfTheImplementationAreKnown() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("checker-extension-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try """
+            #import <Foundation/Foundation.h>
+            @interface CXThing : NSObject
+            - (NSInteger)total;
+            @end
+            """.write(to: dir.appendingPathComponent("CXThing.h"), atomically: true, encoding: .utf8)
+        try """
+            #import "CXThing.h"
+            @interface CXThing () {
+                NSInteger _hidden;
+            }
+            @property (nonatomic) NSInteger hidden;
+            - (NSInteger)secretCents;
+            @end
+            @implementation CXThing
+            @synthesize hidden = _hidden;
+            - (NSInteger)secretCents { return 5; }
+            - (NSInteger)total { return [self secretCents] + self.hidden; }
+            @end
+            """.write(to: dir.appendingPathComponent("CXThing.m"), atomically: true, encoding: .utf8)
+        let reader = ClangInterfaceReader(includePaths: [dir.path])
+        let headersOnly = try reader.read(headers: [dir.appendingPathComponent("CXThing.h").path])
+        let converted = try ObjCConverter.convert(file: dir.appendingPathComponent("CXThing.m").path, reader: reader,
+                                                  methods: [ObjCConverter.MethodName(parsing: "-[CXThing total]")!])
+        XCTAssertEqual(converted.errors, [])
+        let before = PatchChecker(interface: headersOnly).check(converted.script)
+        XCTAssertEqual(before.count, 2, "\(before)")   // secretCents and hidden: unknown from the header alone
+        var withImplementation = headersOnly
+        withImplementation.merge(try reader.read(implementations: [dir.appendingPathComponent("CXThing.m").path]))
+        XCTAssertEqual(PatchChecker(interface: withImplementation).check(converted.script), [])
     }
 }

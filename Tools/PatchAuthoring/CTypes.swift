@@ -18,6 +18,7 @@ enum CTypes {
         for q in [" const", " __strong", " __weak", " _Nonnull", " _Nullable", " __unsafe_unretained"] {
             while t.hasSuffix(q) { t = String(t.dropLast(q.count)) }
         }
+        if t.hasSuffix("*const") { t = String(t.dropLast(5)) }   // `NSString *const`: a constant pointer
         return t
     }
 

@@ -68,6 +68,11 @@ public final class ClangNode {
     public let initStyle: String?
     /// `__block` variables.
     public let isBlockVariable: Bool
+    /// A block's `Capture`: the variable, and whether it is shared (`__block`) rather than copied.
+    public let capturedVariable: Reference?
+    public let isByReference: Bool
+    /// A method or function declared with `...`.
+    public let isVariadic: Bool
 
     init(kind: String, id: String, name: String?, type: String?, desugaredType: String?, position: SourcePosition?,
          inner: [ClangNode], fields: [String: Any]) {
@@ -97,7 +102,10 @@ public final class ClangNode {
         superclassName = (fields["super"] as? [String: Any])?["name"] as? String
         protocolNames = (fields["protocols"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         initStyle = fields["init"] as? String
-        isBlockVariable = fields["isBlockVariable"] as? Bool ?? (type?.contains("__block") ?? false)
+        isBlockVariable = fields["isBlockVariable"] as? Bool ?? ((type?.contains("__block") ?? false) || inner.contains { $0.kind == "BlocksAttr" })
+        capturedVariable = Self.reference(fields["var"])
+        isByReference = fields["byref"] as? Bool ?? false
+        isVariadic = fields["variadic"] as? Bool ?? false
     }
 
     private static func reference(_ value: Any?) -> Reference? {
@@ -148,6 +156,8 @@ public struct ClangTranslationUnit {
     public private(set) var adoptedProtocols: [String: [String]] = [:]
     /// Struct fields in order, by struct name (`CGRect`, `struct Foo`).
     public private(set) var structFields: [String: [String]] = [:]
+    /// Variadic method declarations (`-log:(NSString *)format, ...`) and their implementations, by selector.
+    public private(set) var variadicMethods: [String: [ClangNode]] = [:]
 
     /// Reads clang's JSON AST. `mainFile`: the parsed file; its declarations are the ones converted.
     public init(astJSON data: Data, mainFile: String) throws {
@@ -205,8 +215,17 @@ public struct ClangTranslationUnit {
                 if let sel = m.name { set.insert((m.isInstance ? "-" : "+") + sel) }
             }
             declaredSelectors[cls] = set
+            noteVariadicMethods(node)
+        case "ObjCImplementationDecl", "ObjCCategoryImplDecl":
+            noteVariadicMethods(node)
         default:
             break
+        }
+    }
+
+    private mutating func noteVariadicMethods(_ container: ClangNode) {
+        for m in container.inner where m.kind == "ObjCMethodDecl" && m.isVariadic {
+            if let sel = m.name { variadicMethods[sel, default: []].append(m) }
         }
     }
 

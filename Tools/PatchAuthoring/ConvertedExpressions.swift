@@ -14,6 +14,10 @@ extension MethodConverter {
             guard let inner = node.inner.first else { return "undefined" }
             let text = expr(inner, boxed: boxed)
             return Self.isAtomic(text) ? text : "(\(text))"
+        case "ObjCBoxedExpr" where boxed && node.inner.first.map({ CTypes.isPointer($0.type) && !CTypes.isObjectPointer($0.type) }) == true:
+            // @(cString) kept or sent messages: the NSString it makes (a JS string takes no messages).
+            requireClass("NSString")
+            return "NSString.stringWithString(\(expr(node.inner[0])))"
         case "ExprWithCleanups", "ConstantExpr", "FullExpr", "ObjCBoxedExpr", "MaterializeTemporaryExpr", "CXXBindTemporaryExpr":
             // @(expr): the engine hands numbers and strings to Objective-C as NSNumber/NSString.
             if node.kind == "ConstantExpr", let v = node.value, node.inner.first?.unwrapped.kind != "DeclRefExpr" || CTypes.isInteger(node.type) {
@@ -36,7 +40,7 @@ extension MethodConverter {
         case "ObjCBoolLiteralExpr", "CXXBoolLiteralExpr":
             return node.value == "true" || node.value == "1" || node.value == "__objc_yes" ? "true" : "false"
         case "GNUNullExpr", "CXXNullPtrLiteralExpr":
-            return "null"
+            return Self.nilValue(node.type)
         case "PredefinedExpr":
             // __func__, __PRETTY_FUNCTION__ in a method: clang's spelling, "-[Class selector]".
             return JSNames.string(method.description)
@@ -85,7 +89,13 @@ extension MethodConverter {
         case "BinaryConditionalOperator":
             // `a ?: b`: JS's `||` gives `a` when it is truthy, as C gives it when it is non-zero.
             guard let first = node.inner.first, let last = node.inner.last else { return unconverted("?: of an unexpected shape", node) }
-            return "\(operand(first)) || \(operand(last))"
+            // An object that may be an NSNumber 0 (a JS 0) is set: tested for nil, not truthiness.
+            if CTypes.isObjectPointer(node.type), Self.mayHoldNumber(first.type) || Self.mayHoldNumber(first.unwrapped.type) || Self.isWeak(first) {
+                temporaries += 1
+                let v = "$value\(temporaries)"
+                return "(function (\(v)) { return \(useHelper("$isSet"))(\(v)) ? \(v) : \(operand(last, boxed: boxed)); })(\(expr(first, boxed: boxed)))"
+            }
+            return "\(operand(first, boxed: boxed)) || \(operand(last, boxed: boxed))"
         case "ObjCMessageExpr":
             return message(node)
         case "CallExpr":
@@ -100,7 +110,7 @@ extension MethodConverter {
         case "InitListExpr":
             return initList(node, type: node.canonicalType)
         case "ImplicitValueInitExpr":
-            return CTypes.isNumber(node.canonicalType) ? "0" : (CTypes.isStruct(node.canonicalType) ? "{}" : "null")
+            return CTypes.isNumber(node.canonicalType) ? "0" : (CTypes.isStruct(node.canonicalType) ? "{}" : Self.nilValue(node.type))
         case "UnaryExprOrTypeTraitExpr":
             return unconverted("sizeof/alignof: a patch has no C memory layout", node)
         case "ArraySubscriptExpr":
@@ -137,6 +147,7 @@ extension MethodConverter {
             if isNullConstant(n.inner[1]), CTypes.isPointer(n.inner[0].type) { return condition(n.inner[0]) }
             if isNullConstant(n.inner[0]), CTypes.isPointer(n.inner[1].type) { return condition(n.inner[1]) }
         }
+        if CTypes.isObjectPointer(node.type) || CTypes.isObjectPointer(n.type) { return isSet(node) }
         return expr(node)
     }
 
@@ -182,11 +193,15 @@ extension MethodConverter {
         guard let inner = node.inner.first else { return "undefined" }
         switch node.castKind {
         case "NullToPointer":
-            return "null"
+            return Self.nilValue(node.type)
         case "FloatingToIntegral":
             return "Math.trunc(\(expr(inner)))"
         case "IntegralToBoolean", "FloatingToBoolean", "PointerToBoolean":
             // Kept as the value: JS truthiness is the same test; an explicit BOOL cast is a boolean.
+            if node.castKind == "PointerToBoolean", CTypes.isObjectPointer(inner.type) {
+                let test = isSet(inner)
+                return node.kind == "CStyleCastExpr" && !test.hasPrefix("!!") && !test.hasPrefix("$isSet") ? "!!\(Self.isAtomic(test) ? test : "(\(test))")" : test
+            }
             if node.kind == "CStyleCastExpr" { return "!!\(operand(inner))" }
             return expr(inner, boxed: boxed)
         case "IntegralCast":
@@ -196,14 +211,14 @@ extension MethodConverter {
         case "ToVoid":
             return expr(inner, statement: true)
         case "IntegralToPointer":
-            if let v = ClangTranslationUnit.constantValue(inner), v == "0" { return "null" }
+            if let v = ClangTranslationUnit.constantValue(inner), v == "0" { return Self.nilValue(node.type) }
             return unconverted("an integer made a pointer", node)
         case "PointerToIntegral":
             return unconverted("a pointer made an integer", node)
         default:
             // BitCast, NoOp, LValueToRValue, decays, ObjC pointer casts: nothing in JS.
             if node.kind == "CStyleCastExpr", CTypes.isPointer(node.type),
-               let v = ClangTranslationUnit.constantValue(inner), v == "0" { return "null" }
+               let v = ClangTranslationUnit.constantValue(inner), v == "0" { return Self.nilValue(node.type) }
             return expr(inner, boxed: boxed)
         }
     }
@@ -242,8 +257,18 @@ extension MethodConverter {
             let n = initial.unwrapped
             if ["IntegerLiteral", "FloatingLiteral", "ObjCStringLiteral", "CharacterLiteral", "ObjCBoolLiteralExpr"].contains(n.kind)
                 || (n.kind == "UnaryOperator" && n.inner.first?.unwrapped.kind.hasSuffix("Literal") == true) {
-                return expr(initial)
+                // An object constant is the object (it may be sent messages), as in the app.
+                return expr(initial, boxed: CTypes.isObjectPointer(global.type))
             }
+        }
+        if isConst, global.storageClass == "extern", !global.inner.contains(where: { !$0.kind.hasSuffix("Attr") }) {
+            // Defined in another file: read by its symbol when the patch runs, if the app allows it.
+            report("reads the constant \(name) through externConstant: the app must list it in PatchEngine.allowedExternConstants", at: use, severity: .warning)
+            return "externConstant(\(JSNames.string(name)), \(JSNames.string(CTypes.engineTypeName(global.type, global.desugaredType))))"
+        }
+        if !isConst {
+            return unconverted("global variable \(name) is the app's mutable state: a patch can't read or change it (keep such state in the patch, "
+                + "as a property of a class it defines, or reach it through a method of the app)", use)
         }
         return unconverted("global variable \(name) (a patch can't reach C globals; pass the value or read it through a method)", use)
     }
@@ -320,7 +345,8 @@ extension MethodConverter {
             let t = expr(inner)
             return node.isPostfix ? t + op : op + t
         case "&":
-            return unconverted("taking an address (out-parameters need malloc/pval in a patch; write that by hand)", node)
+            if let cell = outCells[node.id] { return cell }
+            return unconverted("taking an address (only an object local passed for a method's out-parameter converts: a patch has no C memory)", node)
         case "*":
             return unconverted("dereferencing a C pointer (a patch has no C memory)", node)
         case "__extension__":
@@ -344,10 +370,10 @@ extension MethodConverter {
         case "==", "!=":
             // A comparison with nil: nil arrives in JS as false (or null), so test truthiness.
             if isNullConstant(rhs), CTypes.isPointer(lhs.type) || CTypes.isPointer(lhs.unwrapped.type) {
-                return op == "==" ? "!\(operand(lhs))" : "!!\(operand(lhs))"
+                return nilComparison(op, lhs)
             }
             if isNullConstant(lhs), CTypes.isPointer(rhs.type) || CTypes.isPointer(rhs.unwrapped.type) {
-                return op == "==" ? "!\(operand(rhs))" : "!!\(operand(rhs))"
+                return nilComparison(op, rhs)
             }
             return "\(operand(lhs)) \(op) \(operand(rhs))"
         case "+", "-":
@@ -364,6 +390,17 @@ extension MethodConverter {
         default:
             return unconverted("binary operator \(op)", node)
         }
+    }
+
+    /// `x == nil`, `x != nil`: whether x is set, as a boolean.
+    mutating func nilComparison(_ op: String, _ value: ClangNode) -> String {
+        guard CTypes.isObjectPointer(value.type) || CTypes.isObjectPointer(value.unwrapped.type) else {
+            return op == "==" ? "!\(operand(value))" : "!!\(operand(value))"
+        }
+        let test = isSet(value)
+        let wrapped = Self.isAtomic(test) ? test : "(\(test))"
+        if op == "==" { return "!" + wrapped }
+        return test.hasPrefix("!!") || test.hasPrefix("$isSet") ? test : "!!" + wrapped
     }
 
     func isCPointer(_ type: String?) -> Bool { CTypes.isPointer(type) && !CTypes.isObjectPointer(type) }
@@ -454,12 +491,19 @@ extension MethodConverter {
         let lines = body.map { statements($0.inner, depth: depth) } ?? []
         blockDepth -= 1
         let function = "function (\(names.joined(separator: ", "))) {\n" + lines.map { $0 + "\n" }.joined() + indent(depth - 1) + "}"
-        guard typed else { return function }
-        let signature = CTypes.blockSignature(node.type)
-        let returns = CTypes.engineTypeName(signature?.returns ?? "void", nil)
-        let paramTypes = params.map { CTypes.engineTypeName($0.type, $0.desugaredType) }
-        let types = ([returns] + paramTypes).joined(separator: ", ")
-        return "block(\(JSNames.string(types)), \(function))"
+        var made = function
+        if typed {
+            let signature = CTypes.blockSignature(node.type)
+            let returns = CTypes.engineTypeName(signature?.returns ?? "void", nil)
+            let paramTypes = params.map { CTypes.engineTypeName($0.type, $0.desugaredType) }
+            let types = ([returns] + paramTypes).joined(separator: ", ")
+            made = "block(\(JSNames.string(types)), \(function))"
+        }
+        // Values the block captured, as they were when it was made (the method changes them later).
+        let copied = capturedByValue(decl).map { self.names[$0.id] ?? JSNames.local($0.name) }
+        guard !copied.isEmpty else { return made }
+        let list = copied.joined(separator: ", ")
+        return "(function (\(list)) { return \(made); })(\(list))"
     }
 
     /// `({ …; value; })` (GNUstep's MIN and MAX): a function called at once.

@@ -25,7 +25,8 @@ extension MethodConverter {
             if selector == "retain" || selector == "autorelease" { return expr(r, boxed: true) }
             if selector == "release" { return "undefined" }
             if let number = numberAccessor(selector, r) { return number }
-            receiver = operand(r, boxed: true)
+            if let block = messageToBlock(selector, r, node) { return block }
+            receiver = self.receiver(r)
         case "class":
             let cls = CTypes.strip(node.classType)
             guard !cls.isEmpty else { return unconverted("class message without a class", node) }
@@ -39,18 +40,36 @@ extension MethodConverter {
         if selector.hasSuffix("arguments:"), args.last.map({ CTypes.strip($0.type).contains("va_list") }) == true {
             return unconverted("\(selector) takes a va_list: variadic C arguments can't be forwarded from a patch", node)
         }
-        if Self.nilTerminated.contains(selector), let last = args.last, isNullConstant(last) {
+        let colons = selector.filter { $0 == ":" }.count
+        // The engine adds the terminator only to a call with extra arguments: a list of one
+        // keeps its nil (`false`), or the method would read past the last argument.
+        if Self.nilTerminated.contains(selector), let last = args.last, isNullConstant(last), args.count - 1 > colons {
             args.removeLast()
         }
-        let colons = selector.filter { $0 == ":" }.count
+        let cells = outParameterCells(args)
         var converted: [String]
-        if colons > 0, Self.isFormatSelector(selector), args.count >= colons {
-            let fixed = args.prefix(colons - 1).map { expr($0) }
-            converted = fixed + formatArguments(Array(args.dropFirst(colons - 1)))
-        } else {
-            converted = args.map { argument($0) }
+        switch variadicCall(selector, args, node) {
+        case .refused(let text): return text
+        case .arguments(let rewritten): converted = rewritten
+        case .plain:
+            if colons > 0, Self.isFormatSelector(selector), args.count >= colons {
+                let fixed = args.prefix(colons - 1).map { expr($0) }
+                converted = fixed + formatArguments(Array(args.dropFirst(colons - 1)))
+            } else {
+                converted = args.map { argument($0) }
+            }
         }
-        return "\(receiver).\(JSNames.methodName(selector))(\(converted.joined(separator: ", ")))"
+        return withOutParameterCells("\(receiver).\(JSNames.methodName(selector))(\(converted.joined(separator: ", ")))", cells)
+    }
+
+    /// A message to a block: on the GCC runtime a block is no object, and in the patch it is a JS
+    /// function. Copying (retaining) gives the block itself (the engine copies blocks to the heap
+    /// when they cross); anything else is refused.
+    mutating func messageToBlock(_ selector: String, _ receiver: ClangNode, _ node: ClangNode) -> String? {
+        guard CTypes.isBlock(receiver.unwrapped.type) || CTypes.isBlock(receiver.type) || CTypes.isBlock(receiver.unwrapped.desugaredType)
+            || receiver.unwrapped.kind == "BlockExpr" else { return nil }
+        if selector == "copy" { return expr(receiver, boxed: true) }
+        return unconverted("-\(selector) sent to a block (a block is a JS function in a patch; only copy, retain, autorelease and release convert)", node)
     }
 
     /// NSNumber's value accessors. The engine hands every NSNumber to JS as a number (a BOOL as a

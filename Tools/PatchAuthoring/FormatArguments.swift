@@ -70,6 +70,14 @@ extension MethodConverter {
                     report("the format has more conversions than arguments", at: formatNode)
                     return args.map { expr($0) }
                 }
+                if spec.conversion == "p", spec.flags.isEmpty, spec.width == nil, CTypes.isObjectPointer(rest[index].unwrapped.type),
+                   !["NSNumber *", "NSValue *", "NSDecimalNumber *"].contains(CTypes.strip(rest[index].unwrapped.type)) {
+                    // The engine passes the object itself: %p prints its address, as compiled.
+                    format += "%p"
+                    out.append(expr(rest[index]))
+                    index += 1
+                    continue
+                }
                 format += "%@"
                 out.append(formatted(rest[index], spec))
                 index += 1
@@ -152,6 +160,8 @@ extension MethodConverter {
         case "c", "C":
             value = "String.fromCharCode(\(expr(node)))"
             isText = true
+        case "p":
+            return unconverted("%p of a value the engine doesn't pass as itself (a C pointer, or an NSNumber JS holds as a number): the patch has no address to print", node)
         default:
             return unconverted("format conversion %\(spec.conversion)", node)
         }

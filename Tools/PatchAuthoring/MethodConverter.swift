@@ -15,6 +15,10 @@ struct MethodConverter {
     var capturesSelf = false
     var position: SourcePosition
     var temporaries = 0
+    /// The method's body (what block captures are checked against).
+    var methodBody: ClangNode?
+    /// `&local` arguments passed through a cell (OutParameters.swift), by node id.
+    var outCells: [String: String] = [:]
 
     init(unit: ClangTranslationUnit, method: ObjCConverter.MethodName, state: ScriptState) {
         self.unit = unit
@@ -28,14 +32,17 @@ struct MethodConverter {
     /// `  jsName: function (a, b) {\n … \n  }`
     mutating func convertMethod(_ node: ClangNode) -> String {
         if let p = node.position { position = p }
-        let params = node.inner.filter { $0.kind == "ParmVarDecl" }.map { declare($0) }
+        let paramNodes = node.inner.filter { $0.kind == "ParmVarDecl" }
+        let params = paramNodes.map { declare($0) }
         let body = node.inner.first { $0.kind == "CompoundStmt" }
+        methodBody = body
         // A block that runs later sees another (or no) `self`: the method keeps its own for it.
         body?.walk { n in
             if n.kind == "BlockExpr" { n.walk { m in if m.kind == "DeclRefExpr", m.referencedDecl?.name == "self", m.referencedDecl?.kind == "ImplicitParamDecl" { capturesSelf = true } } }
         }
         var lines: [String] = []
         if capturesSelf { lines.append(indent(2) + "var $blockSelf = self;") }
+        lines += weakParameterLines(paramNodes, names: params, depth: 2)
         if let body { lines += statements(body.inner, depth: 2) }
         return "\(Self.indentUnit)\(JSNames.methodName(method.selector)): function (\(params.joined(separator: ", "))) {\n"
             + lines.map { $0 + "\n" }.joined() + "\(Self.indentUnit)}"
@@ -191,8 +198,9 @@ struct MethodConverter {
         temporaries += 1
         let list = "$list\(temporaries)", index = "$i\(temporaries)"
         let collectionType = CTypes.strip(collection.unwrapped.type)
-        let method = collectionType.contains("Dictionary") ? "keyEnumerator" : "objectEnumerator"
-        let head = "for (var \(list) = \(operand(collection, boxed: true)).\(method)().allObjects(), \(index) = 0\(declares ? ", \(variable)" : ""); \(index) < \(list).count(); \(index)++)"
+        // An enumerator is enumerated itself; a dictionary enumerates its keys.
+        let method = collectionType.contains("Enumerator") ? "" : collectionType.contains("Dictionary") ? "keyEnumerator()." : "objectEnumerator()."
+        let head = "for (var \(list) = \(operand(collection, boxed: true)).\(method)allObjects(), \(index) = 0\(declares ? ", \(variable)" : ""); \(index) < \(list).count(); \(index)++)"
         let body = node.inner[2]
         let inner = body.kind == "CompoundStmt" ? statements(body.inner, depth: depth + 1) : statement(body, depth: depth + 1)
         return [indent(depth) + head + " {", indent(depth + 1) + "\(variable) = \(list).objectAtIndex(\(index));"] + inner + [indent(depth) + "}"]
@@ -267,7 +275,7 @@ struct MethodConverter {
     func defaultValue(_ node: ClangNode) -> String {
         if CTypes.isNumber(node.canonicalType) || CTypes.isNumber(node.type) { return CTypes.isBool(node.type) ? "false" : "0" }
         if CTypes.isStruct(node.canonicalType) { return "{}" }
-        return "null"
+        return Self.nilValue(node.type)
     }
 
     /// `[x release]`, `[x retain]` … as statements: the engine owns what JS holds, so they go.

@@ -122,6 +122,7 @@ public struct ObjCConverter {
         if !state.extensions.isEmpty {
             out += "require('JPEngine').addExtensions([\(state.extensions.sorted().map { "'\($0)'" }.joined(separator: ", "))]);\n"
         }
+        for name in state.helpers.sorted() { out += MethodConverter.helpers[name]! + "\n" }
         for line in state.preamble { out += line + "\n" }
         for block in blocks {
             let head = block.protocol.map { "\(block.className) <\($0)>" } ?? block.className
@@ -164,6 +165,8 @@ struct ScriptState {
     var preamble: [String] = []
     var cFunctions = Set<String>()
     var staticNames = Set<String>()
+    /// Helper functions the methods use (`MethodConverter.helpers`).
+    var helpers = Set<String>()
 }
 
 /// Names in the script: selectors to JS method names, and C names that JS can't use as written.
@@ -190,7 +193,7 @@ enum JSNames {
         "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "arguments",
         "eval", "undefined", "NaN", "Infinity", "Math", "String", "Number", "Object", "Array", "Error", "console",
         "require", "defineClass", "defineProtocol", "defineCFunction", "block", "self", "nsnull", "include",
-        "malloc", "free", "pval", "sizeof", "__weak", "__strong",
+        "malloc", "free", "pval", "sizeof", "__weak", "__strong", "assignPointer", "externConstant", "OCNumber",
     ]
 
     static func local(_ name: String) -> String { reserved.contains(name) ? name + "_" : name }

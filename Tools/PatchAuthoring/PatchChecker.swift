@@ -138,10 +138,19 @@ public struct PatchChecker {
                     continue
                 }
             }
-            if ScriptLinter.javaScriptNames.contains(name) { continue }
+            if !Self.valueMethods.contains(name), name != "toJS", let value = Self.nonObjectReceiver(tokens, dot: k - 1) {
+                report(.error, token, "'\(name)' is sent to \(value), which has no Objective-C methods (the engine refuses it when it runs)")
+                continue
+            }
             let selector = SelectorName.selector(jsName: name, argumentCount: argumentCount)
+            let receiver = receiverType(tokens, before: k - 2, defined: defined)
+            // JS's own names (`log`, `max`) are checked only on a receiver known to be an app object.
+            if ScriptLinter.javaScriptNames.contains(name), receiver == nil || !knownSelectors.contains(selector) { continue }
             if knownSelectors.contains(selector) || patchSelectors.contains(selector) {
-                let receiver = receiverType(tokens, before: k - 2, defined: defined)
+                if let problem = Self.extraArgumentsProblem(selector, argumentCount: argumentCount, definedInPatch: patchSelectors.contains(selector)) {
+                    report(.error, token, problem)
+                    continue
+                }
                 if let receiver, !responds(receiver, selector, defined: defined) {
                     let sign = receiver.isClass ? "+" : "-"
                     let owners = Set(methodsBySelector[selector, default: []].map(\.owner)).sorted().prefix(3)
@@ -179,7 +188,8 @@ public struct PatchChecker {
             for part in token.text.split(separator: ",", omittingEmptySubsequences: false) {
                 let name = part.trimmingCharacters(in: .whitespaces)
                 let lead = part.count - part.drop(while: { $0 == " " }).count
-                if !name.isEmpty, interface.classes[name] == nil, !definedNames.contains(name) {
+                // `JPEngine` is the engine's own object (JSPatch's), not a class of the app.
+                if !name.isEmpty, name != "JPEngine", interface.classes[name] == nil, !definedNames.contains(name) {
                     let guess = ScriptLinter.closest(to: name, in: Set(interface.classes.keys))
                     report(.error, token, columnOffset: offset + lead,
                            "require('\(name)'): no such class in the app's interface" + (guess.map { "; did you mean '\($0)'?" } ?? ""))

@@ -23,6 +23,16 @@ extension PatchCtl {
         @Option(name: .long, help: ArgumentHelp("The app's interface, from `patchctl interface`.", valueName: "IFACE.json"))
         var interface: String
 
+        @Option(name: .customLong("implementation"), parsing: .singleValue,
+                help: ArgumentHelp("An implementation file whose class extensions and private declarations the scripts may call (repeatable; parsed with -I/-D).", valueName: "FILE.m"))
+        var implementations: [String] = []
+
+        @Option(name: .customShort("I", allowingJoined: true), parsing: .singleValue, help: ArgumentHelp("Include directory for --implementation (repeatable).", valueName: "DIR"))
+        var includePaths: [String] = []
+
+        @Option(name: .customShort("D", allowingJoined: true), parsing: .singleValue, help: ArgumentHelp("Preprocessor definition for --implementation (repeatable).", valueName: "NAME[=VALUE]"))
+        var definitions: [String] = []
+
         @Flag(name: .long, help: "Print the findings as JSON (an array of {file, severity, line, column, message}).")
         var json = false
 
@@ -43,7 +53,14 @@ extension PatchCtl {
         }
 
         func run() throws {
-            let checker = PatchChecker(interface: try Self.loadInterface(interface))
+            var appInterface = try Self.loadInterface(interface)
+            if !implementations.isEmpty {
+                let reader = ClangInterfaceReader(includePaths: includePaths, extraFlags: definitions.map { "-D" + $0 })
+                do { appInterface.merge(try reader.read(implementations: implementations)) } catch let failure as ClangInterfaceReader.Failure {
+                    throw CommandFailure(failure.description)
+                }
+            }
+            let checker = PatchChecker(interface: appInterface)
             var findings: [Finding] = []
             for path in scripts {
                 let source = try CommandSupport.readText(path, what: "script")

@@ -429,6 +429,8 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     return fn;
   };
 
+  // externConstant('SKKey', 'NSString *'): an exported constant the app allows, read by its symbol.
+  global.externConstant = function (name, type) { return N.externConstant(String(name), String(type)); };
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
 })(this);

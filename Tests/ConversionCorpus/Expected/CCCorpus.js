@@ -1,5 +1,6 @@
 // Converted from CCCorpus.m by patchctl convert.
 require('NSArray, NSDictionary, NSMutableArray, NSMutableString, NSNumber, NSString');
+var $isSet = function (v) { return v !== false && v !== null && v !== undefined; };
 defineClass('CCCorpus', {
   dealloc: function () {
     self.setValue_forKey(null, '_name');
@@ -27,9 +28,9 @@ defineClass('CCCorpus', {
     var c = 65;
     var yes = true;
     var no = false;
-    var none = null;
+    var none = false;
     var s = NSString.stringWithString('text');
-    return NSString.stringWithFormat('%@ %@ %@ %@ %@ %@ %@ %@', a.count(), d.objectForKey('k'), d.objectForKey('n'), String.fromCharCode(c), (yes ? 1 : 0), (no ? 1 : 0), (!none) ? 'nil' : 'set', s.length());
+    return NSString.stringWithFormat('%@ %@ %@ %@ %@ %@ %@ %@', a.count(), d.objectForKey('k'), d.objectForKey('n'), String.fromCharCode(c), (yes ? 1 : 0), (no ? 1 : 0), (!$isSet(none)) ? 'nil' : 'set', s.length());
   },
   blocks: function (items) {
     var sum = 0;

@@ -30,7 +30,7 @@ defineClass('CCModern <CCModernConvertedMethods>', {
   check: function (error) {
     console.log(NSString.stringWithFormat('%@ checking %@', '-[CCModern check:]', self.status()).toJS());
     if (error) {
-      assignPointer(error, NSError.errorWithDomain_code_userInfo('corpus', 2, null));
+      assignPointer(error, NSError.errorWithDomain_code_userInfo('corpus', 2, false));
     }
     return false;
   },
