@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import Foundation
 import PatchRuntime
+import PatchSupport
 
 /// `externConstant('SKCartDidChangeNotification', 'NSString *')`: the value of an exported
 /// constant of the app (a string key, a number), read by its symbol when the script runs. Only

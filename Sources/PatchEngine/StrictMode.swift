@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// Strict mode, for QA builds and tests: a JS exception inside a patched method stops the process
 /// with the error (its script, line and column) instead of being reported and answered by the
