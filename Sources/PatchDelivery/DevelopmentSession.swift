@@ -437,8 +437,13 @@ public final class DevelopmentSession: @unchecked Sendable {
         guard versions.count <= 1, patchIDs.count <= 1 else {
             return .failure(.release("the development channel mixes versions or patch ids"))
         }
-        guard let version = versions.first, version >= announced else {
-            return .failure(.notListed(announced: announced, listed: versions.first))
+        guard let version = versions.first else { return .failure(.notListed(announced: announced, listed: nil)) }
+        // The announcement is only a hint (announcements merge into the highest, and a flood's can
+        // arrive after a real save's): a version the verified metadata lists that is newer than
+        // the live one is applied whatever was announced; a higher number with nothing newer
+        // listed is the server's word against its metadata, refused.
+        if version < announced, live.version.map({ version <= $0 }) ?? false {
+            return .failure(.notListed(announced: announced, listed: version))
         }
         let digest = Self.digest(targets)
         if version == live.version, digest == live.digest { return .success(nil) }

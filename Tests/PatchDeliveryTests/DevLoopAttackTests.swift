@@ -102,6 +102,20 @@ final class DevLoopAttackTests: XCTestCase {
         XCTAssertEqual(device.liveSources, ["var a = 1;\n"])
     }
 
+    /// The announcement is only a hint: a newer version the verified metadata lists is applied even
+    /// when a higher number was announced (a flood's announcement that arrives after a real save's
+    /// merges with it into the higher one).
+    func testANewerListedVersionIsAppliedWhateverHigherNumberWasAnnounced() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("merged")
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        try dev.publish(["a.js": "var a = 2;\n"], announce: false)
+        dev.announce(9_999)
+        XCTAssertEqual(try device.waitForApplied(after: 1), 2)
+        XCTAssertEqual(device.liveSources, ["var a = 2;\n"])
+    }
+
     func testAnAnnouncementFloodRefreshesAFewTimesASecondAndTheNextSaveStillApplies() throws {
         let dev = try DevRepositoryHarness(self)
         let refreshes = LockedBox(0)
