@@ -3,7 +3,6 @@
 #import "PFSupport.h"
 #include "PFRecycledFixture.h"
 #include <pthread.h>
-#include <semaphore.h>
 #include <time.h>
 #include <errno.h>
 
@@ -16,7 +15,10 @@ static int taken;
 static int armed;
 static PFRecycledReport report = { -1, -1, -1, -1 };
 static id newcomer;
-static sem_t newcomerDone;
+/* The newcomer's end, on a mutex and a condition variable (Apple has no unnamed POSIX semaphores). */
+static pthread_mutex_t newcomerLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t newcomerCond = PTHREAD_COND_INITIALIZER;
+static int newcomerDone;
 
 @interface PFRecycledBase : NSObject
 - (int)add:(int)a to:(int)b;
@@ -42,7 +44,10 @@ static void *newcomerThread(void *arg) {
     if (object) report.newcomerAdd = [object add:1 to:2];
     newcomer = object;
     [pool release];
-    sem_post(&newcomerDone);
+    pthread_mutex_lock(&newcomerLock);
+    newcomerDone = 1;
+    pthread_cond_signal(&newcomerCond);
+    pthread_mutex_unlock(&newcomerLock);
     return NULL;
 }
 
@@ -56,16 +61,21 @@ static void *newcomerThread(void *arg) {
     __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
     if (!check) return;
     /* Another thread allocates (the same block) and calls, while this -dealloc has not returned. */
-    sem_init(&newcomerDone, 0, 0);
+    pthread_mutex_lock(&newcomerLock);
+    newcomerDone = 0;
+    pthread_mutex_unlock(&newcomerLock);
     pthread_t thread;
     if (pthread_create(&thread, NULL, newcomerThread, cls) != 0) return;
     pthread_detach(thread);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 10;
-    int waited;
-    while ((waited = sem_timedwait(&newcomerDone, &deadline)) != 0 && errno == EINTR) {}
-    report.newcomerFinished = waited == 0;
+    pthread_mutex_lock(&newcomerLock);
+    while (!newcomerDone) {
+        if (pthread_cond_timedwait(&newcomerCond, &newcomerLock, &deadline) == ETIMEDOUT) break;
+    }
+    report.newcomerFinished = newcomerDone;
+    pthread_mutex_unlock(&newcomerLock);
 }
 #pragma clang diagnostic pop
 @end

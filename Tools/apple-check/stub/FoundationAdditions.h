@@ -88,8 +88,15 @@ typedef unsigned short unichar;
 @end
 
 /* ---- NSArray.h ---- */
+/* ---- NSEnumerator.h ---- */
+@interface NSEnumerator<ObjectType> : NSObject
+- (nullable ObjectType)nextObject;
+@end
+
 @interface NSArray<ObjectType> (PEAppleCheckNSExtendedArray)
 - (NSString *)componentsJoinedByString:(NSString *)separator;
+@property (nullable, nonatomic, readonly) ObjectType lastObject;
+- (NSEnumerator<ObjectType> *)objectEnumerator;
 - (NSArray<ObjectType> *)sortedArrayUsingSelector:(SEL)comparator;
 @end
 @interface NSArray<ObjectType> (PEAppleCheckNSArrayCreation)
@@ -116,6 +123,18 @@ typedef unsigned short unichar;
 /* ---- NSValue.h ---- */
 @interface NSNumber (PEAppleCheckNSNumberCreation)
 - (NSNumber *)initWithInt:(int)value;
++ (NSNumber *)numberWithInteger:(NSInteger)value;
+@end
+@interface NSNumber (PEAppleCheckNSNumberComparison)
+@property (readonly, copy) NSString *stringValue;
+- (NSComparisonResult)compare:(NSNumber *)otherNumber;
+- (BOOL)isEqualToNumber:(NSNumber *)number;
+@end
+
+/* ---- NSScanner.h ---- */
+@interface NSScanner : NSObject
++ (instancetype)scannerWithString:(NSString *)string;
+- (BOOL)scanUpToString:(NSString *)substring intoString:(NSString * _Nullable * _Nullable)result;
 @end
 
 /* ---- NSError.h ---- */
