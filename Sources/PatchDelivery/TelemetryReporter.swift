@@ -1,9 +1,6 @@
 import Foundation
 import PatchSupport
 import PatchUpdater
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Sends release telemetry to a collector: opt-in (an app creates one only if the user agreed),
 /// batched, retried with exponential back-off, bounded everywhere, and never in the app's way.

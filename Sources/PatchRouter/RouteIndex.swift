@@ -30,8 +30,6 @@ struct RouteIndex {
     private var orderedCache: [RouteEntry]?
     private var nextSequence: UInt64 = 0
 
-    var count: Int { live.count }
-
     /// Every entry in routing order.
     mutating func ordered() -> [RouteEntry] {
         if let orderedCache { return orderedCache }
