@@ -141,7 +141,7 @@ let package = Package(
         // PatchDelivery (SwiftPM can't mix languages in one target).
         .target(
             name: "PatchEngineObjCBridge",
-            dependencies: ["PatchEngine", "PatchDelivery"]
+            dependencies: ["PatchEngine", "PatchDelivery", "PatchFormat"]
         ),
         .target(
             name: "PatchEngineObjC",
@@ -198,7 +198,9 @@ let package = Package(
             dependencies: ["PatchAuthoring", "PatchEngine", "ShopKit", "ConversionCorpus"]
         ),
         // The Update Framework's metadata: roles, canonical JSON, keys, signatures, thresholds,
-        // hashes (docs/tuf-design.md). No engine, no network: servers and tools build on it.
+        // hashes (docs/tuf-design.md); and the release vocabulary they sign (versions, ranges,
+        // rollout buckets, `PatchRelease` and its device rule). No engine, no network: servers
+        // and tools build on it.
         .target(
             name: "PatchFormat",
             dependencies: [
@@ -239,6 +241,7 @@ let package = Package(
             name: "PatchDelivery",
             dependencies: [
                 "PatchEngine",
+                "PatchFormat",
                 "PatchUpdater",
                 "PatchTelemetry",
                 "PatchSupport",
@@ -380,7 +383,7 @@ let package = Package(
         .executableTarget(
             name: "shop",
             dependencies: [
-                "ShopKit", "PatchDelivery", "PatchEngine", "PatchRouter",
+                "ShopKit", "PatchDelivery", "PatchFormat", "PatchEngine", "PatchRouter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -390,7 +393,7 @@ let package = Package(
         .executableTarget(
             name: "fleet",
             dependencies: [
-                "PatchDelivery",
+                "PatchDelivery", "PatchFormat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

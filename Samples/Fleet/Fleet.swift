@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PatchDelivery
+import PatchFormat
 
 /// `fleet`: simulated devices following a release channel of the app's TUF repository, in one
 /// process (`make demo`).

@@ -1,5 +1,6 @@
 import Foundation
 import PatchDelivery
+import PatchFormat
 
 /// The shop's patch set-up: the releases of one channel of the app's TUF repository, taken
 /// through `PatchClient` from the root metadata the app ships with, cached in the device's

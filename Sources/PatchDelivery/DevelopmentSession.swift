@@ -42,6 +42,10 @@ public final class DevelopmentSession: @unchecked Sendable {
         public var developmentRoot: Data
         public var appID: String
         public var appVersion: String
+        /// What the release rule (`PatchRelease.exclusion`, the one a `PatchClient` applies) checks
+        /// about this device besides the app: OS version, model, attributes, the rollout bucket's
+        /// id. Nil: only the device name as id, so a version naming OS versions or models is refused.
+        public var device: DeviceProfile?
         /// Where versions are applied and reverted: the thread that owns the engine (main by default).
         public var queue: DispatchQueue = .main
         /// A version whose scripts are larger in all is refused before anything is downloaded.
@@ -428,10 +432,14 @@ public final class DevelopmentSession: @unchecked Sendable {
         }
         var releases: [(target: ResolvedTarget, release: PatchRelease)] = []
         for target in targets {
-            guard let release = try? PatchRelease(custom: target.file.custom) else {
-                return .failure(.release("\(target.path) carries no readable patchengine release"))
+            do {
+                guard let release = try PatchRelease(custom: target.file.custom) else {
+                    return .failure(.release("\(target.path) carries no patchengine release"))
+                }
+                releases.append((target, release))
+            } catch {
+                return .failure(.release("\(target.path): \(error)"))
             }
-            releases.append((target, release))
         }
         let versions = Set(releases.map(\.release.version)), patchIDs = Set(releases.map(\.release.patchID))
         guard versions.count <= 1, patchIDs.count <= 1 else {
@@ -448,14 +456,12 @@ public final class DevelopmentSession: @unchecked Sendable {
         let digest = Self.digest(targets)
         if version == live.version, digest == live.digest { return .success(nil) }
         if let current = live.version, version <= current { return .failure(.versionNotNewer(version: version, live: current)) }
+        // The release rule devices on a release channel apply, every script of the version
+        // (the crash-loop guard and superseding are release-channel matters: one version is listed here).
+        let device = configuration.device ?? DeviceProfile(deviceID: configuration.deviceName)
         for (target, release) in releases {
-            guard release.app == configuration.appID || release.app == "*" else {
-                return .failure(.release("version \(version) is for app \(release.app), not \(configuration.appID)"))
-            }
-            if let text = release.appVersions {
-                guard let range = try? AppVersionRange(parsing: text), range.contains(appVersion) else {
-                    return .failure(.release("version \(version) is for app versions \(text), not \(configuration.appVersion) (\(target.path))"))
-                }
+            if let exclusion = release.exclusion(appID: configuration.appID, appVersion: appVersion, device: device, releaseID: target.path) {
+                return .failure(.release("version \(version) is not for this device: \(explain(exclusion, release, device)) (\(target.path))"))
             }
         }
         // Saturating: signed lengths can be anything up to Int64.max, and their sum must not trap.
@@ -487,6 +493,23 @@ public final class DevelopmentSession: @unchecked Sendable {
             bundle[name] = source
         }
         return .success(FetchedVersion(version: version, digest: digest, scripts: ScriptSet(scripts: scripts, bundle: bundle)))
+    }
+
+    /// Which of the release's conditions the device fails, in words for the QA console.
+    private func explain(_ exclusion: DeviceExclusion, _ release: PatchRelease, _ device: DeviceProfile) -> String {
+        switch exclusion {
+        case .otherApp: return "it is for app \(release.app), not \(configuration.appID)"
+        case .disabled: return "it is disabled"
+        case .outsideRollout: return "outside its rollout of \(Double(release.rollout) / 100) %"
+        case .notTargeted:
+            var wants: [String] = []
+            if let range = release.appVersions { wants.append("app versions \(range) (this app: \(configuration.appVersion))") }
+            if let range = release.osVersions { wants.append("OS versions \(range) (this device: \(device.osVersion.map { "\($0)" } ?? "unknown"))") }
+            if let models = release.models { wants.append("models \(models.joined(separator: ", ")) (this device: \(device.model ?? "unknown"))") }
+            if let attributes = release.attributes, !attributes.isEmpty { wants.append("attributes \(attributes.keys.sorted().joined(separator: ", "))") }
+            return "it is for " + wants.joined(separator: "; ")
+        default: return exclusion.rawValue
+        }
     }
 
     /// Identifies a version's content: its scripts' paths and hashes.

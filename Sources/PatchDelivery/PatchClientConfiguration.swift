@@ -1,4 +1,5 @@
 import Foundation
+import PatchFormat
 
 /// Everything a `PatchClient` needs: where the repository is, the root shipped with the app,
 /// which app, version, channel and device this is, where state is kept, and the limits.

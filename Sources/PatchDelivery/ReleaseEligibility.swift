@@ -15,13 +15,12 @@ struct ChannelRelease: Sendable {
 
 /// Which releases of a channel a device runs, from each release's signed custom metadata.
 ///
-/// Checks per release, in this order (the first that fails excludes it): for this app id;
-/// enabled; app version in `app_versions`; OS version in `os_versions`; model in `models`; every
-/// `attributes` key has one of its values on the device; the device's bucket for the release
-/// (`RolloutBucket`, keyed by the target path) below `rollout`; not disabled by the crash-loop
-/// guard. Of the releases that pass, per patch id, the highest version runs (equal versions:
-/// the greatest path, so every device decides alike); the others are `superseded`.
-/// A range that doesn't parse refuses the release (`releaseMetadata`), never matches it.
+/// Checks per release: `PatchRelease.exclusion(appID:appVersion:device:releaseID:)` (the one
+/// rule, keyed by the target path), then not disabled by the crash-loop guard. Of the releases
+/// that pass, per patch id, the highest version runs (equal versions: the greatest path, so
+/// every device decides alike); the others are `superseded`.
+/// Metadata that doesn't parse (a malformed range among it) refuses the release
+/// (`releaseMetadata`), never matches it.
 struct ChannelSelection {
     /// The release each patch id runs.
     private(set) var chosen: [String: ChannelRelease] = [:]
@@ -48,17 +47,11 @@ struct ChannelSelection {
                 refusals.append((target.path, .releaseMetadata(path: target.path, reason: "\(error)")))
                 continue
             }
-            do {
-                if let exclusion = try Self.exclusion(of: release, path: target.path, appID: appID, appVersion: appVersion,
-                                                      device: device, isBlocked: isBlocked) {
-                    exclusions[target.path] = exclusion
-                } else {
-                    eligible.append(ChannelRelease(target: target, release: release))
-                }
-            } catch let error as PatchClientError {
-                refusals.append((target.path, error))
-            } catch {
-                refusals.append((target.path, .releaseMetadata(path: target.path, reason: "\(error)")))
+            if let exclusion = Self.exclusion(of: release, path: target.path, appID: appID, appVersion: appVersion,
+                                              device: device, isBlocked: isBlocked) {
+                exclusions[target.path] = exclusion
+            } else {
+                eligible.append(ChannelRelease(target: target, release: release))
             }
         }
         for candidate in eligible {
@@ -74,26 +67,8 @@ struct ChannelSelection {
     }
 
     static func exclusion(of release: PatchRelease, path: String, appID: String, appVersion: SemanticVersion,
-                          device: DeviceProfile, isBlocked: (PatchRelease) -> Bool) throws -> DeviceExclusion? {
-        func range(_ text: String, _ what: String) throws -> AppVersionRange {
-            do { return try AppVersionRange(parsing: text) } catch {
-                throw PatchClientError.releaseMetadata(path: path, reason: "\(what): \(error)")
-            }
-        }
-        if release.app != appID { return .otherApp }
-        if !release.enabled { return .disabled }
-        if let text = release.appVersions, !(try range(text, "app_versions")).contains(appVersion) { return .notTargeted }
-        if let text = release.osVersions {
-            let allowed = try range(text, "os_versions")
-            guard let os = device.osVersion, allowed.contains(os) else { return .notTargeted }
-        }
-        if let models = release.models {
-            guard let model = device.model, models.contains(model) else { return .notTargeted }
-        }
-        for (key, allowed) in release.attributes ?? [:] {
-            guard let value = device.attributes[key], allowed.contains(value) else { return .notTargeted }
-        }
-        if RolloutBucket.bucket(deviceID: device.deviceID, releaseID: path) >= release.rollout { return .outsideRollout }
+                          device: DeviceProfile, isBlocked: (PatchRelease) -> Bool) -> DeviceExclusion? {
+        if let exclusion = release.exclusion(appID: appID, appVersion: appVersion, device: device, releaseID: path) { return exclusion }
         if isBlocked(release) { return .blocked }
         return nil
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PatchDelivery
+import PatchFormat
 
 // A PatchClient's C entry points for the Objective-C API (PEPatchClient in PEPatchEngine.h).
 // The client is handed out as an opaque retained pointer (PEBridgeClientRelease gives it back).

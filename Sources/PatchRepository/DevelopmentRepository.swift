@@ -82,7 +82,7 @@ public struct DevelopmentRepository {
     /// channel lists exactly these scripts afterwards. Returns the version.
     @discardableResult
     public mutating func publish(scripts: [(name: String, content: Data)], patchID: String, app: String,
-                                 appVersions: String?, now: Date = Date()) throws -> Int {
+                                 appVersions: AppVersionRange?, now: Date = Date()) throws -> Int {
         guard !scripts.isEmpty else { throw RepositoryError("a development version needs at least one script") }
         let version = (currentVersion ?? 0) + 1
         var listed: [String: TargetFile] = [:]

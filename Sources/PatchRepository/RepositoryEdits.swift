@@ -101,6 +101,8 @@ extension Repository {
         var new = try current(role).signed
         try change(&new)
         if role == "targets" { try Self.checkKeyKinds(root: root.signed, delegations: new.delegations) }
+        // Nothing every device would refuse is signed.
+        do { try PatchRelease.checkReleases(listedIn: new) } catch { throw RepositoryError("\(role) not signed: \(error)") }
         new.common.version += 1
         new.common.expires = now.addingTimeInterval(validity ?? settings.expiry(for: role))
         var metadata = try Metadata(signed: new)

@@ -101,15 +101,15 @@ final class ChannelFixture {
 
     /// Releases `script` as `name` in `channel` and publishes.
     func release(_ name: String, script: String, patchID: String = "cart-fix", version: Int = 1, rollout: Int = PatchRelease.maxRollout,
-                 channel: String = "production", edit: (inout PatchRelease) -> Void = { _ in }) throws {
+                 channel: String = "production", edit: (inout PatchRelease) throws -> Void = { _ in }) throws {
         var release = PatchRelease(app: appID, patchID: patchID, version: version, rollout: rollout)
-        edit(&release)
+        try edit(&release)
         try repository.release(name, content: Data(script.utf8), release: release, channel: channel,
                                keys: [keys[channel]!] + online, now: now)
         try publish()
     }
 
-    func change(_ name: String, channel: String = "production", _ edit: (inout PatchRelease) -> Void) throws {
+    func change(_ name: String, channel: String = "production", _ edit: (inout PatchRelease) throws -> Void) throws {
         try repository.updateRelease(name, channel: channel, keys: [keys[channel]!] + online, now: now, edit)
         try publish()
     }

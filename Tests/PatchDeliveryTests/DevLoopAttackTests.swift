@@ -102,6 +102,45 @@ final class DevLoopAttackTests: XCTestCase {
         XCTAssertEqual(device.liveSources, ["var a = 1;\n"])
     }
 
+    /// The dev loop decides with the release rule devices on a release channel apply
+    /// (`PatchRelease.exclusion`): a version whose release metadata is disabled, for other OS
+    /// versions or for other models is refused with the reason (its copy of the rule ignored all
+    /// three); one whose OS range and model list name this device is applied.
+    func testTheDevLoopRefusesAVersionDisabledOrForAnotherOSOrModel() throws {
+        let dev = try DevRepositoryHarness(self)
+        let device = try dev.device("rule", profile: DeviceProfile(deviceID: "rule", osVersion: SemanticVersion(17, 4), model: "iPhone15,2"))
+        try dev.publish(["a.js": "var a = 1;\n"])
+        XCTAssertEqual(try device.waitForApplied(), 1)
+        var record = try Repository(directory: dev.folder.appendingPathComponent("repository"))
+        let keys = try KeyFile.readAll(in: dev.folder.appendingPathComponent("keys"))
+        let steps: [(String, (inout PatchRelease) throws -> Void)] = [
+            ("it is disabled", { $0.enabled = false }),
+            ("it is for OS versions <16.0.0 (this device: 17.4.0)", { $0.enabled = true; $0.osVersions = try AppVersionRange(parsing: "<16") }),
+            ("it is for models Pixel8 (this device: iPhone15,2)", { $0.osVersions = nil; $0.models = ["Pixel8"] }),
+        ]
+        for (index, (reason, change)) in steps.enumerated() {
+            let version = index + 2
+            try record.updateRelease("a.js", channel: DevelopmentRepository.channel, keys: keys) { release in
+                release.version = version
+                try change(&release)
+            }
+            try record.publish(to: dev.tree)
+            dev.announce(version)
+            let refusal = try device.waitForRefusal(count: index + 1)
+            XCTAssertEqual(refusal, .release("version \(version) is not for this device: \(reason) (development/a.js)"))
+            XCTAssertEqual(device.session.liveDevelopmentVersion, 1)
+        }
+        try record.revoke("a.js", channel: DevelopmentRepository.channel, keys: keys)
+        try record.release("b.js", content: Data("var b = 1;\n".utf8),
+                           release: PatchRelease(app: "*", patchID: "dev", version: 5, osVersions: try AppVersionRange(parsing: ">=17"),
+                                                 models: ["iPhone15,2"]),
+                           channel: DevelopmentRepository.channel, keys: keys)
+        try record.publish(to: dev.tree)
+        dev.announce(5)
+        XCTAssertEqual(try device.waitForApplied(after: 1), 5)
+        XCTAssertEqual(device.liveSources, ["var b = 1;\n"])
+    }
+
     /// The announcement is only a hint: a newer version the verified metadata lists is applied even
     /// when a higher number was announced (a flood's announcement that arrives after a real save's
     /// merges with it into the higher one).
@@ -326,8 +365,9 @@ final class DevRepositoryHarness {
         try FileManager.default.copyItem(at: copy, to: tree)
     }
 
-    func device(_ name: String, transport: Transport = HTTPTransport.shared) throws -> DevDevice {
-        try DevDevice(test, url: server.baseURL!, root: try Data(contentsOf: repository.rootFileURL), name: name, transport: transport)
+    func device(_ name: String, transport: Transport = HTTPTransport.shared, profile: DeviceProfile? = nil) throws -> DevDevice {
+        try DevDevice(test, url: server.baseURL!, root: try Data(contentsOf: repository.rootFileURL), name: name, transport: transport,
+                      profile: profile)
     }
 }
 
@@ -337,11 +377,12 @@ final class DevDevice {
     let applier: QueuedApplier
     let events = LockedBox<[DevelopmentSession.Event]>([])
 
-    init(_ test: XCTestCase, url: URL, root: Data, name: String, transport: Transport) throws {
+    init(_ test: XCTestCase, url: URL, root: Data, name: String, transport: Transport, profile: DeviceProfile? = nil) throws {
         let queue = DispatchQueue(label: "device.\(name)")
         var configuration = DevelopmentSession.Configuration(serverURL: url, deviceName: name, developmentRoot: root,
                                                              appID: "com.example.shop", appVersion: "1.4.0")
         configuration.queue = queue
+        configuration.device = profile
         configuration.reconnectDelay = 0.05...0.5
         configuration.reportsEngineOutput = false
         applier = QueuedApplier(queue: queue, engine: false)

@@ -45,10 +45,10 @@ final class PatchClientTests: XCTestCase {
 
     func testAppIDVersionRangeModelAndAttributesAreCheckedOnTheDevice() throws {
         let fixture = try ChannelFixture(self)
-        try fixture.release("ios17.js", script: "a()", patchID: "a") { $0.appVersions = ">=1.4.0 <1.5.0"; $0.models = ["iPhone15,2"] }
+        try fixture.release("ios17.js", script: "a()", patchID: "a") { $0.appVersions = try AppVersionRange(parsing: ">=1.4.0 <1.5.0"); $0.models = ["iPhone15,2"] }
         try fixture.release("beta.js", script: "b()", patchID: "b") { $0.attributes = ["tier": ["beta"]] }
         try fixture.release("other-app.js", script: "c()", patchID: "c") { $0.app = "com.example.other" }
-        try fixture.release("old-os.js", script: "d()", patchID: "d") { $0.osVersions = "<16" }
+        try fixture.release("old-os.js", script: "d()", patchID: "d") { $0.osVersions = try AppVersionRange(parsing: "<16") }
 
         let matching = try fixture.launch(RecordingApplier(), fixture.configuration(deviceID: "m", model: "iPhone15,2", attributes: ["tier": "beta"]))
         XCTAssertEqual(matching.update().applied.sorted(), ["production/beta.js", "production/ios17.js"])

@@ -262,6 +262,36 @@ final class PatchCtlTests: XCTestCase {
     /// development key): `repo rotate` refuses a development key for a top-level or a channel
     /// role and records nothing; `repo init` refuses a key folder holding development keys and
     /// never overwrites a key file. A release key is rotated in as before.
+    /// `repo release` refuses a malformed version range before anything is signed (it used to sign
+    /// it, and every device then refused the release): the option, the text and the reason are
+    /// named, the channel's record stays as it was. A good range is signed in its normal form.
+    func testReleaseRefusesAMalformedVersionRangeBeforeSigning() throws {
+        var run = try patchctl(["repo", "init", path("repo"), "--root-keys", "1", "--root-threshold", "1"])
+        XCTAssertEqual(run.status, 0, run.err)
+        try write("var a = 1;\n", "a.js")
+        let record = { try Data(contentsOf: self.dir.appendingPathComponent("repo/record/staging.json")) }
+        let before = try record()
+        func release(_ extra: [String]) throws -> Run {
+            try patchctl(["repo", "release", path("repo"), path("a.js"), "--channel", "staging", "--app", "com.example.shop", "--patch-id", "p"] + extra)
+        }
+        for (option, value, reason) in [
+            ("--app-versions", ">=1.2.0 <2.O", "'O' is not a number without leading zeros in '<2.O'"),
+            ("--app-versions", "1.4.2.1", "expected MAJOR.MINOR.PATCH"),
+            ("--app-versions", "", "empty version range (use * for any version)"),
+            ("--os-versions", "<=", "operator '<=' has no version"),
+        ] {
+            run = try release([option, value])
+            XCTAssertEqual(run.status, 1, "\(option) \(value)")
+            XCTAssertTrue(run.err.contains("\(option): invalid version '\(value)': \(reason)"), run.err)
+            XCTAssertEqual(try record(), before, "nothing signed for \(option) \(value)")
+        }
+        run = try release(["--app-versions", ">=1.2 <2", "--os-versions", ">=16"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let signed = String(decoding: try record(), as: UTF8.self)
+        XCTAssertTrue(signed.contains(#""app_versions":">=1.2.0 <2.0.0""#), signed)
+        XCTAssertTrue(signed.contains(#""os_versions":">=16.0.0""#), signed)
+    }
+
     func testRotateAndInitRefuseDevelopmentKeysForAReleaseRepository() throws {
         var run = try patchctl(["repo", "init", path("repo"), "--root-keys", "1", "--root-threshold", "1"])
         XCTAssertEqual(run.status, 0, run.err)

@@ -1,4 +1,5 @@
 import PatchDelivery
+import PatchFormat
 import XCTest
 
 final class SemanticVersionTests: XCTestCase {

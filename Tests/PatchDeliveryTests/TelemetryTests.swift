@@ -1,5 +1,6 @@
 import Foundation
 import PatchDelivery
+import PatchFormat
 import XCTest
 
 /// A transport that records batches; it can fail, or hold every send until released.

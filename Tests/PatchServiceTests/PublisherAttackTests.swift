@@ -19,7 +19,7 @@ final class PublisherAttackTests: XCTestCase {
         let store = try await sqlite()
         let f = try await HostedRepositoryFixture(self, store: store)
         do {
-            let targeted = PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix", appVersions: ">=1.4.0 <1.5.0", rollout: 1000,
+            let targeted = PatchRelease(app: HostedRepositoryFixture.app, patchID: "fix", appVersions: try AppVersionRange(parsing: ">=1.4.0 <1.5.0"), rollout: 1000,
                                         models: ["iPhone15,2"], attributes: ["tier": ["beta"]])
             let script = Data("fix()".utf8)
             try f.repository.release("fix.js", content: script, release: targeted, channel: "staging", keys: f.channelKeys("staging"))

@@ -139,6 +139,48 @@ final class RepositoryHostingTests: XCTestCase {
         try await store.close()
     }
 
+    /// A channel role validly signed (by a tool other than patchctl, which refuses it) that lists a
+    /// release with a typo'd `app_versions` range is refused (`invalid-release`, 422) with the role,
+    /// path and reason: every device would refuse the release. Nothing of the upload is stored.
+    func testAnUploadListingAMalformedReleaseIsRefused() async throws {
+        let store = try await sqlite()
+        let f = try await HostedRepositoryFixture(self, store: store)
+        do {
+            try await f.releaseFix()
+            let held = try await f.timestampVersion()
+            let script = Data("typo()".utf8)
+            var production = f.repository.channels["production"]!.signed
+            production.common.version += 1
+            production.targets["production/typo.js"] = TargetFile(data: script, custom: .object(["patchengine": .object([
+                "app": .string(HostedRepositoryFixture.app), "patch_id": .string("typo"), "rollout": .integer(10_000),
+                "enabled": .bool(true), "app_versions": .string(">=1.4.0 <1.5.O")])]))
+            var metadata = try Metadata(signed: production)
+            try metadata.sign(with: f.keys["production"]!)
+            var upload = try f.repository.uploadContent()
+            upload.roles["production"] = try metadata.serialized()
+            upload.files.append(script)
+
+            let answer = try await f.post(upload)
+            XCTAssertEqual(answer.status, 422)
+            XCTAssertEqual(answer.reason, "invalid-release")
+            let loaded = try await HostedRepository.load(from: store)
+            let state = try XCTUnwrap(loaded)
+            do {
+                _ = try await state.accepting(upload, store: store, online: f.service.configuration.onlineKeys, now: Date())
+                XCTFail("accepted")
+            } catch let refusal as UploadRefusal {
+                XCTAssertEqual(refusal.message, "production version \(production.common.version) lists production/typo.js: custom patchengine: "
+                               + "app_versions: invalid version '>=1.4.0 <1.5.O': 'O' is not a number without leading zeros in '<1.5.O'")
+            }
+            let after = try await f.timestampVersion()
+            XCTAssertEqual(after, held, "nothing of the refused upload is stored")
+            let releases = try await f.deviceReleases("production")
+            XCTAssertEqual(Set(releases.keys), ["fix.js"])
+        } catch { await f.stop(); try? await store.close(); throw error }
+        await f.stop()
+        try await store.close()
+    }
+
     /// An older version of a role than the one held (a replayed upload) is refused, and so is
     /// the held version with other content (a fork made from a copy of the record).
     func testARolledBackUploadIsRefused() async throws {

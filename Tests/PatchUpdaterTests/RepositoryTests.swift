@@ -85,6 +85,29 @@ final class RepositoryTests: XCTestCase {
         XCTAssertNil(missing)
     }
 
+    /// Release metadata every device would refuse is never signed: an edit listing a target whose
+    /// `custom.patchengine` carries a typo'd `app_versions` range (or any other member that doesn't
+    /// parse) is refused, naming the path and the reason, and nothing is recorded.
+    func testAnEditListingAMalformedReleaseIsNotSigned() throws {
+        let before = repository.channels["staging"]!.signed.common.version
+        let script = Data("a()".utf8)
+        for (member, value, reason) in [
+            ("app_versions", ">=1.2.0 <2.O", "app_versions: invalid version '>=1.2.0 <2.O': 'O' is not a number without leading zeros in '<2.O'"),
+            ("os_versions", ">=", "os_versions: invalid version '>=': operator '>=' has no version"),
+        ] {
+            let custom: JSONValue = .object(["patchengine": .object([
+                "app": .string("a"), "patch_id": .string("a"), "rollout": .integer(10_000), "enabled": .bool(true), member: .string(value)])])
+            XCTAssertThrowsError(try repository.edit("staging", keys: [keys["staging"]!] + online) {
+                $0.targets["staging/a.js"] = TargetFile(data: script, custom: custom)
+            }) { error in
+                XCTAssertEqual("\(error)", "staging not signed: staging/a.js: custom patchengine: \(reason)")
+            }
+        }
+        XCTAssertEqual(repository.channels["staging"]!.signed.common.version, before, "nothing signed")
+        let reopened = try Repository(directory: directory.appendingPathComponent("repo"))
+        XCTAssertEqual(reopened.channels["staging"]!.signed.common.version, before, "nothing recorded")
+    }
+
     func testARevokedReleaseIsGoneAfterTheNextRefresh() async throws {
         try repository.release("bad.js", content: Data("x".utf8), release: PatchRelease(app: "a", patchID: "bad"),
                                channel: "production", keys: [keys["production"]!] + online)

@@ -56,7 +56,7 @@ final class StrictMetadataParsingTests: XCTestCase {
     /// signed content (a change the format doesn't see, such as whitespace between tokens).
     func testEveryMutatedMetadataFileIsRefusedOrReadsAsTheSignedContent() throws {
         let key = try SigningKey.generate(.ed25519)
-        let release = PatchRelease(app: "com.example.shop", patchID: "shop-fixes", version: 3, appVersions: ">=1.0.0 <2.0.0",
+        let release = PatchRelease(app: "com.example.shop", patchID: "shop-fixes", version: 3, appVersions: try AppVersionRange(parsing: ">=1.0.0 <2.0.0"),
                                    rollout: 2_500, models: ["iPhone15,2"], attributes: ["tier": ["gold"]])
         var targets = Targets(common: CommonFields(version: 7, expires: Date(timeIntervalSince1970: 1_900_000_000)))
         targets.targets["production/total.js"] = TargetFile(data: Data("defineClass('SKCart', {});\n".utf8), custom: release.custom)

@@ -113,7 +113,7 @@ final class ShopFixture {
     func release(_ name: String = ShopFixture.release, scripts: [String] = ShopFixture.scripts, patchID: String = "shop-fixes",
                  version: Int = 1, range: String = ShopFixture.range) throws {
         try repository.release(name, content: try Self.script(scripts),
-                               release: PatchRelease(app: Self.appID, patchID: patchID, version: version, appVersions: range),
+                               release: PatchRelease(app: Self.appID, patchID: patchID, version: version, appVersions: try AppVersionRange(parsing: range)),
                                channel: "production", keys: [keys["production"]!] + online)
         try publish()
     }

@@ -46,6 +46,9 @@ extension HostedRepository {
     ///    `minimumValidity` is not taken (`notTaken`): the held version stays (none held: the
     ///    channel is not hosted until a valid version comes), so one channel's stale role never
     ///    refuses another channel's release; an upload with nothing else new is refused with it;
+    ///    every uploaded role (targets included) lists only releases whose `PatchRelease` metadata
+    ///    parses (`invalid-release`: a typo'd `app_versions` range, a bad version, a rollout out
+    ///    of range), checked once its signatures are;
     /// 5. every target listed has a SHA-256 hash (`unsupported`) and content, uploaded or held,
     ///    matching its length and hashes; no uploaded file is left unlisted (`target-mismatch`).
     ///
@@ -144,6 +147,10 @@ extension HostedRepository {
                 }
             }
             try verify(uploaded)
+            // What devices would refuse is refused here, once, with the publisher listening.
+            do { try PatchRelease.checkReleases(listedIn: uploaded.signed) } catch {
+                throw UploadRefusal(.invalidRelease, "\(name) version \(uploaded.version) lists \(error)")
+            }
             if let refusal = validityRefusal(name, uploaded.signed.common) {
                 // Targets concerns every channel: refused whole. A channel role concerns its own.
                 guard name != "targets" else { throw refusal }

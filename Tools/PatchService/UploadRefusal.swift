@@ -31,6 +31,9 @@ public struct UploadRefusal: Error, Equatable, CustomStringConvertible, HTTPResp
         /// A listed target's content is absent, or differs from its length and hashes; or a file
         /// that no target lists.
         case targetMismatch = "target-mismatch"
+        /// A role lists a release whose `PatchRelease` metadata doesn't parse (a malformed version
+        /// range, say): every device would refuse it.
+        case invalidRelease = "invalid-release"
         /// Something the service does not host (nested or succinct delegations, a target without
         /// a SHA-256 hash, an over-long name).
         case unsupported

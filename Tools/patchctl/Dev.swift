@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import PatchUpdater
 import PatchDelivery
+import PatchFormat
 import PatchEngine
 import PatchAuthoring
 import PatchRepository
@@ -105,7 +106,7 @@ extension PatchCtl {
             do { bound = try server.start() } catch { throw CommandFailure("\(error)") }
             defer { server.stop() }
 
-            let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range.comparators.isEmpty ? nil : range.description,
+            let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range.comparators.isEmpty ? nil : range,
                                          repository: repository, linter: linter, checker: checker, channel: channel,
                                          served: published.appendingPathComponent(DevelopmentSession.repositoryPath), out: out)
             out.line("development repository\(created ? " (new)" : "") in \(keys.url.path): give apps \(repository.rootFileURL.path)")
@@ -206,7 +207,7 @@ final class DevPublisher {
     let folder: URL
     let patchID: String
     let appID: String
-    let appVersions: String?
+    let appVersions: AppVersionRange?
     private var repository: DevelopmentRepository
     let linter: ScriptLinter?
     let checker: PatchChecker?
@@ -216,7 +217,7 @@ final class DevPublisher {
     let out: DevOutput
     private var lastContent: [String: String]?
 
-    init(folder: URL, patchID: String, appID: String, appVersions: String?, repository: DevelopmentRepository,
+    init(folder: URL, patchID: String, appID: String, appVersions: AppVersionRange?, repository: DevelopmentRepository,
          linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, served: URL, out: DevOutput) {
         self.checker = checker
         self.folder = folder

@@ -59,6 +59,13 @@ func parseAttributes(_ pairs: [String]) throws -> [String: [String]]? {
     return out
 }
 
+/// Parses a version range option (nil when absent): a typo is refused here, before anything is
+/// signed, rather than by every device.
+func parseRange(_ text: String?, _ option: String) throws -> AppVersionRange? {
+    guard let text else { return nil }
+    do { return try AppVersionRange(parsing: text) } catch { throw CommandFailure("\(option): \(error)") }
+}
+
 /// Parses a percentage with up to two decimals into hundredths of a percent.
 func parseRollout(_ text: String) throws -> Int {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -143,9 +150,9 @@ struct RepoRelease: ParsableCommand {
     @Option(name: .long, help: "App identifier the patch is for.") var app: String
     @Option(name: .long, help: "Patch id.") var patchID: String
     @Option(name: .long, help: "Release name (default: the file's name).") var name: String?
-    @Option(name: .long, help: "App version range.") var appVersions: String?
+    @Option(name: .long, help: "App version range ('>=1.2.0 <1.3.0', '1.4.2', '*'); refused unless it parses.") var appVersions: String?
     @Option(name: .long, help: "Share of devices, percent (two decimals).") var rollout = "100"
-    @Option(name: .long, help: "OS version range.") var osVersions: String?
+    @Option(name: .long, help: "OS version range (as --app-versions).") var osVersions: String?
     @Option(name: .long, help: "Device model (repeatable).") var model: [String] = []
     @Option(name: .long, help: ArgumentHelp("Targeting attribute the device must report (repeatable; several values of one key: any of them).",
                                             valueName: "KEY=VALUE")) var attribute: [String] = []
@@ -168,8 +175,9 @@ struct RepoRelease: ParsableCommand {
                     throw CommandFailure("not released: `patchctl check` found \(errors) error\(errors == 1 ? "" : "s") (--force releases anyway)")
                 }
             }
-            let release = PatchRelease(app: app, patchID: patchID, version: version, appVersions: appVersions, rollout: try parseRollout(rollout),
-                                       osVersions: osVersions, models: model.isEmpty ? nil : model,
+            let release = PatchRelease(app: app, patchID: patchID, version: version, appVersions: try parseRange(appVersions, "--app-versions"),
+                                       rollout: try parseRollout(rollout), osVersions: try parseRange(osVersions, "--os-versions"),
+                                       models: model.isEmpty ? nil : model,
                                        attributes: try parseAttributes(attribute))
             let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
             print(try repository.release(name, content: data, release: release, channel: channel, keys: try repo.signingKeys()))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A semantic version (semver.org 2.0.0): `MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]`.
 ///
 /// Parsing accepts one to three numeric components (`2` and `2.1` mean `2.0.0` and `2.1.0`,
@@ -107,7 +109,7 @@ public struct SemanticVersion: Comparable, Hashable, CustomStringConvertible, Se
 }
 
 /// A version or version-range string that doesn't parse, with the reason.
-public struct VersionSyntaxError: Error, Equatable, CustomStringConvertible {
+public struct VersionSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
     public var text: String
     public var reason: String
     public var description: String { "invalid version '\(text)': \(reason)" }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import PatchFormat
 
 /// What a device tells the release logic about itself. Supplied by the app; only the rollout
 /// bucket derived from `deviceID` ever leaves the device (telemetry carries the bucket, never the id).
