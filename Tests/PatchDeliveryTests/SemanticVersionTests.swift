@@ -1,4 +1,3 @@
-import PatchDelivery
 import PatchFormat
 import XCTest
 
@@ -73,5 +72,30 @@ final class AppVersionRangeTests: XCTestCase {
         XCTAssertThrowsError(try r(">=")) { XCTAssertTrue("\($0)".contains("operator '>=' has no version")) }
         XCTAssertThrowsError(try r(">=1.x")) { XCTAssertTrue("\($0)".contains("in '>=1.x'"), "\($0)") }
         XCTAssertThrowsError(try r("~1.2")) { XCTAssertTrue("\($0)".contains("'~1' is not a number"), "\($0)") }
+    }
+
+    /// The one release rule: its order (the first failing check answers) and `*` as any app, which
+    /// the dev loop has always accepted and the release channel now accepts alike.
+    func testTheReleaseRuleChecksInOrderAndStarMeansAnyApp() throws {
+        let device = DeviceProfile(deviceID: "d", osVersion: SemanticVersion(17, 4), model: "iPhone15,2", attributes: ["tier": "beta"])
+        func decide(_ change: (inout PatchRelease) throws -> Void) rethrows -> DeviceExclusion? {
+            var release = PatchRelease(app: "com.example.shop", patchID: "p")
+            try change(&release)
+            return release.exclusion(appID: "com.example.shop", appVersion: SemanticVersion(1, 4), device: device, releaseID: "production/p.js")
+        }
+        XCTAssertNil(decide { _ in })
+        XCTAssertNil(decide { $0.app = "*" })
+        XCTAssertEqual(decide { $0.app = "com.example.other"; $0.enabled = false }, .otherApp)
+        XCTAssertEqual(decide { $0.enabled = false; $0.rollout = 0 }, .disabled)
+        XCTAssertEqual(try decide { $0.appVersions = try AppVersionRange(parsing: ">=1.5"); $0.rollout = 0 }, .notTargeted)
+        XCTAssertNil(try decide { $0.appVersions = try AppVersionRange(parsing: ">=1.4 <1.5"); $0.osVersions = try AppVersionRange(parsing: ">=17") })
+        XCTAssertEqual(try decide { $0.osVersions = try AppVersionRange(parsing: "<17") }, .notTargeted)
+        XCTAssertEqual(decide { $0.models = ["Pixel8"] }, .notTargeted)
+        XCTAssertEqual(decide { $0.attributes = ["tier": ["gold"]] }, .notTargeted)
+        XCTAssertNil(decide { $0.attributes = ["tier": ["gold", "beta"]]; $0.models = ["iPhone15,2"] })
+        XCTAssertEqual(decide { $0.rollout = 0 }, .outsideRollout)
+        let unknown = PatchRelease(app: "*", patchID: "p", osVersions: try AppVersionRange(parsing: ">=1"))
+            .exclusion(appID: "a", appVersion: SemanticVersion(1), device: DeviceProfile(deviceID: "d"), releaseID: "p")
+        XCTAssertEqual(unknown, .notTargeted, "an unknown OS version matches no range")
     }
 }
