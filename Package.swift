@@ -172,6 +172,7 @@ let package = Package(
                 "PatchFormat",
                 "PatchRepository",
                 "PatchAuthoring",
+                "PatchSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/patchctl"
@@ -254,7 +255,7 @@ let package = Package(
         // idle connections, accept back-off when descriptors run out, stalled readers closed.
         .target(
             name: "ServerDefences",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PatchSupport", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tools/ServerDefences"
         ),
         // A small HTTP server for QA: serves a directory of patches on loopback with ETags (SwiftNIO).
@@ -332,8 +333,8 @@ let package = Package(
             // be found in the app's executable: the test executable exports its symbols.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
-        // URL router with JLRoutes' matching rules, thread-safe; pure Swift, no dependencies.
-        .target(name: "PatchRouter"),
+        // URL router with JLRoutes' matching rules, thread-safe; pure Swift, only PatchSupport (its locks).
+        .target(name: "PatchRouter", dependencies: ["PatchSupport"]),
         .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
         // `make bench`: Objective-C subjects and native timing loops, and the harness that
         // prints the ratios (Benchmarks/README.md).

@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// Async work (the updater's) waited for from an ordinary thread, with a deadline: what
 /// `PatchClient` and `DevelopmentSession` share. Never call it from Swift concurrency's threads
@@ -7,10 +8,12 @@ enum BlockingWait {
     /// Runs `work` on Swift concurrency's threads and waits for it until `deadline`; nil after
     /// (the task is cancelled).
     static func run<T>(until deadline: Date, _ work: @escaping @Sendable () async -> T) -> T? {
-        let box = WaitBox<T>()
+        // Handed from the task to this thread; `T` needn't be Sendable, so the box is declared so.
+        let box = UncheckedBox(LockedValue<T?>(nil))
         let done = DispatchSemaphore(value: 0)
         let task = Task.detached {
-            box.set(await work())
+            let value = await work()
+            box.value.withLock { $0 = value }
             done.signal()
         }
         let remaining = max(0, deadline.timeIntervalSinceNow)
@@ -18,14 +21,12 @@ enum BlockingWait {
             task.cancel()
             return nil
         }
-        return box.get()
+        return box.value.withLock { $0 }
     }
 }
 
-/// A value handed from a task to the thread waiting for it.
-private final class WaitBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+/// Carries a value whose type is not declared Sendable into a task (here: a locked box).
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PatchEngine
+import PatchSupport
 
 /// Where a `console.log` line was written, for the development session's reports.
 /// `PatchEngine.logHandler` receives only the text, so while a session runs, `console.log` is
@@ -28,28 +29,33 @@ enum DevConsoleLocation {
         })(this);
         """
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var installed = false
-    nonisolated(unsafe) private static var switches = 0
+    /// Whether the wrapper is in, and how many switches were made (each script gets its own name).
+    private struct State {
+        var installed = false
+        var switches = 0
+    }
+    /// Held across the evaluations too: two sessions switching at once must not both install the
+    /// wrapper. The engine never calls back into this while evaluating these two scripts.
+    private static let state = LockedValue(State())
 
     /// Installs the wrapper (the first time) and switches the marks on or off. Call on the queue
     /// that owns the engine.
     static func set(on: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if on && !installed {
-            // (A successful evaluate returns nil here: the wrapper's completion value is undefined.)
-            do {
-                _ = try PatchEngine.evaluate(wrapper, name: "patchdelivery-dev/console-location.js")
-                installed = true
-            } catch {
-                installed = false
+        state.withLock { state in
+            if on && !state.installed {
+                // (A successful evaluate returns nil here: the wrapper's completion value is undefined.)
+                do {
+                    _ = try PatchEngine.evaluate(wrapper, name: "patchdelivery-dev/console-location.js")
+                    state.installed = true
+                } catch {
+                    state.installed = false
+                }
             }
+            guard state.installed else { return }
+            state.switches += 1
+            _ = try? PatchEngine.evaluate("this.__patchDevLocate = \(on ? "true" : "false");",
+                                          name: "patchdelivery-dev/console-location-\(state.switches).js")
         }
-        guard installed else { return }
-        switches += 1
-        _ = try? PatchEngine.evaluate("this.__patchDevLocate = \(on ? "true" : "false");",
-                                      name: "patchdelivery-dev/console-location-\(switches).js")
     }
 
     /// Splits a marked line into its caller's location (`dev@12/a.js:3:5`, as the engine names the

@@ -17,16 +17,20 @@ final class EventStream: @unchecked Sendable {
     private let onOpen: () -> Void
     private let onEvent: (_ name: String, _ data: String) -> Void
     private let onClose: (String) -> Void
-    private let lock = NSLock()
-    private var parser: EventStreamParser
-    private var task: Task<Void, Never>?
-    private var closed = false
+    /// The parser, the running task and whether the stream closed: `close` cancels the task it
+    /// finds and no later `start` keeps one.
+    private struct State {
+        var parser: EventStreamParser
+        var task: Task<Void, Never>?
+        var closed = false
+    }
+    private let state: LockedValue<State>
 
     init(url: URL, transport: Transport, maxEventBytes: Int, silenceTimeout: TimeInterval, onOpen: @escaping () -> Void,
          onEvent: @escaping (String, String) -> Void, onClose: @escaping (String) -> Void) {
         self.url = url
         self.transport = transport
-        self.parser = EventStreamParser(maxEventBytes: maxEventBytes)
+        state = LockedValue(State(parser: EventStreamParser(maxEventBytes: maxEventBytes)))
         self.silenceTimeout = silenceTimeout
         self.onOpen = onOpen
         self.onEvent = onEvent
@@ -50,9 +54,9 @@ final class EventStream: @unchecked Sendable {
             }
             close(why)
         }
-        let cancelled = lock.withLock { () -> Bool in
-            self.task = task
-            return closed
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.closed
         }
         if cancelled { task.cancel() }
     }
@@ -62,7 +66,7 @@ final class EventStream: @unchecked Sendable {
     /// Parses one piece of the body and hands on the events it completes (outside the lock).
     private func deliver(_ bytes: UnsafeRawBufferPointer) throws {
         var events: [(String, String)] = []
-        try lock.withLock { try parser.feed(bytes) { name, data in events.append((name, data)) } }
+        try state.withLock { try $0.parser.feed(bytes) { name, data in events.append((name, data)) } }
         for (name, data) in events { onEvent(name, data) }
     }
 
@@ -77,11 +81,11 @@ final class EventStream: @unchecked Sendable {
 
     /// Ends the connection once; later calls do nothing.
     private func close(_ why: String) {
-        let task: Task<Void, Never>?? = lock.withLock {
-            guard !closed else { return nil }
-            closed = true
-            defer { self.task = nil }
-            return .some(self.task)
+        let task: Task<Void, Never>?? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.closed = true
+            defer { state.task = nil }
+            return .some(state.task)
         }
         guard let task else { return }
         task?.cancel()

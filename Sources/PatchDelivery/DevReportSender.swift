@@ -1,5 +1,6 @@
 import Foundation
 import PatchUpdater
+import PatchSupport
 
 /// Sends a development session's reports to the server, one small GET each
 /// (`/_dev/report?session=…&r=<base64url JSON>`: the QA server takes no request bodies), in order,
@@ -11,16 +12,19 @@ final class DevReportSender: @unchecked Sendable {
     private let device: String
     private let maxQueued: Int
     private let transport: Transport
-    private let lock = NSLock()
-    private var queue: [(report: DevReport, droppable: Bool)] = []
-    private var dropped = 0
-    private var sending = false
-    private var paused = true
-    private var stopped = true
-    private var sessionToken: String?
-    /// A pong is on its way; `pendingNonce` is the latest ping that came meanwhile.
-    private var pongInFlight = false
-    private var pendingNonce: String?
+    /// The queue and what decides when it moves, changed together.
+    private struct State {
+        var queue: [(report: DevReport, droppable: Bool)] = []
+        var dropped = 0
+        var sending = false
+        var paused = true
+        var stopped = true
+        var sessionToken: String?
+        /// A pong is on its way; `pendingNonce` is the latest ping that came meanwhile.
+        var pongInFlight = false
+        var pendingNonce: String?
+    }
+    private let state = LockedValue(State())
 
     /// Each request ends after this long; its answer is read up to `answerBytes`.
     static let requestTimeout: TimeInterval = 5
@@ -45,30 +49,30 @@ final class DevReportSender: @unchecked Sendable {
 
     /// Queues a report; `droppable` ones (log lines) are the first to go when the queue is full.
     func send(_ report: DevReport, droppable: Bool = false) {
-        lock.withLock {
-            guard !stopped else { return }
-            if queue.count >= maxQueued {
-                if let i = queue.firstIndex(where: { $0.droppable }) {
-                    queue.remove(at: i)
+        state.withLock { state in
+            guard !state.stopped else { return }
+            if state.queue.count >= maxQueued {
+                if let i = state.queue.firstIndex(where: { $0.droppable }) {
+                    state.queue.remove(at: i)
                 } else if droppable {
-                    dropped += 1
+                    state.dropped += 1
                     return
                 } else {
-                    queue.removeFirst()
+                    state.queue.removeFirst()
                 }
-                dropped += 1
+                state.dropped += 1
             }
-            queue.append((report, droppable))
+            state.queue.append((report, droppable))
         }
         pump()
     }
 
     /// The stream is down: its token is void; reports wait for the next one.
-    func pause() { lock.withLock { paused = true; sessionToken = nil } }
+    func pause() { state.withLock { state in state.paused = true; state.sessionToken = nil } }
 
     /// Sends again, with the token of the stream now open.
     func resume(session token: String) {
-        lock.withLock { paused = false; sessionToken = token }
+        state.withLock { state in state.paused = false; state.sessionToken = token }
         pump()
     }
 
@@ -77,26 +81,26 @@ final class DevReportSender: @unchecked Sendable {
     /// answered once, with the latest nonce (the server takes any recent one), so a stream
     /// flooding pings gets a few answers, not one request per ping.
     func pong(_ nonce: String) {
-        let now: Bool = lock.withLock {
-            if pongInFlight { pendingNonce = nonce; return false }
-            pongInFlight = true
+        let now: Bool = state.withLock { state in
+            if state.pongInFlight { state.pendingNonce = nonce; return false }
+            state.pongInFlight = true
             return true
         }
         if now { sendPong(nonce) }
     }
 
     private func sendPong(_ nonce: String) {
-        guard let token = lock.withLock({ sessionToken }) else {
-            return lock.withLock { pongInFlight = false; pendingNonce = nil }
+        guard let token = state.withLock({ state in state.sessionToken }) else {
+            return state.withLock { state in state.pongInFlight = false; state.pendingNonce = nil }
         }
         var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.pongPath), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "session", value: token), URLQueryItem(name: "nonce", value: nonce)]
         get(components.url!) { [weak self] _ in
             guard let self else { return }
-            let next: String? = self.lock.withLock {
-                defer { self.pendingNonce = nil }
-                if self.pendingNonce == nil { self.pongInFlight = false }
-                return self.pendingNonce
+            let next: String? = state.withLock { state in
+                defer { state.pendingNonce = nil }
+                if state.pendingNonce == nil { state.pongInFlight = false }
+                return state.pendingNonce
             }
             if let next { self.sendPong(next) }
         }
@@ -104,26 +108,26 @@ final class DevReportSender: @unchecked Sendable {
 
     /// Drops what is queued and takes nothing more until `begin()`.
     func stop() {
-        lock.withLock { stopped = true; paused = true; queue = []; dropped = 0 }
+        state.withLock { state in state.stopped = true; state.paused = true; state.queue = []; state.dropped = 0 }
     }
 
     /// Takes reports again (a session started after a stop); they wait for `resume()`.
     func begin() {
-        lock.withLock { stopped = false }
+        state.withLock { state in state.stopped = false }
     }
 
     private func pump() {
-        let next: (DevReport, String)? = lock.withLock {
-            guard !sending, !paused, !stopped, let token = sessionToken else { return nil }
-            if dropped > 0 {
-                defer { dropped = 0 }
-                return (DevReport(kind: .dropped, version: nil, message: "\(dropped) report\(dropped == 1 ? "" : "s") dropped (queue full)"), token)
+        let next: (DevReport, String)? = state.withLock { state in
+            guard !state.sending, !state.paused, !state.stopped, let token = state.sessionToken else { return nil }
+            if state.dropped > 0 {
+                defer { state.dropped = 0 }
+                return (DevReport(kind: .dropped, version: nil, message: "\(state.dropped) report\(state.dropped == 1 ? "" : "s") dropped (queue full)"), token)
             }
-            guard !queue.isEmpty else { return nil }
-            return (queue.removeFirst().report, token)
+            guard !state.queue.isEmpty else { return nil }
+            return (state.queue.removeFirst().report, token)
         }
         guard let (next, token) = next else { return }
-        lock.withLock { sending = true }
+        state.withLock { state in state.sending = true }
         var components = URLComponents(url: baseURL.appendingPathComponent(DevelopmentSession.reportPath), resolvingAgainstBaseURL: false)!
         let payload = next.encoded().base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
@@ -131,13 +135,13 @@ final class DevReportSender: @unchecked Sendable {
         get(components.url!) { [weak self] status in
             guard let self else { return }
             let ok = status == 204
-            self.lock.withLock {
-                self.sending = false
+            state.withLock { state in
+                state.sending = false
                 // Not delivered (server gone): put it back and wait for the stream to return.
-                if !ok, !self.stopped {
-                    self.queue.insert((next, false), at: 0)
-                    if self.queue.count > self.maxQueued { self.queue.removeLast(); self.dropped += 1 }
-                    self.paused = true
+                if !ok, !state.stopped {
+                    state.queue.insert((next, false), at: 0)
+                    if state.queue.count > self.maxQueued { state.queue.removeLast(); state.dropped += 1 }
+                    state.paused = true
                 }
             }
             if ok { self.pump() }

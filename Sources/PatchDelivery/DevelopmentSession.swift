@@ -177,19 +177,31 @@ public final class DevelopmentSession: @unchecked Sendable {
     private let appVersion: SemanticVersion
     private let onEvent: ((Event) -> Void)?
     private let now: @Sendable () -> Date
-    private let lock = NSLock()
-    private var running = false
-    private var generation = 0
-    private var stream: EventStream?
-    private var delay: TimeInterval
-    private var reconnectTimer: DispatchSourceTimer?
+    /// The connection's life (a `generation` per start and stop, so a late callback of an old
+    /// connection changes nothing), what was announced, and what runs: one lock for all of it.
+    private struct State {
+        var running = false
+        var generation = 0
+        var stream: EventStream?
+        var delay: TimeInterval
+        var reconnectTimer: DispatchSourceTimer?
+        /// The highest version announced and not yet looked for.
+        var announced: Int?
+        /// The live version and its content digest.
+        var liveVersion: Int?
+        var liveDigest: String?
+        /// The version being evaluated, else the live one: what a `console.log` line belongs to.
+        var evaluatingVersion: Int?
+        /// Each applied script's preprocessed form by engine name, to map a `console.log` position
+        /// (reported in the preprocessed text) back to the source the developer is editing.
+        var sourceMaps: [String: Preprocessed] = [:]
+    }
+    private let state: LockedValue<State>
     private let control = DispatchQueue(label: "PatchDelivery.DevelopmentSession")
     /// Refreshes and downloads, one at a time.
     private let work = DispatchQueue(label: "PatchDelivery.DevelopmentSession.work")
     /// The earliest the next refresh may start (`refreshIntervalAfterNoChange`; on `work`).
     private var nextRefresh = Date.distantPast
-    /// The highest version announced and not yet looked for (under `lock`).
-    private var announced: Int?
     private let reporter: DevReportSender
     private var previousErrorHandler: ((PatchError) -> Void)?
     private var previousLogHandler: ((String) -> Void)?
@@ -198,16 +210,9 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     /// Touched on `configuration.queue` only.
     private var live: (version: Int, digest: String, scripts: LiveScripts)?
-    private var currentVersion: Int? { lock.withLock { liveVersion } }
-    /// The live version and its content digest (under `lock`).
-    private var liveVersion: Int?
-    private var liveDigest: String?
+    private var currentVersion: Int? { state.withLock { state in state.liveVersion } }
     /// The version being evaluated, else the live one: what a `console.log` line belongs to.
-    private var logVersion: Int? { lock.withLock { evaluatingVersion ?? liveVersion } }
-    private var evaluatingVersion: Int?
-    /// Each applied script's preprocessed form by engine name, to map a `console.log` position
-    /// (reported in the preprocessed text) back to the source the developer is editing.
-    private var sourceMaps: [String: Preprocessed] = [:]
+    private var logVersion: Int? { state.withLock { state in state.evaluatingVersion ?? state.liveVersion } }
     private static let maxSourceMaps = 64
 
     /// - Parameters:
@@ -251,7 +256,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         self.transport = transport
         self.now = now
         self.onEvent = onEvent
-        self.delay = configuration.reconnectDelay.lowerBound
+        state = LockedValue(State(delay: configuration.reconnectDelay.lowerBound))
         self.reporter = DevReportSender(baseURL: Self.directoryURL(configuration.serverURL), device: name,
                                         maxQueued: configuration.maxQueuedReports, transport: transport)
     }
@@ -266,10 +271,10 @@ public final class DevelopmentSession: @unchecked Sendable {
 
     /// Connects (and keeps re-connecting until `stop()`); returns at once.
     public func start() {
-        let begin: Bool = lock.withLock {
-            guard !running else { return false }
-            running = true
-            generation += 1
+        let begin: Bool = state.withLock { state in
+            guard !state.running else { return false }
+            state.running = true
+            state.generation += 1
             return true
         }
         guard begin else { return }
@@ -281,14 +286,14 @@ public final class DevelopmentSession: @unchecked Sendable {
     /// Disconnects and stops re-connecting. The live development version stays applied; call
     /// `revert()` to remove it.
     public func stop() {
-        let (wasRunning, stream): (Bool, EventStream?) = lock.withLock {
-            guard running else { return (false, nil) }
-            running = false
-            generation += 1
-            reconnectTimer?.cancel()
-            reconnectTimer = nil
-            defer { self.stream = nil }
-            return (true, self.stream)
+        let (wasRunning, stream): (Bool, EventStream?) = state.withLock { state in
+            guard state.running else { return (false, nil) }
+            state.running = false
+            state.generation += 1
+            state.reconnectTimer?.cancel()
+            state.reconnectTimer = nil
+            defer { state.stream = nil }
+            return (true, state.stream)
         }
         guard wasRunning else { return }
         stream?.cancel()
@@ -301,7 +306,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         guard let live else { return }
         _ = ScriptSwap.revert(live.scripts, applier: applier)
         self.live = nil
-        lock.withLock { liveVersion = nil; liveDigest = nil }
+        state.withLock { state in state.liveVersion = nil; state.liveDigest = nil }
     }
 
     // MARK: - Connection
@@ -311,7 +316,7 @@ public final class DevelopmentSession: @unchecked Sendable {
     }
 
     private func connect() {
-        let current: Int? = lock.withLock { running ? generation : nil }
+        let current: Int? = state.withLock { state in state.running ? state.generation : nil }
         guard let current else { return }
         var components = URLComponents(url: Self.directoryURL(configuration.serverURL).appendingPathComponent(Self.eventsPath),
                                        resolvingAgainstBaseURL: false)!
@@ -321,26 +326,26 @@ public final class DevelopmentSession: @unchecked Sendable {
                                  onOpen: { [weak self] in self?.opened(current) },
                                  onEvent: { [weak self] name, data in self?.received(name, data) },
                                  onClose: { [weak self] why in self?.closed(current, why) })
-        let keep = lock.withLock { () -> Bool in
-            guard running, generation == current else { return false }
-            self.stream = stream
+        let keep = state.withLock { state -> Bool in
+            guard state.running, state.generation == current else { return false }
+            state.stream = stream
             return true
         }
         if keep { stream.start() }
     }
 
     private func opened(_ current: Int) {
-        lock.withLock { if generation == current { delay = configuration.reconnectDelay.lowerBound } }
+        state.withLock { state in if state.generation == current { state.delay = configuration.reconnectDelay.lowerBound } }
         // Reports wait for the stream's session event (`received`).
         control.async { self.onEvent?(.connected) }
     }
 
     private func closed(_ current: Int, _ why: String) {
-        let wait: TimeInterval? = lock.withLock {
-            guard running, generation == current else { return nil }
-            stream = nil
-            let wait = delay
-            delay = min(delay * 2, configuration.reconnectDelay.upperBound)
+        let wait: TimeInterval? = state.withLock { state in
+            guard state.running, state.generation == current else { return nil }
+            state.stream = nil
+            let wait = state.delay
+            state.delay = min(state.delay * 2, configuration.reconnectDelay.upperBound)
             return wait
         }
         guard let wait else { return }
@@ -349,7 +354,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: control)
         timer.schedule(deadline: .now() + wait)
         timer.setEventHandler { [weak self] in self?.connect() }
-        lock.withLock { reconnectTimer?.cancel(); reconnectTimer = timer }
+        state.withLock { state in state.reconnectTimer?.cancel(); state.reconnectTimer = timer }
         timer.resume()
     }
 
@@ -371,9 +376,9 @@ public final class DevelopmentSession: @unchecked Sendable {
         guard data.utf8.count <= 10, let version = Int(data), version >= 1 else {
             return refuse(.malformedAnnouncement, version: nil)
         }
-        let idle: Bool = lock.withLock {
-            defer { announced = max(announced ?? 0, version) }
-            return announced == nil
+        let idle: Bool = state.withLock { state in
+            defer { state.announced = max(state.announced ?? 0, version) }
+            return state.announced == nil
         }
         if idle { work.async { self.lookForAnnouncedVersions() } }
     }
@@ -388,12 +393,12 @@ public final class DevelopmentSession: @unchecked Sendable {
     }
 
     private func lookForAnnouncedVersions() {
-        while let version = lock.withLock({ () -> Int? in defer { announced = nil }; return announced }) {
+        while let version = state.withLock({ state -> Int? in defer { state.announced = nil }; return state.announced }) {
             // Announcements that arrive meanwhile are merged into one (the highest).
             let wait = nextRefresh.timeIntervalSinceNow
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             nextRefresh = Date().addingTimeInterval(configuration.refreshIntervalAfterNoChange)
-            let known = lock.withLock { (version: liveVersion, digest: liveDigest) }
+            let known = state.withLock { state in (version: state.liveVersion, digest: state.liveDigest) }
             let outcome = BlockingWait.run(until: Date().addingTimeInterval(configuration.refreshDeadline)) { [self] in
                 await fetch(announced: version, live: known)
             } ?? .failure(.metadata("no answer within \(configuration.refreshDeadline) s"))
@@ -536,19 +541,19 @@ public final class DevelopmentSession: @unchecked Sendable {
             return refuse(.versionNotNewer(version: fetched.version, live: live.version), version: fetched.version)
         }
         let version = fetched.version
-        lock.withLock { evaluatingVersion = version }
+        state.withLock { state in state.evaluatingVersion = version }
         let outcome = ScriptSwap.replace(live?.scripts, with: fetched.scripts, applier: applier) { [self] script in
             let map = Preprocessor.rewrite(script.source)
-            lock.withLock {
-                if sourceMaps.count >= Self.maxSourceMaps { sourceMaps.removeAll() }
-                sourceMaps[script.name] = map
+            state.withLock { state in
+                if state.sourceMaps.count >= Self.maxSourceMaps { state.sourceMaps.removeAll() }
+                state.sourceMaps[script.name] = map
             }
         }
-        lock.withLock { evaluatingVersion = nil }
+        state.withLock { state in state.evaluatingVersion = nil }
         switch outcome {
         case .applied(let scripts):
             live = (version, fetched.digest, scripts)
-            lock.withLock { liveVersion = version; liveDigest = fetched.digest }
+            state.withLock { state in state.liveVersion = version; state.liveDigest = fetched.digest }
             reporter.send(DevReport(kind: .applied, version: version,
                                     message: "\(scripts.names.count) script\(scripts.names.count == 1 ? "" : "s")"))
             onEvent?(.applied(version: version))
@@ -560,7 +565,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             let previous = live
             live = nil
             if let previous, let restored { live = (previous.version, previous.digest, restored) }
-            lock.withLock { liveVersion = live?.version; liveDigest = live?.digest }
+            state.withLock { state in state.liveVersion = live?.version; state.liveDigest = live?.digest }
             onEvent?(.failed(version: version, message: "rolled back", restored: live?.version))
         }
     }
@@ -578,7 +583,7 @@ public final class DevelopmentSession: @unchecked Sendable {
             let (script, line, column, text) = DevConsoleLocation.split(raw)
             if let script, let line, let column {
                 let (file, version) = DevReport.split(engineName: script)
-                let original = self?.lock.withLock { self?.sourceMaps[script] }?.originalPosition(line: line, column: column)
+                let original = self?.state.withLock { $0.sourceMaps[script] }?.originalPosition(line: line, column: column)
                     ?? (line: line, column: column)
                 reporter.send(DevReport(kind: .log, version: version ?? self?.logVersion, message: text,
                                         script: file, line: original.line, column: original.column), droppable: true)

@@ -56,17 +56,21 @@ public final class TelemetryReporter: @unchecked Sendable {
     public let configuration: Configuration
     private let transport: TelemetryTransport
     private let queue = DispatchQueue(label: "PatchDelivery.Telemetry", qos: .utility)
-    private let lock = NSLock()
-    private var pending: [(seq: Int, event: TelemetryEvent, bytes: Int)] = []
-    private var nextSeq = 0
-    private var pendingBytes = 0
-    private var droppedSinceSent = 0
-    private var stats = Stats()
-    private var dirty = false
-    private var workScheduled = false
-    private var timerScheduled = false
-    private var backoffUntil: DispatchTime?
-    private var consecutiveFailures = 0
+    /// The queue, its counts and the sending schedule: `pendingBytes` is the sum over `pending`,
+    /// `droppedSinceSent` what the next batch reports, so they change together.
+    fileprivate struct State {
+        var pending: [(seq: Int, event: TelemetryEvent, bytes: Int)] = []
+        var nextSeq = 0
+        var pendingBytes = 0
+        var droppedSinceSent = 0
+        var stats = Stats()
+        var dirty = false
+        var workScheduled = false
+        var timerScheduled = false
+        var backoffUntil: DispatchTime?
+        var consecutiveFailures = 0
+    }
+    private let state: LockedValue<State>
     private let spoolURL: URL?
 
     private struct Spool: Codable {
@@ -85,26 +89,30 @@ public final class TelemetryReporter: @unchecked Sendable {
         spoolURL = configuration.directory?.appendingPathComponent("telemetry-spool.json")
         if let spoolURL, let data = try? BoundedFile.contents(of: spoolURL, limit: Int64(configuration.maxSpoolBytes)),
            let spool = try? JSONDecoder().decode(Spool.self, from: data) {
-            droppedSinceSent = spool.dropped
-            for event in spool.events { append(event) }
-            if !pending.isEmpty { schedule(after: 0) }
+            var restored = State()
+            restored.droppedSinceSent = spool.dropped
+            for event in spool.events { restored.append(event, limits: configuration) }
+            state = LockedValue(restored)
+            if !restored.pending.isEmpty { schedule(after: 0) }
+        } else {
+            state = LockedValue(State())
         }
     }
 
     /// Queues an event; returns at once (see the type's documentation).
     public func record(_ event: TelemetryEvent) {
-        let sendNow: Bool = lock.withLock {
-            append(event)
-            return pending.count >= configuration.batchSize
+        let sendNow: Bool = state.withLock { state in
+            state.append(event, limits: configuration)
+            return state.pending.count >= configuration.batchSize
         }
         schedule(after: sendNow ? 0 : configuration.flushInterval)
     }
 
     public var currentStats: Stats {
-        lock.withLock {
-            var s = stats
-            s.queued = pending.count
-            s.queuedBytes = pendingBytes
+        state.withLock { state in
+            var s = state.stats
+            s.queued = state.pending.count
+            s.queuedBytes = state.pendingBytes
             return s
         }
     }
@@ -117,51 +125,35 @@ public final class TelemetryReporter: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let end = DispatchTime.now() + timeout
         queue.async {
-            self.lock.withLock { self.backoffUntil = nil }
+            self.state.withLock { state in state.backoffUntil = nil }
             while DispatchTime.now() < end, self.sendOne(force: true) {}
             self.persistIfDirty()
             done.signal()
         }
         guard done.wait(timeout: end) == .success else { return false }
-        return lock.withLock { pending.isEmpty }
-    }
-
-    // MARK: - Queue (under the lock)
-
-    /// Appends and trims to both caps, dropping the oldest. Caller holds the lock (or is init).
-    private func append(_ event: TelemetryEvent) {
-        let bytes = (try? JSONEncoder().encode(event).count) ?? TelemetryEvent.maxDetailLength * 2
-        nextSeq += 1
-        pending.append((nextSeq, event, bytes + 1))
-        pendingBytes += bytes + 1
-        while !pending.isEmpty && (pending.count > configuration.maxEvents || pendingBytes + Self.spoolOverhead > configuration.maxSpoolBytes) {
-            pendingBytes -= pending.removeFirst().bytes
-            stats.dropped += 1
-            droppedSinceSent += 1
-        }
-        dirty = true
+        return state.withLock { state in state.pending.isEmpty }
     }
 
     /// Room for the spool's envelope (`{"dropped":…,"events":[…]}`) within `maxSpoolBytes`.
-    private static let spoolOverhead = 64
+    fileprivate static let spoolOverhead = 64
 
     // MARK: - Background work (on `queue`)
 
     private func schedule(after delay: TimeInterval) {
-        let run: Bool = lock.withLock {
+        let run: Bool = state.withLock { state in
             if delay == 0 {
-                if workScheduled { return false }
-                workScheduled = true
+                if state.workScheduled { return false }
+                state.workScheduled = true
                 return true
             }
-            if timerScheduled || workScheduled { return false }
-            timerScheduled = true
+            if state.timerScheduled || state.workScheduled { return false }
+            state.timerScheduled = true
             return true
         }
         guard run else { return }
         queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            self.lock.withLock { if delay == 0 { self.workScheduled = false } else { self.timerScheduled = false } }
+            self.state.withLock { state in if delay == 0 { state.workScheduled = false } else { state.timerScheduled = false } }
             self.persistIfDirty()
             while self.sendOne(force: false) {}
             self.persistIfDirty()
@@ -170,44 +162,44 @@ public final class TelemetryReporter: @unchecked Sendable {
 
     /// Sends one batch if there is one and no back-off is running; true when another may follow at once.
     private func sendOne(force: Bool) -> Bool {
-        let taken: (batch: TelemetryBatch, count: Int, lastSeq: Int)? = lock.withLock {
-            guard !pending.isEmpty else { return nil }
-            if !force, let until = backoffUntil, DispatchTime.now() < until { return nil }
-            let slice = pending.prefix(configuration.batchSize)
+        let taken: (batch: TelemetryBatch, count: Int, lastSeq: Int)? = state.withLock { state in
+            guard !state.pending.isEmpty else { return nil }
+            if !force, let until = state.backoffUntil, DispatchTime.now() < until { return nil }
+            let slice = state.pending.prefix(configuration.batchSize)
             return (TelemetryBatch(appID: configuration.appID, appVersion: configuration.appVersion, channel: configuration.channel,
-                                   dropped: droppedSinceSent, events: slice.map(\.event)), slice.count, slice.last!.seq)
+                                   dropped: state.droppedSinceSent, events: slice.map(\.event)), slice.count, slice.last!.seq)
         }
         guard let taken, let body = try? JSONEncoder().encode(taken.batch) else { return false }
         let delivery = transport.deliver(body, to: configuration.collectorURL)
-        return lock.withLock {
+        return state.withLock { state in
             if delivery == .refused {
                 // Retrying can't help, and would hold every later event behind this batch.
-                while let first = pending.first, first.seq <= taken.lastSeq {
-                    pendingBytes -= pending.removeFirst().bytes
+                while let first = state.pending.first, first.seq <= taken.lastSeq {
+                    state.pendingBytes -= state.pending.removeFirst().bytes
                 }
-                stats.refused += taken.count
-                droppedSinceSent += taken.count
-                consecutiveFailures = 0
-                backoffUntil = nil
-                dirty = true
-                return !pending.isEmpty
+                state.stats.refused += taken.count
+                state.droppedSinceSent += taken.count
+                state.consecutiveFailures = 0
+                state.backoffUntil = nil
+                state.dirty = true
+                return !state.pending.isEmpty
             }
             if delivery == .accepted {
                 // Events dropped meanwhile came off the front; remove only what is still there of this batch.
-                while let first = pending.first, first.seq <= taken.lastSeq {
-                    pendingBytes -= pending.removeFirst().bytes
+                while let first = state.pending.first, first.seq <= taken.lastSeq {
+                    state.pendingBytes -= state.pending.removeFirst().bytes
                 }
-                stats.sent += taken.count
-                droppedSinceSent = max(0, droppedSinceSent - taken.batch.dropped)
-                consecutiveFailures = 0
-                backoffUntil = nil
-                dirty = true
-                return !pending.isEmpty
+                state.stats.sent += taken.count
+                state.droppedSinceSent = max(0, state.droppedSinceSent - taken.batch.dropped)
+                state.consecutiveFailures = 0
+                state.backoffUntil = nil
+                state.dirty = true
+                return !state.pending.isEmpty
             }
-            stats.failedAttempts += 1
-            consecutiveFailures += 1
-            let delay = min(configuration.maxBackoff, configuration.initialBackoff * pow(2, Double(min(consecutiveFailures - 1, 30))))
-            backoffUntil = .now() + delay
+            state.stats.failedAttempts += 1
+            state.consecutiveFailures += 1
+            let delay = min(configuration.maxBackoff, configuration.initialBackoff * pow(2, Double(min(state.consecutiveFailures - 1, 30))))
+            state.backoffUntil = .now() + delay
             if !force {
                 queue.asyncAfter(deadline: .now() + delay) { [weak self] in
                     guard let self else { return }
@@ -221,10 +213,10 @@ public final class TelemetryReporter: @unchecked Sendable {
 
     private func persistIfDirty() {
         guard let spoolURL else { return }
-        let spool: Spool? = lock.withLock {
-            guard dirty else { return nil }
-            dirty = false
-            return Spool(dropped: droppedSinceSent, events: pending.map(\.event))
+        let spool: Spool? = state.withLock { state in
+            guard state.dirty else { return nil }
+            state.dirty = false
+            return Spool(dropped: state.droppedSinceSent, events: state.pending.map(\.event))
         }
         guard let spool, let data = try? JSONEncoder().encode(spool) else { return }
         try? AtomicFile.write(data, to: spoolURL)
@@ -282,5 +274,21 @@ public final class HTTPTelemetryTransport: TelemetryTransport, @unchecked Sendab
         case (400..<500)?: return .refused
         default: return .failed
         }
+    }
+}
+
+extension TelemetryReporter.State {
+    /// Appends and trims to both caps, dropping the oldest.
+    mutating func append(_ event: TelemetryEvent, limits: TelemetryReporter.Configuration) {
+        let bytes = (try? JSONEncoder().encode(event).count) ?? TelemetryEvent.maxDetailLength * 2
+        nextSeq += 1
+        pending.append((nextSeq, event, bytes + 1))
+        pendingBytes += bytes + 1
+        while !pending.isEmpty && (pending.count > limits.maxEvents || pendingBytes + TelemetryReporter.spoolOverhead > limits.maxSpoolBytes) {
+            pendingBytes -= pending.removeFirst().bytes
+            stats.dropped += 1
+            droppedSinceSent += 1
+        }
+        dirty = true
     }
 }

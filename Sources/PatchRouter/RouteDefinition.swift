@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// One concrete route: a pattern without optional groups, its priority and its handler.
 ///
@@ -36,9 +37,8 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     /// The handler given at creation; `callHandler(with:)` calls it.
     public let handler: Router.Handler
 
-    /// Guards `registration`: routers on several threads may add or remove the same definition.
-    private let lock = NSLock()
-    private var registration: (scheme: String?, isRegistered: Bool) = (nil, false)
+    /// Locked: routers on several threads may add or remove the same definition.
+    private let registration = LockedValue<(scheme: String?, isRegistered: Bool)>((nil, false))
 
     let components: [Component]
     /// Whether this pattern addresses a fragment path (contains "#"), see `RouteRequest`.
@@ -80,9 +80,7 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     /// The scheme of the router that holds (or last held) this route: nil before it is added, and for a
     /// standalone router; `Router.globalScheme` for the global router.
     public var scheme: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return registration.scheme
+        registration.withLock { $0.scheme }
     }
 
     open var description: String { "\(pattern) (priority \(priority), \(token))" }
@@ -95,25 +93,21 @@ open class RouteDefinition: Hashable, CustomStringConvertible, @unchecked Sendab
     /// it makes the definition one of that scheme for equality and parameters); an override that
     /// keeps this should call super.
     open func didBecomeRegistered(forScheme scheme: String?) {
-        lock.lock()
-        defer { lock.unlock() }
-        registration.scheme = scheme
+        registration.withLock { $0.scheme = scheme }
     }
 
     /// Marks the definition as held by a router of `scheme`; false when another router holds it.
     func claim(forScheme scheme: String?) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !registration.isRegistered else { return false }
-        registration = (scheme, true)
-        return true
+        registration.withLock { registration in
+            guard !registration.isRegistered else { return false }
+            registration = (scheme, true)
+            return true
+        }
     }
 
     /// Marks the definition as held by no router; it keeps its scheme for equality and parameters.
     func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        registration.isRegistered = false
+        registration.withLock { $0.isRegistered = false }
     }
 
     // MARK: Equality

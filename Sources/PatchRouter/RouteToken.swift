@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// Identifies the routes created by one `addRoute` call (all of its optional-group expansions),
 /// so the caller can remove exactly those routes later even when other routes share the pattern.
@@ -16,14 +17,10 @@ public struct RouteToken: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "RouteToken(\(rawValue))" }
 
-    private static let lock = NSLock()
-    private static var lastValue: UInt64 = 0
+    private static let lastValue = LockedValue<UInt64>(0)
 
     /// A token no other `addRoute` call received.
     static func next() -> RouteToken {
-        lock.lock()
-        defer { lock.unlock() }
-        lastValue += 1
-        return RouteToken(rawValue: lastValue)
+        RouteToken(rawValue: lastValue.withLock { $0 += 1; return $0 })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// A URL router with JLRoutes' matching rules and parameter keys, safe to use from any thread.
 ///
@@ -139,13 +140,16 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// The scheme this router was registered for; nil for a standalone router.
     public let scheme: String?
 
-    private let lock = NSLock()
-    /// The routes, indexed by their literal components; `index.ordered()` is the routing order
-    /// (priority, highest first; equal priorities in insertion order).
-    private var index = RouteIndex()
-    private var fallsBackToGlobalRoutes = false
-    private var unmatchedHandler: UnmatchedURLHandler?
-    private var definitionType: RouteDefinition.Type?
+    /// What the router's lock guards (with each of its entries' `isActive`).
+    private struct State {
+        /// The routes, indexed by their literal components; `index.ordered()` is the routing order
+        /// (priority, highest first; equal priorities in insertion order).
+        var index = RouteIndex()
+        var fallsBackToGlobalRoutes = false
+        var unmatchedHandler: UnmatchedURLHandler?
+        var definitionType: RouteDefinition.Type?
+    }
+    private let state = LockedValue(State())
 
     /// A standalone router, not registered for any scheme. Routes it with `routeURL` on the instance.
     public convenience init() {
@@ -163,27 +167,27 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
 
     /// When no route of this router handles a URL, try the global router's routes. Default false.
     public var shouldFallbackToGlobalRoutes: Bool {
-        get { withLock { fallsBackToGlobalRoutes } }
-        set { withLock { fallsBackToGlobalRoutes = newValue } }
+        get { state.withLock { $0.fallsBackToGlobalRoutes } }
+        set { state.withLock { $0.fallsBackToGlobalRoutes = newValue } }
     }
 
     /// Called once when `routeURL` handles nothing. When this router has none and fell back to the
     /// global router, the global router's handler is called instead. (JLRoutes called both.)
     public var unmatchedURLHandler: UnmatchedURLHandler? {
-        get { withLock { unmatchedHandler } }
-        set { withLock { unmatchedHandler = newValue } }
+        get { state.withLock { $0.unmatchedHandler } }
+        set { state.withLock { $0.unmatchedHandler = newValue } }
     }
 
     /// The `RouteDefinition` type this router creates for `addRoute(_:priority:handler:)`; nil (the
     /// default) uses `Router.defaultRouteDefinitionType`.
     public var routeDefinitionType: RouteDefinition.Type? {
-        get { withLock { definitionType } }
-        set { withLock { definitionType = newValue } }
+        get { state.withLock { $0.definitionType } }
+        set { state.withLock { $0.definitionType = newValue } }
     }
 
     /// The routes in the order they are tried.
     public var routes: [RouteDefinition] {
-        withLock { index.ordered().map(\.definition) }
+        state.withLock { $0.index.ordered().map(\.definition) }
     }
 
     public var description: String {
@@ -202,7 +206,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func addRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
-        withLock { _ = insert(newEntries) }
+        state.withLock { _ = insert(newEntries, into: &$0) }
         announce(newEntries)
         return token
     }
@@ -216,7 +220,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func addRoute(_ definition: RouteDefinition) throws -> RouteToken {
         let entry = RouteEntry(definition: definition)
-        let added = withLock { insert([entry]) }
+        let added = state.withLock { insert([entry], into: &$0) }
         guard !added.isEmpty else {
             throw RouteDefinitionError.alreadyInARouter(pattern: definition.pattern, scheme: definition.scheme)
         }
@@ -231,9 +235,11 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func removeRoute(_ definition: RouteDefinition) -> Int {
         // Compared outside the lock: `isEqual(to:)` may be a subclass's code.
-        let current = withLock { index.ordered() }
+        let current = state.withLock { $0.index.ordered() }
         let equal = Set(current.filter { $0.definition == definition }.map(ObjectIdentifier.init))
-        return withLock { remove(index.ordered().filter { equal.contains(ObjectIdentifier($0)) }) }
+        return state.withLock { state in
+            Self.remove(state.index.ordered().filter { equal.contains(ObjectIdentifier($0)) }, from: &state)
+        }
     }
 
     /// The routes with this pattern, by subscript (JLRoutes' `routes[@"/foo"] = ^BOOL(...)`).
@@ -249,7 +255,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// use `addRoute` or `replaceRoute` for patterns that come from outside.
     public subscript(pattern: String) -> Handler? {
         get {
-            withLock { index.entries(pattern: pattern).first }?
+            state.withLock { $0.index.entries(pattern: pattern).first }?
                 .definition.handler
         }
         set {
@@ -269,7 +275,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func addRoutes(_ patterns: [String], priority: Int = 0, handler: @escaping Handler) throws -> [RouteToken] {
         let made = try patterns.map { try makeEntries($0, priority: priority, handler: handler) }
-        withLock { made.forEach { _ = insert($0.entries) } }
+        state.withLock { state in made.forEach { _ = insert($0.entries, into: &state) } }
         made.forEach { announce($0.entries) }
         return made.map(\.token)
     }
@@ -280,9 +286,9 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func replaceRoute(_ pattern: String, priority: Int = 0, handler: @escaping Handler) throws -> RouteToken {
         let (token, newEntries) = try makeEntries(pattern, priority: priority, handler: handler)
-        withLock {
-            _ = remove(index.entries(pattern: pattern))
-            _ = insert(newEntries)
+        state.withLock { state in
+            _ = Self.remove(state.index.entries(pattern: pattern), from: &state)
+            _ = insert(newEntries, into: &state)
         }
         announce(newEntries)
         return token
@@ -292,22 +298,22 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// Returns how many concrete routes were removed.
     @discardableResult
     public func removeRoute(pattern: String) -> Int {
-        withLock { remove(index.entries(pattern: pattern)) }
+        state.withLock { state in Self.remove(state.index.entries(pattern: pattern), from: &state) }
     }
 
     /// Removes the routes added by the `addRoute` call that returned `token`. Returns whether any were here.
     @discardableResult
     public func removeRoute(_ token: RouteToken) -> Bool {
-        withLock { remove(index.entries(token: token)) } > 0
+        state.withLock { state in Self.remove(state.index.entries(token: token), from: &state) } > 0
     }
 
     /// Takes out every route with this pattern (as `removeRoute(pattern:)` does) and returns them with
     /// their handlers, so that `restoreRoutes` can put them back: how a patch that replaced or removed
     /// an app's route is reverted.
     public func takeRoutes(pattern: String) -> DetachedRoutes {
-        withLock {
-            let taken = index.entries(pattern: pattern)
-            _ = remove(taken)
+        state.withLock { state in
+            let taken = state.index.entries(pattern: pattern)
+            _ = Self.remove(taken, from: &state)
             return DetachedRoutes(entries: taken)
         }
     }
@@ -317,13 +323,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     /// before) are skipped: a route is in one router at a time.
     public func restoreRoutes(_ routes: DetachedRoutes) {
         let fresh = routes.entries.map { RouteEntry(definition: $0.definition) }
-        let restored = withLock { insert(fresh) }
+        let restored = state.withLock { insert(fresh, into: &$0) }
         announce(restored)
     }
 
     /// Removes every route of this router.
     public func removeAllRoutes() {
-        withLock { _ = remove(index.ordered()) }
+        state.withLock { state in _ = Self.remove(state.index.ordered(), from: &state) }
     }
 
     /// Routes a URL with this router: each matching route, in order, gets the parameters until a handler
@@ -357,7 +363,7 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
 
     private func route(_ url: URL, parameters: [String: Any], runHandlers: Bool) -> (routed: Bool, fallback: Router?) {
         let request = RouteRequest(url: url, options: RouterRegistry.shared.currentOptions(), additionalParameters: parameters)
-        var (snapshot, fallsBack) = withLock { (index.candidates(for: request), fallsBackToGlobalRoutes && !isGlobal) }
+        var (snapshot, fallsBack) = state.withLock { ($0.index.candidates(for: request), $0.fallsBackToGlobalRoutes && !isGlobal) }
         var tried = Set<ObjectIdentifier>()
         // Holds the tried entries alive: a freed entry's address could be reused by a new one, which
         // would then look tried.
@@ -371,11 +377,11 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
             let response = entry.definition.response(for: request)
             guard response.isMatch else { continue }
             guard runHandlers else { return (true, nil) }
-            guard withLock({ entry.isActive }) else {
+            guard state.withLock({ _ in entry.isActive }) else {
                 // Removed by an earlier handler or another thread since the snapshot. Go on with the
                 // current candidates (skipping those tried), so a route replaced meanwhile is found as
                 // its replacement rather than not at all.
-                snapshot = withLock { self.index.candidates(for: request) }
+                snapshot = state.withLock { $0.index.candidates(for: request) }
                 position = 0
                 continue
             }
@@ -403,12 +409,12 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Inserts each route before the first route of lower priority, unless its definition is in a router
-    /// already. Returns the entries inserted. Call with the lock held.
-    private func insert(_ newEntries: [RouteEntry]) -> [RouteEntry] {
+    /// already. Returns the entries inserted. Takes the locked state: call inside `state.withLock`.
+    private func insert(_ newEntries: [RouteEntry], into state: inout State) -> [RouteEntry] {
         var inserted: [RouteEntry] = []
         for entry in newEntries where entry.definition.claim(forScheme: scheme) {
             // After the ones inserted just before it: one call's expansions keep their order.
-            index.insert(entry)
+            state.index.insert(entry)
             inserted.append(entry)
         }
         return inserted
@@ -421,19 +427,13 @@ public final class Router: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Removes and deactivates these routes; returns how many were here. Call with the lock held.
-    private func remove(_ doomed: [RouteEntry]) -> Int {
+    /// Removes and deactivates these routes; returns how many were here. Takes the locked state.
+    private static func remove(_ doomed: [RouteEntry], from state: inout State) -> Int {
         for entry in doomed {
-            index.remove(entry)
+            state.index.remove(entry)
             entry.isActive = false
             entry.definition.release()
         }
         return doomed.count
-    }
-
-    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import PatchSupport
 
 /// The one place the device's network stack is chosen: AsyncHTTPClient (SwiftNIO) on every
 /// platform, for the updater's reads and for everything else the device sends (telemetry,
@@ -134,17 +135,15 @@ public struct HTTPTransport: Transport {
 }
 
 /// When a stream last received a byte.
-private final class SilenceClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = DispatchTime.now().uptimeNanoseconds
+private final class SilenceClock: Sendable {
+    private let last = LockedValue(DispatchTime.now().uptimeNanoseconds)
 
     func touch() {
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.lock(); last = now; lock.unlock()
+        last.withLock { $0 = now }
     }
 
     func secondsSinceLastByte() -> TimeInterval {
-        lock.lock(); defer { lock.unlock() }
-        return Double(DispatchTime.now().uptimeNanoseconds - last) / 1e9
+        last.withLock { Double(DispatchTime.now().uptimeNanoseconds - $0) / 1e9 }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PatchSupport
 
 /// The development server's live channel (`patchctl dev`), on the same server as `serve`:
 /// - `GET /_dev/events?device=NAME`: a server-sent-events stream; first a `session` event whose
@@ -53,10 +54,14 @@ public final class DevChannel: @unchecked Sendable {
     public let limits: Limits
     private let onReport: @Sendable (_ device: String, _ report: Data) -> Void
     private let onDevice: @Sendable (_ device: String, _ connected: Bool) -> Void
-    private let lock = NSLock()
-    private var sinks: [ObjectIdentifier: Session] = [:]
-    private var tokens: [String: ObjectIdentifier] = [:]
-    private var latest: String?
+    /// The connected devices, their tokens (one per session, pointing back to it) and the latest
+    /// announcement a new device gets: one lock, so a token never outlives its session.
+    private struct State {
+        var sinks: [ObjectIdentifier: Session] = [:]
+        var tokens: [String: ObjectIdentifier] = [:]
+        var latest: String?
+    }
+    private let state = LockedValue(State())
 
     /// - Parameters:
     ///   - onReport: each report's bytes with the device name it came with (on a server thread).
@@ -94,20 +99,20 @@ public final class DevChannel: @unchecked Sendable {
         var text = "event: \(event)\n"
         if let id { text += "id: \(id)\n" }
         text += "data: \(data)\n\n"
-        let targets: [Sink] = lock.withLock {
-            latest = text
-            return sinks.values.map(\.sink)
+        let targets: [Sink] = state.withLock { state in
+            state.latest = text
+            return state.sinks.values.map(\.sink)
         }
         for sink in targets { sink.send(text) }
         return targets.count
     }
 
     /// The devices connected now, sorted (a name twice when two devices share it).
-    public var connectedDevices: [String] { lock.withLock { sinks.values.map(\.sink.device).sorted() } }
+    public var connectedDevices: [String] { state.withLock { state in state.sinks.values.map(\.sink.device).sorted() } }
 
     /// Disconnects every device (they reconnect on their own).
     public func disconnectAll() {
-        let all = lock.withLock { sinks.values.map(\.sink) }
+        let all = state.withLock { state in state.sinks.values.map(\.sink) }
         for sink in all { sink.close() }
     }
 
@@ -117,20 +122,20 @@ public final class DevChannel: @unchecked Sendable {
     /// session event with the stream's token, then the current version.
     func subscribe(_ id: ObjectIdentifier, _ sink: Sink) -> (admitted: Bool, opening: String) {
         let token = Self.randomToken()
-        let result: (Bool, String) = lock.withLock {
-            guard sinks.count < limits.maxDevices else { return (false, "") }
-            sinks[id] = Session(sink: sink, token: token)
-            tokens[token] = id
-            return (true, "event: session\ndata: \(token)\n\n" + (latest ?? ""))
+        let result: (Bool, String) = state.withLock { state in
+            guard state.sinks.count < limits.maxDevices else { return (false, "") }
+            state.sinks[id] = Session(sink: sink, token: token)
+            state.tokens[token] = id
+            return (true, "event: session\ndata: \(token)\n\n" + (state.latest ?? ""))
         }
         if result.0 { onDevice(sink.device, true) }
         return result
     }
 
     func unsubscribe(_ id: ObjectIdentifier) {
-        guard let session = lock.withLock({ () -> Session? in
-            guard let session = sinks.removeValue(forKey: id) else { return nil }
-            tokens[session.token] = nil
+        guard let session = state.withLock({ state -> Session? in
+            guard let session = state.sinks.removeValue(forKey: id) else { return nil }
+            state.tokens[session.token] = nil
             return session
         }) else { return }
         onDevice(session.sink.device, false)
@@ -139,29 +144,29 @@ public final class DevChannel: @unchecked Sendable {
     /// The next ping for a stream, or nil when it has left `maxUnansweredPings` unanswered: close it.
     func ping(_ id: ObjectIdentifier) -> String? {
         let nonce = Self.randomToken()
-        return lock.withLock {
-            guard var session = sinks[id], session.unanswered < limits.maxUnansweredPings else { return nil }
+        return state.withLock { state in
+            guard var session = state.sinks[id], session.unanswered < limits.maxUnansweredPings else { return nil }
             session.unanswered += 1
             session.nonces = Array((session.nonces + [nonce]).suffix(limits.maxUnansweredPings))
-            sinks[id] = session
+            state.sinks[id] = session
             return "event: ping\ndata: \(nonce)\n\n"
         }
     }
 
     /// A device's answer to a ping; false if the token or nonce is not one this server handed out.
     func pong(token: String, nonce: String) -> Bool {
-        lock.withLock {
-            guard let id = tokens[token], var session = sinks[id], session.nonces.contains(nonce) else { return false }
+        state.withLock { state in
+            guard let id = state.tokens[token], var session = state.sinks[id], session.nonces.contains(nonce) else { return false }
             session.unanswered = 0
             session.nonces = []
-            sinks[id] = session
+            state.sinks[id] = session
             return true
         }
     }
 
     /// A report on the session `token`; false (nothing delivered) unless that stream is connected.
     func report(token: String, _ data: Data) -> Bool {
-        guard let device = lock.withLock({ tokens[token].flatMap { sinks[$0]?.sink.device } }) else { return false }
+        guard let device = state.withLock({ state in state.tokens[token].flatMap { state.sinks[$0]?.sink.device } }) else { return false }
         onReport(device, data)
         return true
     }

@@ -50,10 +50,13 @@ public final class PatchServer: @unchecked Sendable {
     public let devChannel: DevChannel?
     private let requestedPort: UInt16
     private let log: (@Sendable (String) -> Void)?
-    private let lock = NSLock()
-    private var running: Running?
-    private var records: [Request] = []
-    private var injectedFailures: [(remaining: Int, status: Int, path: String?)] = []
+    /// What runs, the requests served and the failures still to inject, under one lock.
+    private struct State {
+        var running: Running?
+        var records: [Request] = []
+        var injectedFailures: [(remaining: Int, status: Int, path: String?)] = []
+    }
+    private let state = LockedValue(State())
 
     /// What a started server holds.
     private struct Running {
@@ -82,13 +85,13 @@ public final class PatchServer: @unchecked Sendable {
     }
 
     /// The port the server listens on (nil until started).
-    public var port: UInt16? { lock.withLock { running?.port } }
+    public var port: UInt16? { state.withLock { state in state.running?.port } }
 
     /// `http://host:port/` once started.
     public var baseURL: URL? { port.map { URL(string: "http://\(host):\($0)/")! } }
 
     /// Connections open now (at most `limits.maxConnections`).
-    public var openConnections: Int { lock.withLock { running?.connections.count ?? 0 } }
+    public var openConnections: Int { state.withLock { state in state.running?.connections.count ?? 0 } }
 
     /// Starts listening and returns the bound port. Blocks until the socket listens (or fails).
     @discardableResult
@@ -111,7 +114,7 @@ public final class PatchServer: @unchecked Sendable {
             let listener = try bootstrap(group: group, threadPool: threadPool, root: root, connections: connections)
                 .bind(host: host, port: Int(requestedPort)).wait()
             let port = UInt16(listener.localAddress?.port ?? Int(requestedPort))
-            lock.withLock { running = Running(group: group, threadPool: threadPool, listener: listener,
+            state.withLock { state in state.running = Running(group: group, threadPool: threadPool, listener: listener,
                                               connections: connections, port: port) }
             return port
         } catch {
@@ -174,9 +177,9 @@ public final class PatchServer: @unchecked Sendable {
     /// Stops listening, closes idle connections, lets requests in progress finish for up to
     /// `gracePeriod` seconds, then closes every connection; blocks until done. Safe to call twice.
     public func stop(gracePeriod: TimeInterval = 1) {
-        guard let running = lock.withLock({ () -> Running? in
-            defer { self.running = nil }
-            return self.running
+        guard let running = state.withLock({ state -> Running? in
+            defer { state.running = nil }
+            return state.running
         }) else { return }
         try? running.listener.close().wait()
         // Event streams never finish a response: end them now (devices reconnect) rather than
@@ -193,24 +196,24 @@ public final class PatchServer: @unchecked Sendable {
     }
 
     /// Every request answered so far, oldest first.
-    public var requests: [Request] { lock.withLock { records } }
+    public var requests: [Request] { state.withLock { state in state.records } }
 
     /// Forgets the request log.
-    public func clearRequests() { lock.withLock { records = [] } }
+    public func clearRequests() { state.withLock { state in state.records = [] } }
 
     /// Answers the next `count` requests (for `path`, or any path) with `status` instead of the
     /// file: for rehearsing outages and the client's retries.
     public func failNextRequests(_ count: Int, status: Int = 503, path: String? = nil) {
-        lock.withLock { injectedFailures.append((count, status, path)) }
+        state.withLock { state in state.injectedFailures.append((count, status, path)) }
     }
 
     // MARK: - Request records and injected failures (called by the responder)
 
     func takeInjectedFailure(for path: String) -> Int? {
-        lock.withLock {
-            guard let i = injectedFailures.firstIndex(where: { $0.remaining > 0 && ($0.path == nil || $0.path == path) }) else { return nil }
-            injectedFailures[i].remaining -= 1
-            return injectedFailures[i].status
+        state.withLock { state in
+            guard let i = state.injectedFailures.firstIndex(where: { $0.remaining > 0 && ($0.path == nil || $0.path == path) }) else { return nil }
+            state.injectedFailures[i].remaining -= 1
+            return state.injectedFailures[i].status
         }
     }
 
@@ -221,7 +224,7 @@ public final class PatchServer: @unchecked Sendable {
 
     /// Keeps `request` and logs it, escaped.
     func record(_ request: Request) {
-        lock.withLock { records.append(request) }
+        state.withLock { state in state.records.append(request) }
         log?("\(LogSafe.escape(request.method, limit: 300)) \(LogSafe.escape(request.path, limit: 300)) \(request.status)")
     }
 }

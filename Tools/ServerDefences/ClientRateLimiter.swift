@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PatchSupport
 
 /// Requests per client address, as token buckets: each address may send `burst` requests at once,
 /// then `perSecond` on average. An IPv6 client counts by its /64 (one subscriber's prefix, which
@@ -11,8 +12,7 @@ public final class ClientRateLimiter: @unchecked Sendable {
     public let perSecond: Double
     public let burst: Double
     public let maxClients: Int
-    private let lock = NSLock()
-    private var buckets: [String: Bucket] = [:]
+    private let buckets = LockedValue<[String: Bucket]>([:])
 
     private struct Bucket {
         var tokens: Double
@@ -28,15 +28,15 @@ public final class ClientRateLimiter: @unchecked Sendable {
     /// Takes one request from `address`'s bucket; false if it's empty (answer 429).
     public func allow(_ address: SocketAddress?, now: NIODeadline = .now()) -> Bool {
         let key = Self.key(address)
-        return lock.withLock {
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+        return buckets.withLock { table in
+            var bucket = table[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = Double((now - bucket.updated).nanoseconds) / 1e9
             bucket.tokens = min(burst, bucket.tokens + max(0, elapsed) * perSecond)
             bucket.updated = now
             let allowed = bucket.tokens >= 1
             if allowed { bucket.tokens -= 1 }
-            if buckets[key] == nil && buckets.count >= maxClients { forgetRefilled(now) }
-            buckets[key] = bucket
+            if table[key] == nil && table.count >= maxClients { forgetRefilled(now, in: &table) }
+            table[key] = bucket
             return allowed
         }
     }
@@ -44,11 +44,11 @@ public final class ClientRateLimiter: @unchecked Sendable {
     /// Seconds until `address` may send again (for Retry-After), at least 1.
     public var retryAfterSeconds: Int { perSecond > 0 ? max(1, Int((1 / perSecond).rounded(.up))) : 3600 }
 
-    private func forgetRefilled(_ now: NIODeadline) {
-        buckets = buckets.filter { _, bucket in
+    private func forgetRefilled(_ now: NIODeadline, in table: inout [String: Bucket]) {
+        table = table.filter { _, bucket in
             bucket.tokens + Double((now - bucket.updated).nanoseconds) / 1e9 * perSecond < burst
         }
-        if buckets.count >= maxClients { buckets = [:] }
+        if table.count >= maxClients { table = [:] }
     }
 
     /// The address a client is counted by: IPv4 as is, IPv6 by its first 64 bits.

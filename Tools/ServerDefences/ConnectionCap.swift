@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PatchSupport
 
 /// The connections open at once, capped, so a client opening connections in a loop can't take
 /// every file descriptor. At the cap, a new connection takes the place of the one idle the
@@ -11,11 +12,14 @@ import NIOCore
 /// Connections report whether they're busy through `setBusy` (`RequestHeadLimiter` does).
 public final class ConnectionCap: @unchecked Sendable {
     public let limit: Int
-    private let lock = NSLock()
-    private var open: [ObjectIdentifier: Entry] = [:]
-    private var shed = 0
+    /// The open connections and how many were shed, under one lock.
+    private struct State {
+        var open: [ObjectIdentifier: Entry] = [:]
+        var shed = 0
+    }
+    private let state = LockedValue(State())
 
-    private struct Entry {
+    fileprivate struct Entry {
         var channel: Channel
         /// Since when the connection has had nothing in progress; nil while it's busy.
         var idleSince: NIODeadline?
@@ -39,24 +43,24 @@ public final class ConnectionCap: @unchecked Sendable {
     /// it's counted out when it closes.
     public func admit(_ channel: Channel) -> Admission {
         let id = ObjectIdentifier(channel)
-        let (admission, victim) = lock.withLock { () -> (Admission, Channel?) in
+        let (admission, victim) = state.withLock { state -> (Admission, Channel?) in
             var victim: Channel?
-            if open.count >= limit {
+            if state.open.count >= limit {
                 // The longest idle goes; O(limit), only while the cap is reached.
-                guard let oldest = open.filter({ $0.value.idleSince != nil })
+                guard let oldest = state.open.filter({ $0.value.idleSince != nil })
                     .min(by: { $0.value.idleSince! < $1.value.idleSince! }) else { return (.refused, nil) }
                 victim = oldest.value.channel
-                open[oldest.key] = nil
-                shed += 1
+                state.open[oldest.key] = nil
+                state.shed += 1
             }
-            open[id] = Entry(channel: channel, idleSince: .now())
+            state.open[id] = Entry(channel: channel, idleSince: .now())
             return (victim == nil ? .admitted : .admittedByShedding, victim)
         }
         victim?.close(promise: nil)
         if admission != .refused {
             channel.closeFuture.whenComplete { _ in
-                self.lock.withLock {
-                    if self.open[id]?.channel === channel { self.open[id] = nil }
+                self.state.withLock { state in
+                    if state.open[id]?.channel === channel { state.open[id] = nil }
                 }
             }
         }
@@ -66,32 +70,32 @@ public final class ConnectionCap: @unchecked Sendable {
     /// Marks a connection busy (a request in progress: never shed) or idle from now.
     public func setBusy(_ channel: Channel, _ busy: Bool) {
         let id = ObjectIdentifier(channel)
-        lock.withLock {
-            guard open[id]?.channel === channel else { return }
+        state.withLock { state in
+            guard state.open[id]?.channel === channel else { return }
             if busy {
-                open[id]?.idleSince = nil
-            } else if open[id]?.idleSince == nil {
-                open[id]?.idleSince = .now()
+                state.open[id]?.idleSince = nil
+            } else if state.open[id]?.idleSince == nil {
+                state.open[id]?.idleSince = .now()
             }
         }
     }
 
     /// Connections open now.
-    public var count: Int { lock.withLock { open.count } }
+    public var count: Int { state.withLock { state in state.open.count } }
 
     /// Idle connections closed so far to make room for new ones.
-    public var shedCount: Int { lock.withLock { shed } }
+    public var shedCount: Int { state.withLock { state in state.shed } }
 
     /// Asks every open connection to finish: an idle one closes now, one in the middle of a
     /// request closes once its response is written.
     public func quiesceAll() {
-        let channels = lock.withLock { open.values.map(\.channel) }
+        let channels = state.withLock { state in state.open.values.map(\.channel) }
         for channel in channels { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
     }
 
     /// Closes every open connection (their handlers see the close as usual).
     public func closeAll() {
-        let channels = lock.withLock { open.values.map(\.channel) }
+        let channels = state.withLock { state in state.open.values.map(\.channel) }
         for channel in channels { channel.close(promise: nil) }
     }
 }

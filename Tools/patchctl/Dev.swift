@@ -8,6 +8,7 @@ import PatchEngine
 import PatchAuthoring
 import PatchRepository
 import PatchDevServer
+import PatchSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -148,10 +149,11 @@ extension PatchCtl {
 
 /// Every line `patchctl dev` prints, one at a time, flushed at once (devices report from
 /// server threads while the watcher publishes).
-final class DevOutput: @unchecked Sendable {
-    private let lock = NSLock()
+final class DevOutput: Sendable {
+    /// Guards standard output, which holds no value of its own here.
+    private let output = LockedValue(())
     func line(_ text: String) {
-        lock.withLock {
+        output.withLock { _ in
             print(text)
             fflush(stdout)
         }
