@@ -87,6 +87,7 @@ let package = Package(
         .library(name: "PatchEngine", targets: ["PatchEngine"]),
         .library(name: "PatchEngineObjC", targets: ["PatchEngineObjC"]),
         .library(name: "PatchRouter", targets: ["PatchRouter"]),
+        .library(name: "PatchRouterBindings", targets: ["PatchRouterBindings"]),
         .library(name: "PatchDelivery", targets: ["PatchDelivery"]),
         .library(name: "PatchFormat", targets: ["PatchFormat"]),
         .library(name: "PatchUpdater", targets: ["PatchUpdater"]),
@@ -127,7 +128,7 @@ let package = Package(
         // The Swift engine: public API, JS context, preprocessor, value boxing, patch loading.
         .target(
             name: "PatchEngine",
-            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchRouter", "PatchSupport"],
+            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchSupport"],
             resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js"), .copy("Resources/jspatch.js")],
             swiftSettings: noPrivateAPI ? [.define("PATCHENGINE_NO_PRIVATE_API")] : [],
             linkerSettings: [
@@ -316,7 +317,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchEngineTests",
-            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CJavaScriptCore"]
+            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CJavaScriptCore", "PatchRouter", "PatchRouterBindings",
+                           "PatchSupport"]
         ),
         // JSPatch's own test suite (../shared/third_party/jspatch-tests, read there at test time):
         // the native classes its scripts patch, with UIKit/CoreGraphics stand-ins, and its assertions.
@@ -335,6 +337,9 @@ let package = Package(
         ),
         // URL router with JLRoutes' matching rules, thread-safe; pure Swift, only PatchSupport (its locks).
         .target(name: "PatchRouter", dependencies: ["PatchSupport"]),
+        // The router's `routes` global for patch scripts, a `ScriptExtension` an app registers
+        // (PatchRouterBindings.register()): the engine itself does not depend on the router.
+        .target(name: "PatchRouterBindings", dependencies: ["PatchEngine", "PatchRouter"]),
         .testTarget(name: "PatchRouterTests", dependencies: ["PatchRouter"]),
         // `make bench`: Objective-C subjects and native timing loops, and the harness that
         // prints the ratios (Benchmarks/README.md).
@@ -384,7 +389,7 @@ let package = Package(
         .executableTarget(
             name: "shop",
             dependencies: [
-                "ShopKit", "PatchDelivery", "PatchFormat", "PatchEngine", "PatchRouter",
+                "ShopKit", "PatchDelivery", "PatchFormat", "PatchEngine", "PatchRouter", "PatchRouterBindings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,13 +1,16 @@
 import Foundation
 import PatchRouter
+import PatchRouterBindings
 import ShopKit
 
 /// The app's deep links (`shop://…`), registered with PatchRouter at launch. A patch can replace
-/// a route (`routes.replace(pattern, handler, {scheme: 'shop'})`) when a link is broken.
+/// a route (`routes.replace(pattern, handler, {scheme: 'shop'})`) when a link is broken: the
+/// `routes` global comes from PatchRouterBindings, registered here before any patch is applied.
 enum ShopRoutes {
     static let scheme = "shop"
 
     static func register() throws {
+        try PatchRouterBindings.register()
         let router = Router.routes(forScheme: scheme)
         try router.addRoute("/cart") { _ in sk_open_cart() == 1 }
         // BUG (fixed by Samples/patches/deep-link.js): copied from the old `/item/:id` route, the

@@ -19,6 +19,7 @@ extension Engine {
         // Evaluations are serialised; include() nests on the same thread.
         evaluationLock.lock()
         defer { evaluationLock.unlock() }
+        installScriptExtensions()
         let mark = transactions.mark(name)
         // A script named by an absolute path resolves include()/resourcePath() from its folder.
         let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)

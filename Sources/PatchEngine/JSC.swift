@@ -30,6 +30,11 @@ enum JSC {
         return JSObjectGetProperty(ctx, object, js, nil)
     }
 
+    static func has(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> Bool {
+        let js = string(name); defer { JSStringRelease(js) }
+        return JSObjectHasProperty(ctx, object, js)
+    }
+
     static func set(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String, _ value: JSValueRef?,
                     attributes: JSPropertyAttributes = JSPropertyAttributes(kJSPropertyAttributeNone)) {
         let js = string(name); defer { JSStringRelease(js) }

@@ -200,18 +200,12 @@ extension Engine {
             try externConstant(string(a, 0), type: string(a, 1))
         }
 
-        // Toolkit: hooks and routes.
+        // Toolkit: hooks (routes and other optional modules: `ScriptExtension`).
         addFunction(n, "hook") { [unowned self] _, _, a in
             try addHook(target: arg(a, 0), selector: string(a, 1), position: string(a, 2),
                         function: try function(arg(a, 3), "hook"), once: JSValueToBoolean(ctx, arg(a, 4)),
                         classMethod: JSValueToBoolean(ctx, arg(a, 5)))
         }
-        addFunction(n, "routeAdd") { [unowned self] _, _, a in
-            try routeAdd(string(a, 0), try function(arg(a, 1), "routes.add"), options: arg(a, 2),
-                         replacing: JSValueToBoolean(ctx, arg(a, 3)))
-        }
-        addFunction(n, "routeRemove") { [unowned self] _, _, a in routeRemove(string(a, 0), options: arg(a, 1)) }
-        addFunction(n, "routeURL") { [unowned self] _, _, a in try routeURL(string(a, 0), parameters: arg(a, 1)) }
     }
 
     /// The script a definition belongs to: the one whose method is running (from runtime.js's

@@ -63,6 +63,7 @@ extension Engine {
     /// VM meanwhile.
     func catchUp() {
         guard let log = replayed else { return }
+        installScriptExtensions()
         let generation = transactions.generation
         guard log.generation != generation, evaluationLock.try() else { return }
         defer { evaluationLock.unlock() }

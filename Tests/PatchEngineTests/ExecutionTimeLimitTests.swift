@@ -3,6 +3,7 @@ import XCTest
 import PatchEngine
 import PatchFixtures
 import PatchRouter
+import PatchRouterBindings
 
 /// A runaway script cannot hang the app: evaluation and every call from native code into JS
 /// end at `PatchEngine.executionTimeLimit` with a `.timeout` error, and the engine keeps working.
@@ -171,6 +172,7 @@ final class ExecutionTimeLimitTests: PatchTestCase {
 
     func testRunawayRouteHandlerIsATimeoutAndTheRouteGoesWithItsScript() throws {
         let errors = captureErrors()
+        try PatchRouterBindings.register()
         let router = Router.routes(forScheme: "timeouttest")
         router.removeAllRoutes()
         addTeardownBlock { Router.unregisterRouteScheme("timeouttest") }

@@ -2,6 +2,7 @@ import Foundation
 import PatchEngine
 import PatchFixtures
 import PatchRouter
+import PatchRouterBindings
 import PatchRuntime
 import XCTest
 
@@ -92,6 +93,7 @@ final class ScriptToolkitTests: ToolkitTestCase {
     }
 
     func testRoutesReplaceRemoveAndRevertRestoreTheAppsRoutes() throws {
+        try PatchRouterBindings.register()
         let router = Router.routes(forScheme: "shoptest")
         router.removeAllRoutes()
         addTeardownBlock { Router.unregisterRouteScheme("shoptest") }
@@ -118,6 +120,7 @@ final class ScriptToolkitTests: ToolkitTestCase {
     }
 
     func testRoutesRemoveFromScriptAndBadPatterns() throws {
+        try PatchRouterBindings.register()
         let router = Router.routes(forScheme: "shoptest2")
         addTeardownBlock { Router.unregisterRouteScheme("shoptest2") }
         try router.addRoute("/broken") { _ in true }

@@ -406,19 +406,13 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   global.dispatch_sync_main = function (fn) { N.dispatch(2, 0, fn); };
   global.dispatch_async_global_queue = function (fn) { N.dispatch(3, 0, fn); };
 
-  // --- toolkit: hooks and routes -------------------------------------------------------------------
+  // --- toolkit: hooks (routes come from PatchRouterBindings, a script extension) -------------------
   // hook(target, 'selector:', 'before' | 'instead' | 'after', fn(info, args...), {once: true})
   global.hook = function (target, selector, position, fn, options) {
     return N.hook(target, String(selector), String(position), fn, !!(options && options.once), false);
   };
   global.hookClass = function (cls, selector, position, fn, options) {
     return N.hook(cls, String(selector), String(position), fn, !!(options && options.once), true);
-  };
-  global.routes = {
-    add: function (pattern, handler, options) { return N.routeAdd(String(pattern), handler, options || {}, false); },
-    replace: function (pattern, handler, options) { return N.routeAdd(String(pattern), handler, options || {}, true); },
-    remove: function (pattern, options) { return N.routeRemove(String(pattern), options || {}); },
-    route: function (url, parameters) { return N.routeURL(String(url), parameters || null); }
   };
 
   // defineCFunction('strlen', 'size_t, const char *'): a global calling the C function.
