@@ -15,12 +15,15 @@ import PatchSupport
 /// brought back when the new one fails (`ScriptSwap`, as `PatchClient` applies releases), so a
 /// failed save never leaves a half-applied version. The event stream carries nothing trusted:
 /// only the number of the version to look for. Every outcome, later runtime errors in patched
-/// methods and `console.log` lines go back to the server as `DevReport`s.
+/// methods and `console.log` lines go back to the server as `DevReport`s. A version is checked
+/// with the release rule devices on a release channel apply (`PatchRelease.exclusion`: app,
+/// enabled, app and OS versions, models, attributes, rollout).
 ///
 ///     var config = DevelopmentSession.Configuration(
 ///         serverURL: URL(string: "http://127.0.0.1:8765/")!, deviceName: "pixel-qa",
 ///         developmentRoot: devRootFile,      // `patchctl dev` writes it (dev-root.json)
 ///         appID: "com.example.shop", appVersion: "1.4.0")
+///     config.device = DeviceProfile(deviceID: "pixel-qa", osVersion: os, model: model)  // optional
 ///     let session = try DevelopmentSession(configuration: config)   // .main applies by default
 ///     session.start()
 ///
