@@ -44,10 +44,11 @@ import PatchRuntime
 ///   (`N.finishDirect`): converted, or reported to `errorHandler` with the original implementation
 ///   run in its place, as a native caller's call would be.
 extension Engine {
-    /// How runtime.js checks an argument or result of a directly called method (`directArg` and
-    /// `directResult` there).
-    enum DirectValueCode: Int {
+    /// How direct.js checks an argument or result of a directly called method (`argumentSource`
+    /// and `resultSource` there), which reads these by name (`N.codes.value`).
+    enum DirectValueCode: Int, ScriptCodes {
         case object = 0, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, bool, void
+        static let scriptName = "value"
 
         init?(_ type: ObjCType) {
             switch type.kind {
@@ -118,56 +119,29 @@ extension Engine {
         }
     }
 
-    func installDirectCallBindings(into n: JSObjectRef) {
-        func arg(_ args: [JSValueRef], _ i: Int) -> JSValueRef { i < args.count ? args[i] : undefinedValue }
-        func int(_ args: [JSValueRef], _ i: Int) -> Int { Int(JSValueToNumber(ctx, arg(args, i), nil)) }
-
-        // N.setDirectStamp(DirectStamp): the class runtime.js keeps each box's DirectState with, on a
-        // private field a box gains by "constructing" the class on it (a base class that returns its
-        // argument). `BoxBits` learns the structure a stamped box has from it.
-        addFunction(n, "setDirectStamp") { [unowned self] _, _, a in
-            guard directStamp == nil, let stamp = JSValueToObject(ctx, arg(a, 0), nil) else {
-                throw BridgeError("setDirectStamp expects a class, once")
+    /// `N.loadDirectCalls(shared)`: direct.js's module function applied to N and `shared`, with
+    /// `generation`, the dispatch generations (PEDispatchGenerations), added. The first caller
+    /// loads; the others wait here and get the same object. Its `states` is the class runtime.js
+    /// keeps each box's DirectState with, on a private field a box gains by "constructing" the
+    /// class on it (a base class that returns its argument): `BoxBits` learns the structure a
+    /// stamped box has from it.
+    func loadDirectCalls(_ shared: JSValueRef) throws -> JSValueRef {
+        try directCallsModule.withLock { loaded in
+            if let loaded { return loaded }
+            guard let module = JSValueToObject(ctx, try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName), nil),
+                  let made = JSValueToObject(ctx, try call(module, [runtimeBindings, shared]), nil),
+                  let stamp = JSValueToObject(ctx, JSC.get(ctx, made, "states"), nil) else {
+                throw BridgeError("direct.js did not load")
             }
+            let counters = JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeUint32Array, PEDispatchGenerations(),
+                                                                 Int(PE_DISPATCH_GENERATION_CAPACITY) * MemoryLayout<UInt32>.size,
+                                                                 nil, nil, nil)
+            JSC.set(ctx, made, "generation", counters)
+            JSValueProtect(ctx, made)
             JSValueProtect(ctx, stamp)
             directStamp = stamp
-            return nil
-        }
-
-        // N.loadDirectCalls(shared): direct.js loaded once for every thread, in this one native call
-        // (JavaScriptCore runs other threads' JS while a native call is out, so a load made of several
-        // steps in JS could be seen half done, or done twice): its module function applied to N and
-        // `shared`, with `generation`, the dispatch generations (PEDispatchGenerations), added. The
-        // first caller loads; the others wait here and get the same object.
-        addFunction(n, "loadDirectCalls") { [unowned self] _, _, a in
-            try directCallsModule.withLock { loaded in
-                if let loaded { return loaded }
-                guard let module = JSValueToObject(ctx, try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName), nil),
-                      let made = JSValueToObject(ctx, try call(module, [n, arg(a, 0)]), nil) else {
-                    throw BridgeError("direct.js did not load")
-                }
-                let counters = JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeUint32Array, PEDispatchGenerations(),
-                                                                     Int(PE_DISPATCH_GENERATION_CAPACITY) * MemoryLayout<UInt32>.size,
-                                                                     nil, nil, nil)
-                JSC.set(ctx, made, "generation", counters)
-                JSValueProtect(ctx, made)
-                loaded = made
-                return made
-            }
-        }
-        // N.resolveDirect(box, name, argc, needView) → null, or what runtime.js keeps for the object.
-        addFunction(n, "resolveDirect") { [unowned self] _, _, a in
-            try resolveDirect(arg(a, 0), name: JSC.toString(ctx, arg(a, 1)), argumentCount: int(a, 2),
-                              needsView: JSValueToBoolean(ctx, arg(a, 3)))
-        }
-        // N.convertArgument(box, number, index, value): `value` as a send's argument would arrive.
-        addFunction(n, "convertArgument") { [unowned self] _, _, a in
-            try convertDirectArgument(arg(a, 0), number: int(a, 1), index: int(a, 2), arg(a, 3))
-        }
-        // N.finishDirect(box, number, value, failed, args...): the result, or the original's on failure.
-        addFunction(n, "finishDirect") { [unowned self] _, _, a in
-            try finishDirect(arg(a, 0), number: int(a, 1), value: arg(a, 2), failed: JSValueToBoolean(ctx, arg(a, 3)),
-                             arguments: Array(a.dropFirst(4)))
+            loaded = made
+            return made
         }
     }
 
@@ -176,7 +150,7 @@ extension Engine {
     /// result, impView, imp0, imp1, impKey}`,
     /// `method` missing when the call must go through Objective-C; null for anything but a box of
     /// an object with a class word.
-    private func resolveDirect(_ boxValue: JSValueRef, name: String, argumentCount: Int, needsView: Bool) throws -> JSValueRef? {
+    func resolveDirect(_ boxValue: JSValueRef, name: String, argumentCount: Int, needsView: Bool) throws -> JSValueRef? {
         guard let object = strongBoxObject(boxValue) else { return JSValueMakeNull(ctx) }
         learnStampedBoxStructure()
         var mask: UInt = 0
@@ -241,7 +215,7 @@ extension Engine {
         return (receiver, selector, try callSite(receiver, selector))
     }
 
-    private func convertDirectArgument(_ boxValue: JSValueRef, number: Int, index: Int, _ value: JSValueRef) throws -> JSValueRef {
+    func convertDirectArgument(_ boxValue: JSValueRef, number: Int, index: Int, _ value: JSValueRef) throws -> JSValueRef {
         let (receiver, selector, site) = try directCall(boxValue, number: number)
         guard index + 2 < site.signature.argumentCount else { throw BridgeError("direct call: no argument \(index + 1)") }
         return try roundTrip(value, site.signature.argument(index + 2),
@@ -264,7 +238,7 @@ extension Engine {
     /// type and back (performSelectorInOC requests run first), as a native caller would receive
     /// it; or, when the method threw (`failed`) or its result can't be converted, the error
     /// reported and the original implementation run with `arguments` in its place.
-    private func finishDirect(_ boxValue: JSValueRef, number: Int, value: JSValueRef, failed: Bool,
+    func finishDirect(_ boxValue: JSValueRef, number: Int, value: JSValueRef, failed: Bool,
                               arguments: [JSValueRef]) throws -> JSValueRef {
         let (receiver, selector, site) = try directCall(boxValue, number: number)
         let returnType = site.signature.returnType

@@ -78,6 +78,8 @@ final class Engine: @unchecked Sendable {
     let objectPrototype: JSObjectRef
     /// runtime.js's DirectStamp (DirectCalls.swift), which stamps a box with a private field.
     var directStamp: JSObjectRef?
+    /// runtime.js's `N`: the `.runtime` bindings of `NativeBinding.table` (protected).
+    var runtimeBindings: JSObjectRef!
     /// What direct.js's module gave runtime.js, once loaded (DirectCalls.swift): the lock makes
     /// every other first caller wait for the one loading it.
     let directCallsModule = LockedValue<JSObjectRef?>(nil)
@@ -85,7 +87,8 @@ final class Engine: @unchecked Sendable {
     let limits: LockedValue<PatchLimits>
     let createdClasses: LockedValue<[String: Int]>
     let pendingDispatchCount: LockedValue<Int>
-    /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
+    /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper); this and
+    /// the next three come from runtime.js's handshake (`takeHandshake`).
     var jsOnlyTable: JSObjectRef!
     var jsOnlyRemover: JSObjectRef!
 
@@ -165,10 +168,13 @@ final class Engine: @unchecked Sendable {
         }
         let native = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, native)
+        runtimeBindings = native
         JSC.set(ctx, native, "objectPrototype", objectPrototype)
-        installBindings(into: native)
-        installDirectCallBindings(into: native)
-        installJSPatchLoader(into: native)
+        JSC.set(ctx, native, "send", JSObjectMakeFunctionWithCallback(ctx, nil, Engine.sendFunction))
+        JSC.set(ctx, native, "nsnull", box(PENull()))
+        JSC.set(ctx, native, "codes", makeScriptCodes([DirectValueCode.self, DispatchKind.self]))
+        installBindings(.runtime, into: native)
+        installBindings(.global, into: JSContextGetGlobalObject(ctx))
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
         if isMain {
             installRuntimeHandlers()
@@ -177,7 +183,7 @@ final class Engine: @unchecked Sendable {
             }
         }
         do {
-            _ = try evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName)
+            try takeHandshake(evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName))
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
@@ -193,6 +199,23 @@ final class Engine: @unchecked Sendable {
             timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
             apiLock.withLock(ctx) { _ = timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }
+    }
+
+    /// What runtime.js evaluates to: the JS state the engine reads and calls (`{jsOnlyTable,
+    /// jsOnlyRemover, callFrame, scriptGetter}`), kept protected for the VM's life.
+    private func takeHandshake(_ value: JSValueRef) throws {
+        guard let handshake = JSValueToObject(ctx, value, nil) else { throw BridgeError("runtime.js returned no handshake") }
+        func member(_ name: String, function: Bool) throws -> JSObjectRef {
+            guard let object = JSValueToObject(ctx, JSC.get(ctx, handshake, name), nil), !function || JSObjectIsFunction(ctx, object) else {
+                throw BridgeError("runtime.js's handshake has no \(name)")
+            }
+            JSValueProtect(ctx, object)
+            return object
+        }
+        jsOnlyTable = try member("jsOnlyTable", function: false)
+        jsOnlyRemover = try member("jsOnlyRemover", function: true)
+        callFrame = try member("callFrame", function: false)
+        scriptGetter = try member("scriptGetter", function: true)
     }
 
     /// This VM's limits set to the main VM's (for a new secondary VM, and when they change).
@@ -281,8 +304,9 @@ final class Engine: @unchecked Sendable {
 
     /// Adds a native function as property `name` of `object`. It inherits Function.prototype, so
     /// scripts can bind, call and apply it like any function.
-    func addFunction(_ object: JSObjectRef, _ name: String, _ body: @escaping NativeFunction) {
-        let box = Unmanaged.passRetained(NativeFunctionBox(body, name: name, engine: self)).toOpaque()
+    /// Only a `replayable` one may be called by a replay (`NativeBinding.Replay`).
+    func addFunction(_ object: JSObjectRef, _ name: String, replayable: Bool = false, _ body: @escaping NativeFunction) {
+        let box = Unmanaged.passRetained(NativeFunctionBox(body, replayable: replayable, engine: self)).toOpaque()
         let fn = JSObjectMake(ctx, nativeFunctionClass, box)
         if functionPrototype == nil {
             let function = JSC.get(ctx, JSContextGetGlobalObject(ctx), "Function")
@@ -528,12 +552,12 @@ struct JSThrown: Error {
 /// Holds a native function's closure for its JS object.
 final class NativeFunctionBox {
     let body: Engine.NativeFunction
-    /// Whether a replay of a script's top level may call it (`Replay.allowedNatives`).
+    /// Whether a replay of a script's top level may call it (`NativeBinding.Replay`).
     let isReplayable: Bool
     unowned let engine: Engine
-    init(_ body: @escaping Engine.NativeFunction, name: String, engine: Engine) {
+    init(_ body: @escaping Engine.NativeFunction, replayable: Bool, engine: Engine) {
         self.body = body
         self.engine = engine
-        isReplayable = Replay.allowedNatives.contains(name)
+        isReplayable = replayable
     }
 }

@@ -53,175 +53,38 @@ extension PatchEngine {
 }
 
 extension Engine {
-    /// Installs `N.loadJSPatch()`: evaluates jspatch.js once with its own native bindings.
-    func installJSPatchLoader(into n: JSObjectRef) {
-        addFunction(n, "loadJSPatch") { [unowned self] _, _, _ in
-            if let surface = jspatch.surface { return surface }
-            let module = try evaluateRaw(Self.jspatchSource(), sourceURL: Self.jspatchScriptName)
-            guard let function = JSValueToObject(ctx, module, nil), JSObjectIsFunction(ctx, function) else {
-                throw BridgeError("jspatch.js did not evaluate to a function")
-            }
-            let bindings = JSObjectMake(ctx, nil, nil)!
-            installJSPatchBindings(into: bindings)
-            let result = try call(function, [n, bindings, JSContextGetGlobalObject(ctx)])
-            guard let surface = JSValueToObject(ctx, result, nil) else { throw BridgeError("jspatch.js returned no surface") }
-            JSValueProtect(ctx, surface)
-            jspatch.surface = surface
-            return surface
+    /// `N.loadJSPatch()`: evaluates jspatch.js once with its own native bindings (`J`: the
+    /// `.jspatch` holder of `NativeBinding.table`). jspatch.js hands back `{surface, jsClassRemover}`.
+    func loadJSPatch() throws -> JSValueRef {
+        if let surface = jspatch.surface { return surface }
+        let module = try evaluateRaw(Self.jspatchSource(), sourceURL: Self.jspatchScriptName)
+        guard let function = JSValueToObject(ctx, module, nil), JSObjectIsFunction(ctx, function) else {
+            throw BridgeError("jspatch.js did not evaluate to a function")
         }
+        let bindings = JSObjectMake(ctx, nil, nil)!
+        installBindings(.jspatch, into: bindings)
+        let result = try call(function, [runtimeBindings, bindings, JSContextGetGlobalObject(ctx)])
+        guard let handshake = JSValueToObject(ctx, result, nil),
+              let surface = JSValueToObject(ctx, JSC.get(ctx, handshake, "surface"), nil),
+              let remover = JSValueToObject(ctx, JSC.get(ctx, handshake, "jsClassRemover"), nil), JSObjectIsFunction(ctx, remover) else {
+            throw BridgeError("jspatch.js returned no surface")
+        }
+        JSValueProtect(ctx, surface)
+        JSValueProtect(ctx, remover)
+        jspatch.jsClassRemover = remover
+        jspatch.surface = surface
+        return surface
     }
 
     static let jspatchScriptName = "jspatch.js"
     static func jspatchSource() -> String { engineScript(PEJSPatchScriptSource(), "jspatch") }
 
-    // MARK: The bindings jspatch.js builds on (its `J`)
-
-    private func installJSPatchBindings(into j: JSObjectRef) {
-        func arg(_ args: [JSValueRef], _ i: Int) -> JSValueRef { i < args.count ? args[i] : JSValueMakeUndefined(ctx) }
-        func string(_ args: [JSValueRef], _ i: Int) -> String { JSC.toString(ctx, arg(args, i)) }
-        func int(_ args: [JSValueRef], _ i: Int) -> Int {
-            let d = JSValueToNumber(ctx, arg(args, i), nil)
-            return d.isFinite ? Int(max(min(d, 9.0e15), -9.0e15)) : 0
+    /// `value` as a pointer, or an error naming `what` wanted one.
+    func requirePointer(_ value: JSValueRef, _ what: String) throws -> UnsafeMutableRawPointer {
+        guard let p = pointerValue(value) else {
+            throw BridgeError("\(what) expects a pointer (from malloc() or a native call), got \(jsTypeName(value))")
         }
-        func pointer(_ args: [JSValueRef], _ i: Int, _ what: String) throws -> UnsafeMutableRawPointer {
-            guard let p = pointerValue(arg(args, i)) else {
-                throw BridgeError("\(what) expects a pointer (from malloc() or a native call), got \(jsTypeName(arg(args, i)))")
-            }
-            return p
-        }
-
-        addFunction(j, "defineGlobal") { [unowned self] _, _, a in
-            defineRecordedGlobal(string(a, 0), arg(a, 1))
-            return nil
-        }
-        addFunction(j, "memset") { [unowned self] _, _, a in
-            let p = try pointer(a, 0, "memset()"), count = int(a, 2)
-            try checkWrite(p, count, "memset()")
-            memset(p, Int32(truncatingIfNeeded: int(a, 1)), count)
-            return nil
-        }
-        addFunction(j, "memcpy") { [unowned self] _, _, a in
-            let what = JSValueToBoolean(ctx, arg(a, 3)) ? "memmove()" : "memcpy()"
-            let dest = try pointer(a, 0, what), src = try pointer(a, 1, what), count = int(a, 2)
-            try checkWrite(dest, count, what)
-            try checkWrite(src, count, what)
-            memmove(dest, src, count)
-            return makePointer(dest)
-        }
-        addFunction(j, "getPointer") { [unowned self] _, _, a in
-            let value = arg(a, 0)
-            let slot = calloc(1, MemoryLayout<UnsafeMutableRawPointer>.size)!
-            var retained: UnsafeMutableRawPointer?
-            if let p = pointerValue(value) {
-                slot.storeBytes(of: p, as: UnsafeMutableRawPointer.self)
-            } else {
-                let pool = PEPoolPush(); defer { PEPoolPop(pool) }
-                // Kept alive until the block is freed: the slot may be the only reference.
-                retained = PEObjectRetain(try jsToObject(value, what: "getPointer()"))
-                slot.storeBytes(of: retained, as: UnsafeMutableRawPointer?.self)
-            }
-            registerAllocation(slot, size: MemoryLayout<UnsafeMutableRawPointer>.size, retaining: retained)
-            return makePointer(slot)
-        }
-        addFunction(j, "pvalBool") { [unowned self] _, _, a in
-            JSValueMakeBoolean(ctx, try pointer(a, 0, "pvalBool()").load(as: UInt8.self) != 0)
-        }
-        addFunction(j, "checkPointer") { [unowned self] _, _, a in
-            _ = try pointer(a, 0, string(a, 1) + "()")
-            return nil
-        }
-        addFunction(j, "assignScalar") { [unowned self] _, _, a in
-            let p = try pointer(a, 0, "assignScalarTypePointer()")
-            let letter = string(a, 2)
-            let value = arg(a, 1)
-            if letter == "c" || letter == "C", JSValueIsString(ctx, value) {
-                // JSPatch's rule for chars: the string's first byte.
-                p.storeBytes(of: JSC.toString(ctx, value).utf8.first ?? 0, as: UInt8.self)
-                return nil
-            }
-            guard letter.count == 1, let type = TypeNames.scalarType(letter: letter) else {
-                throw BridgeError("assignScalarTypePointer(): \"\(letter)\" is not a scalar type letter (c C s S i I l L q Q f d F N U B)")
-            }
-            try checkWrite(p, type.size, "assignScalarTypePointer()")
-            try fromJS(value, type, into: p, what: "assignScalarTypePointer() value")
-            return nil
-        }
-        addFunction(j, "autoreleasepool") { [unowned self] _, _, a in
-            guard let fn = JSValueToObject(ctx, arg(a, 0), nil), JSObjectIsFunction(ctx, fn) else {
-                throw BridgeError("autoreleasepool() expects a function")
-            }
-            let pool = PEPoolPush()
-            defer { PEPoolPop(pool) }
-            return try call(fn, [])
-        }
-        addFunction(j, "newStruct") { [unowned self] _, _, a in
-            let name = string(a, 0)
-            let type = try structs.type(named: name)
-            let p = calloc(1, max(type.size, 1))!
-            do {
-                try structs.fromJS(self, arg(a, 1), type, into: p, what: "newStruct('\(name)')")
-            } catch { free(p); throw error }
-            registerAllocation(p, size: type.size, retaining: nil)
-            return makePointer(p)
-        }
-        addFunction(j, "pvalStruct") { [unowned self] _, _, a in
-            let name = string(a, 0)
-            let type = try structs.type(named: name)
-            return try structs.toJS(self, try pointer(a, 1, "pvalStruct('\(name)')"), type)
-        }
-        addFunction(j, "ocNumber") { [unowned self] _, _, a in
-            let className = string(a, 0), selector = string(a, 1)
-            guard let cls = PEClassLookup(className) else { throw BridgeError("OCNumber(): no class named \(className)") }
-            guard let number = PEClassLookup("NSNumber"),
-                  sequence(first: cls, next: { PEClassGetSuperclass($0) }).contains(number) else {
-                throw BridgeError("OCNumber(): \(className) is not NSNumber or a subclass of it")
-            }
-            let signature = try methodSignature(cls, selector)
-            return try invoke(cls, selector, signature, argumentValues(arg(a, 2)), kind: .send, boxesResult: true)
-        }
-        addFunction(j, "toOCNumber") { [unowned self] _, _, a in
-            let pool = PEPoolPush(); defer { PEPoolPop(pool) }
-            return box(PENumberCreateDouble(JSValueToNumber(ctx, arg(a, 0), nil)))
-        }
-        addFunction(j, "toJSNumber") { [unowned self] _, _, a in
-            let value = arg(a, 0)
-            if JSValueIsNumber(ctx, value) { return value }
-            guard let object = unbox(value), PEObjectGetKind(object) == PEObjectKindNumber || PEObjectGetKind(object) == PEObjectKindBoolean else {
-                throw BridgeError("toJSNumber() expects an NSNumber, got \(jsTypeName(value))")
-            }
-            return JSValueMakeNumber(ctx, PENumberGetDouble(object))
-        }
-        addFunction(j, "setAutoConvert") { [unowned self] _, _, a in
-            if isReplaying { return nil }   // set for every VM when the script was applied
-            let previous = jspatch.autoConvert
-            jspatch.autoConvert = JSValueToBoolean(ctx, arg(a, 0))
-            transactions.record(.custom(description: "autoConvertOCType", undo: { [unowned self] in jspatch.autoConvert = previous }),
-                                script: currentScript())
-            return nil
-        }
-        addFunction(j, "registeredExtension") { [unowned self] _, _, a in
-            let name = string(a, 0)
-            guard let source = jspatch.registeredExtensions.withLock({ $0[name] }) else { return JSValueMakeNull(ctx) }
-            return try evaluateRaw("(function (global) {\n" + source + "\n})", sourceURL: "extension \(name)")
-        }
-        addFunction(j, "setJSClassRemover") { [unowned self] _, _, a in
-            guard let fn = JSValueToObject(ctx, arg(a, 0), nil) else { throw BridgeError("setJSClassRemover expects a function") }
-            JSValueProtect(ctx, fn)
-            jspatch.jsClassRemover = fn
-            return nil
-        }
-        addFunction(j, "recordJSClass") { [unowned self] _, _, a in
-            // A replay's JS classes live and go with the secondary VM.
-            if isReplaying { return nil }
-            let name = JSC.makeString(ctx, string(a, 0))
-            let previous = arg(a, 1)
-            JSValueProtect(ctx, name); JSValueProtect(ctx, previous)
-            transactions.record(.custom(description: "defineJSClass \(string(a, 0))", undo: { [unowned self] in
-                if let remover = jspatch.jsClassRemover { _ = try? call(remover, [name, previous]) }
-                JSValueUnprotect(ctx, name); JSValueUnprotect(ctx, previous)
-            }), script: currentScript())
-            return nil
-        }
+        return p
     }
 
     /// Sets a global for the running script, recording what was there so a revert restores it

@@ -14,19 +14,9 @@ import PatchRuntime
 /// methods keep running in the main VM, shared by threads as before. A replay that fails for any
 /// reason leaves the VM as it was before that script.
 enum Replay {
-    /// Native functions a replayed top level may call (`NativeFunctionBox.isReplayable`).
-    static let allowedNatives: Set<String> = [
-        // runtime.js and direct.js setting themselves up, and lookups
-        "setJSOnlyTable", "setJSOnlyRemover", "setCallFrame", "setScriptGetter", "setDirectStamp",
-        "loadDirectCalls", "resolveDirect", "convertArgument", "finishDirect", "call",
-        "getClass", "classChain", "sendSelector", "superStart", "toJS", "weak", "strong", "sizeof",
-        "resourcePath", "log",
-        // definitions, each replayed without a change outside the VM
-        "defineClass", "defineGlobal", "defineStruct", "defineProtocol", "makeBlock", "include",
-        // JSPatch's surface
-        "loadJSPatch", "registeredExtension", "setJSClassRemover", "recordJSClass", "setAutoConvert",
-        "ocNumber", "toOCNumber", "toJSNumber",
-    ]
+    /// Native functions a replayed top level may call: those `NativeBinding.table` declares
+    /// `.replayable` (`NativeFunctionBox.isReplayable` is set from the same declaration).
+    static let allowedNatives: Set<String> = Set(NativeBinding.table.filter { $0.replay == .replayable }.map(\.name))
 
     static let refusal = "not replayable: a script replayed into a secondary VM may only define (docs/threads.md)"
 }

@@ -11,18 +11,20 @@
   'use strict';
 
   var nativeCall = runtime.nativeCall, frame = runtime.frame, OCObject = runtime.OCObject;
+  // How an argument or result is checked: DirectValueCode (DirectCalls.swift), by name.
+  var V = N.codes.value;
 
 
   // Keeps each box's DirectState on a private field, which a box gains by "constructing" this
   // class on it (its base class returns its argument): found with one cached property load, and
-  // no script can see or forge it. The engine learns the structure a stamped box gets (BoxBits).
+  // no script can see or forge it. The engine learns the structure a stamped box gets (BoxBits)
+  // from this class, handed back as `states`.
   var directStates = class DirectStamp extends (function (o) { return o; }) {
     #state;
     constructor(o, state) { super(o); this.#state = state; }
     static get(o) { return #state in o ? o.#state : undefined; }
     static set(o, state) { if (#state in o) o.#state = state; else new DirectStamp(o, state); }
   };
-  N.setDirectStamp(directStates);
 
   function DirectState(info) {
     // The object's class word: where all of its bits say the class, one double read (a class
@@ -79,9 +81,8 @@
     return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;
   }
 
-  // Codes (DirectCalls.swift, DirectValueCode): 0 id, 1 char, 2 unsigned char, 3 short, 4 unsigned
-  // short, 5 int, 6 unsigned int, 7 64-bit, 8 unsigned 64-bit, 9 float, 10 double, 11 BOOL, 12 void.
-  // A value the round trip through Objective-C gives back unchanged is passed on; anything else
+  // Codes (`V`): object (id), int8 (char), uint8, int16 (short), uint16, int32 (int), uint32,
+  // int64, uint64, float, double, bool (BOOL), void. A value the round trip through Objective-C gives back unchanged is passed on; anything else
   // is converted natively, exactly as a send converts it.
   function isPlainBox(v) {
     return Object.getPrototypeOf(v) === OCObject && v.__handle !== undefined;
@@ -114,17 +115,17 @@
       return "if (typeof " + a + " === 'number' && (t = " + expression + ') === ' + a + ') ' + a + ' = t; else ' + convert;
     }
     switch (code) {
-      case 0: return 'if (!(typeof ' + a + " === 'number' || typeof " + a + " === 'boolean' || (typeof " + a +
+      case V.object: return 'if (!(typeof ' + a + " === 'number' || typeof " + a + " === 'boolean' || (typeof " + a +
                      " === 'object' && " + a + ' !== null && isPlainBox(' + a + ')))) ' + a + ' = ' + a + ' === undefined || ' +
                      a + ' === null ? false : convertArgument(obj, number, ' + i + ', ' + a + ');';
-      case 1: return integer(a + ' << 24 >> 24');
-      case 2: return integer(a + ' & 0xff');
-      case 3: return integer(a + ' << 16 >> 16');
-      case 4: return integer(a + ' & 0xffff');
-      case 5: case 7: return integer(a + ' | 0');
-      case 6: case 8: return integer(a + ' >>> 0');
-      case 9: return 'if (typeof ' + a + " === 'number') " + a + ' = Math.fround(' + a + '); else ' + convert;
-      case 10: return 'if (typeof ' + a + " !== 'number') " + convert;
+      case V.int8: return integer(a + ' << 24 >> 24');
+      case V.uint8: return integer(a + ' & 0xff');
+      case V.int16: return integer(a + ' << 16 >> 16');
+      case V.uint16: return integer(a + ' & 0xffff');
+      case V.int32: case V.int64: return integer(a + ' | 0');
+      case V.uint32: case V.uint64: return integer(a + ' >>> 0');
+      case V.float: return 'if (typeof ' + a + " === 'number') " + a + ' = Math.fround(' + a + '); else ' + convert;
+      case V.double: return 'if (typeof ' + a + " !== 'number') " + convert;
       default: return a + ' = !!' + a + ';';
     }
   }
@@ -133,17 +134,17 @@
   function resultSource(code) {
     function integer(expression) { return "if (typeof r === 'number' && (t = " + expression + ') === r) return t;'; }
     switch (code) {
-      case 12: return "if (typeof r !== 'object' || r === null) return undefined;";
-      case 0: return "if (typeof r === 'number' || typeof r === 'boolean') return r; if (r === undefined || r === null) return false;" +
+      case V.void: return "if (typeof r !== 'object' || r === null) return undefined;";
+      case V.object: return "if (typeof r === 'number' || typeof r === 'boolean') return r; if (r === undefined || r === null) return false;" +
                      " if (typeof r === 'object' && isPlainBox(r)) return r;";
-      case 1: return integer('r << 24 >> 24');
-      case 2: return integer('r & 0xff');
-      case 3: return integer('r << 16 >> 16');
-      case 4: return integer('r & 0xffff');
-      case 5: case 7: return integer('r | 0');
-      case 6: case 8: return integer('r >>> 0');
-      case 9: return "if (typeof r === 'number') return Math.fround(r);";
-      case 10: return "if (typeof r === 'number') return r;";
+      case V.int8: return integer('r << 24 >> 24');
+      case V.uint8: return integer('r & 0xff');
+      case V.int16: return integer('r << 16 >> 16');
+      case V.uint16: return integer('r & 0xffff');
+      case V.int32: case V.int64: return integer('r | 0');
+      case V.uint32: case V.uint64: return integer('r >>> 0');
+      case V.float: return "if (typeof r === 'number') return Math.fround(r);";
+      case V.double: return "if (typeof r === 'number') return r;";
       default: return "if (typeof r === 'boolean') return r; if (typeof r !== 'object' || r === null) return !!r;";
     }
   }

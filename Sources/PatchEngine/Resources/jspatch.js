@@ -3,7 +3,7 @@
 // JPBlock, JPCoreGraphics, JPUIKit and their parts), defineJSClass and autoConvertOCType.
 // Loaded by runtime.js on the first use of any of them, not at engine start. Evaluates to a
 // function that runtime.js calls once with the native bindings (N), the JSPatch-only native
-// bindings (J) and the global object; it returns the JPEngine object.
+// bindings (J) and the global object; it returns the surface and what the engine keeps.
 //
 // Every global an extension or defineJSClass defines goes through J.defineGlobal, which records
 // it in the running script's transaction: reverting the script restores what was there before.
@@ -220,9 +220,6 @@
   // (methods called through it run with that prototype as `this`, as in JSPatch, where state that
   // init writes through super() lands on the prototype), and the default init calls super's.
   var jsClasses = {};   // name → constructor
-  J.setJSClassRemover(function (name, previous) {
-    if (previous) jsClasses[name] = previous; else delete jsClasses[name];
-  });
 
   function defineJSClass(declaration, instanceMethods, classMethods) {
     var parts = String(declaration).split(':');
@@ -248,5 +245,11 @@
     return defineGlobal(name, cls);
   }
 
-  return { JPEngine: JPEngine, defineJSClass: defineJSClass, autoConvertOCType: function (on) { J.setAutoConvert(!!on); } };
+  // The surface runtime.js hands to scripts, and what the engine keeps (Engine.loadJSPatch).
+  return {
+    surface: { JPEngine: JPEngine, defineJSClass: defineJSClass, autoConvertOCType: function (on) { J.setAutoConvert(!!on); } },
+    jsClassRemover: function (name, previous) {
+      if (previous) jsClasses[name] = previous; else delete jsClasses[name];
+    }
+  };
 })

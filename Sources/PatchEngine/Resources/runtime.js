@@ -346,20 +346,6 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     return (global[result.cls] = result.classObject);
   };
 
-  // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
-  N.setJSOnlyTable(jsOnlyMethods);
-  N.setScriptGetter(function () { return frame.context.script === undefined ? null : frame.context.script; });
-  // A script terminated by the time limit skips every `finally`: the engine resets the per-call
-  // context of this frame after a termination (property stores through the C API, no JS: while
-  // JavaScriptCore is still terminating, a JS resetter would be ended before it ran), so the next
-  // call doesn't run with a stale self or script.
-  N.setCallFrame(frame);
-  N.setJSOnlyRemover(function (className, name, previous) {
-    var table = jsOnlyMethods[className];
-    if (!table) return;
-    if (previous) table[name] = previous; else delete table[name];
-  });
-
   global.defineProtocol = function (name, instanceMethods, classMethods) {
     return N.defineProtocol(String(name), instanceMethods || {}, classMethods || {});
   };
@@ -401,10 +387,11 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     }
   };
 
-  global.dispatch_after = function (seconds, fn) { N.dispatch(0, Number(seconds) || 0, fn); };
-  global.dispatch_async_main = function (fn) { N.dispatch(1, 0, fn); };
-  global.dispatch_sync_main = function (fn) { N.dispatch(2, 0, fn); };
-  global.dispatch_async_global_queue = function (fn) { N.dispatch(3, 0, fn); };
+  var dispatchKind = N.codes.dispatch;   // DispatchKind (NativeBindings.swift)
+  global.dispatch_after = function (seconds, fn) { N.dispatch(dispatchKind.after, Number(seconds) || 0, fn); };
+  global.dispatch_async_main = function (fn) { N.dispatch(dispatchKind.main, 0, fn); };
+  global.dispatch_sync_main = function (fn) { N.dispatch(dispatchKind.mainSync, 0, fn); };
+  global.dispatch_async_global_queue = function (fn) { N.dispatch(dispatchKind.global, 0, fn); };
 
   // --- toolkit: hooks (routes come from PatchRouterBindings, a script extension) -------------------
   // hook(target, 'selector:', 'before' | 'instead' | 'after', fn(info, args...), {once: true})
@@ -427,4 +414,21 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   global.externConstant = function (name, type) { return N.externConstant(String(name), String(type)); };
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
+
+  // The handshake: what the engine keeps of this file (Engine.takeHandshake), this file's value.
+  return {
+    // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
+    jsOnlyTable: jsOnlyMethods,
+    jsOnlyRemover: function (className, name, previous) {
+      var table = jsOnlyMethods[className];
+      if (!table) return;
+      if (previous) table[name] = previous; else delete table[name];
+    },
+    // A script terminated by the time limit skips every `finally`: the engine resets the per-call
+    // context of this frame after a termination (property stores through the C API, no JS: while
+    // JavaScriptCore is still terminating, a JS resetter would be ended before it ran), so the next
+    // call doesn't run with a stale self or script.
+    callFrame: frame,
+    scriptGetter: function () { return frame.context.script === undefined ? null : frame.context.script; }
+  };
 })(this);
