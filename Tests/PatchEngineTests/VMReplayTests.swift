@@ -32,6 +32,22 @@ final class VMReplayTests: PatchTestCase {
         }
     }
 
+    /// A native function declared `.replayable` in the binding table runs again in the replay:
+    /// `isMainThread()` at the top level is true when the script is applied (main thread: `base`
+    /// 40, main 102) and false when a worker's secondary VM replays it (`base` 70, worker 72).
+    /// Broken if the table's replay policy did not reach the replay (the script is then not
+    /// replayed, and the worker runs in the main VM after the holder: 102, not while held).
+    func testAReplayableBindingRunsAgainInTheReplay() throws {
+        try inChild("testAReplayableBindingRunsAgainInTheReplay", "main 102 worker 72 while-held yes errors 0") {
+            _ = try holdable()
+            try apply("""
+            var base = isMainThread() ? 40 : 70
+            defineClass('PFAccumulator', { mix: function(x) { if (x < 0) { base = -x; return 0 } return base + 2 } })
+            """)
+            return mainThenHeldWorker(argument: 0)
+        }
+    }
+
     /// A delivered patch whose script includes another script of its bundle is replayed with the
     /// include: the included script's top level (`helperBase` 70) and the method it defines run in
     /// the secondary VM (a worker while the main VM is held gets 71, while the main VM's
