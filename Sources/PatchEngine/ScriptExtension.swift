@@ -172,9 +172,9 @@ extension Engine {
         }
     }
 
-    /// `addFunction` under `member`, its native function named `qualifiedName`: a name with a dot
-    /// is never in `Replay.allowedNatives`, so an extension's function never runs in a replay,
-    /// whatever its member is called.
+    /// `addFunction` under `member`, its native function named `qualifiedName`: not replayable
+    /// (`addFunction`'s default), so an extension's function never runs in a replay, whatever its
+    /// member is called.
     private func setNativeFunction(_ object: JSObjectRef, _ member: String, qualifiedName: String, _ body: @escaping NativeFunction) {
         let holder = JSObjectMake(ctx, nil, nil)!
         addFunction(holder, qualifiedName, body)
