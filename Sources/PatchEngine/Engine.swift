@@ -175,6 +175,9 @@ final class Engine: @unchecked Sendable {
             PESetObjectDeallocHandler { object in
                 if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
             }
+            PESetObjectDeallocEndHandler { object in
+                if let object, let engine = Engine.ifStarted { engine.objectDeallocEnded(object) }
+            }
         }
         do {
             _ = try evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName)
