@@ -135,6 +135,7 @@ extension Engine {
             }
         }
         let className = context.declaration.name
+        var cleanupEnabled = false
         for (jsName, function) in entries {
             // runtime.js's wrapper carries the arity of the function it wraps.
             let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "arity"), nil))
@@ -152,6 +153,16 @@ extension Engine {
                 continue
             }
             let methodTypes = types ?? ("@@:" + String(repeating: "@", count: SelectorName.argumentCount(selector)))
+            if !isClassMethod && !cleanupEnabled {
+                // A patched method its -dealloc calls gets a box of an object going away
+                // (deallocScopedBox): the dispatcher must know which objects are.
+                var error: UnsafeMutablePointer<CChar>?
+                if !PEClassEnablePropertyCleanup(cls, &error) {
+                    defer { free(error) }
+                    throw BridgeError("defineClass('\(context.declaration.name)'): \(error.map { String(cString: $0) } ?? "")")
+                }
+                cleanupEnabled = true
+            }
             try installPatch(cls: cls, selector: selector, types: methodTypes, method: function,
                              className: className, script: context.script)
         }

@@ -181,6 +181,9 @@ final class Engine: @unchecked Sendable {
             PESetObjectDeallocHandler { object in
                 if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
             }
+            PESetObjectDeallocEndHandler { object in
+                if let object, let engine = Engine.ifStarted { engine.objectDeallocEnded(object) }
+            }
         }
         do {
             try takeHandshake(evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName))

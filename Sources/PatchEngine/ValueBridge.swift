@@ -22,6 +22,8 @@ extension Engine {
         guard let object else { return shortcuts.makeBoolean(false, ctx) }
         if retain {
             if let live = boxCache.box(of: object, ctx) { return live }
+            // A retain now would not keep it: the memory goes when its -dealloc returns.
+            if PEObjectIsDeallocatingOnThisThread(object) { return deallocScopedBox(object) }
             return apiLock.withLock(ctx) {
                 let handle = JSObjectMake(ctx, objectClass, PEObjectRetain(object))!
                 let boxed = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)

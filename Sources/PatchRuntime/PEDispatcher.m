@@ -198,7 +198,10 @@ out:
 
 static PEObjectDeallocHandler deallocHandler;
 void PESetObjectDeallocHandler(PEObjectDeallocHandler handler) { deallocHandler = handler; }
+static PEObjectDeallocHandler deallocEndHandler;
+void PESetObjectDeallocEndHandler(PEObjectDeallocHandler handler) { deallocEndHandler = handler; }
 
+/* By address, after the core: only when the dying object could not be taken aside first. */
 void PEObjectStateClear(void *obj) {
     PEPropertyClear(obj);
     PEHooksClearObject(obj);
@@ -329,15 +332,58 @@ void PESlotInvokeCore(PESlot *slot, PEFrame *frame) {
 }
 
 /* The objects whose -dealloc this thread is running through a slot that clears their state,
-   innermost last (a -dealloc that releases other objects nests). */
-#define PE_DEALLOC_DEPTH 32
-static __thread void *deallocating[PE_DEALLOC_DEPTH];
-static __thread unsigned deallocatingDepth;
+   innermost last (a -dealloc that releases other objects nests, as deep as a linked list is
+   long), each with the JS properties moved aside for the rest of its -dealloc. */
+typedef struct { void *object; void *properties; } PEDeallocating;
+#define PE_DEALLOC_INLINE 32
+static __thread PEDeallocating inlineDeallocating[PE_DEALLOC_INLINE];
+/* inlineDeallocating, or while deeper than it a heap copy (freed when the depth is back to 0,
+   so a thread that exits leaves nothing behind). */
+static __thread PEDeallocating *deallocating;
+static __thread unsigned deallocatingDepth, deallocatingCapacity;
+
+static PEDeallocating *deallocatingEntry(void *object) {
+    for (unsigned i = deallocatingDepth; i > 0; i--)
+        if (deallocating[i - 1].object == object) return &deallocating[i - 1];
+    return NULL;
+}
 
 bool PEObjectIsDeallocatingOnThisThread(void *object) {
-    for (unsigned i = deallocatingDepth < PE_DEALLOC_DEPTH ? deallocatingDepth : PE_DEALLOC_DEPTH; i > 0; i--)
-        if (deallocating[i - 1] == object) return true;
-    return false;
+    return deallocatingDepth && deallocatingEntry(object);
+}
+
+void **PEDeallocatingPropertiesOnThisThread(void *object) {
+    PEDeallocating *entry = deallocatingDepth ? deallocatingEntry(object) : NULL;
+    return entry ? &entry->properties : NULL;
+}
+
+/* Pushes `object`; false when the stack cannot grow (no memory): the caller then clears by
+   address after the core, as before this stack existed. */
+static bool pushDeallocating(void *object) {
+    if (!deallocating) { deallocating = inlineDeallocating; deallocatingCapacity = PE_DEALLOC_INLINE; }
+    if (deallocatingDepth == deallocatingCapacity) {
+        unsigned capacity = deallocatingCapacity * 2;
+        PEDeallocating *grown = deallocating == inlineDeallocating ? malloc(capacity * sizeof *grown)
+                                                                   : realloc(deallocating, capacity * sizeof *grown);
+        if (!grown) return false;
+        if (deallocating == inlineDeallocating) memcpy(grown, inlineDeallocating, sizeof inlineDeallocating);
+        deallocating = grown;
+        deallocatingCapacity = capacity;
+    }
+    deallocating[deallocatingDepth++] = (PEDeallocating){ object, NULL };
+    return true;
+}
+
+/* Pops back to `depth`; gives the properties taken aside for the popped entry to the caller. */
+static void *popDeallocating(unsigned depth) {
+    void *properties = deallocating[depth].properties;
+    deallocatingDepth = depth;
+    if (depth == 0 && deallocating != inlineDeallocating) {
+        free(deallocating);
+        deallocating = inlineDeallocating;
+        deallocatingCapacity = PE_DEALLOC_INLINE;
+    }
+    return properties;
 }
 
 static void runLayers(PESlot *slot, PEFrame *frame) {
@@ -346,21 +392,30 @@ static void runLayers(PESlot *slot, PEFrame *frame) {
 }
 
 /* -dealloc of a class whose objects carry per-object state. The root -dealloc frees the memory
-   inside the call, and another thread's allocation can get the address before the state is
-   cleared after it: the object is marked dying first, so nothing keyed by its address reaches
-   the newcomer in between. */
+   inside the call, and another thread's allocation can get the address before this call
+   returns: everything keyed by the address is taken aside first (hooks marked as this thread's,
+   JS properties moved onto this thread's stack, weak references zeroed — as ARC's read nil once
+   deallocation starts), so nothing of the dying object reaches the newcomer and nothing of the
+   newcomer's is cleared after the core. */
 static void runDeallocClearingState(PESlot *slot, PEFrame *frame) {
     void *object = *(void **)frame->arguments[0];
-    unsigned depth = deallocatingDepth++;
-    if (depth < PE_DEALLOC_DEPTH) deallocating[depth] = object;
+    if (!pushDeallocating(object)) {
+        runLayers(slot, frame);
+        PEObjectStateClear(object);
+        return;
+    }
+    unsigned depth = deallocatingDepth - 1;
     @try {
         PEHooksObjectDeallocating(object);
+        deallocating[depth].properties = PEPropertyDetach(object);
+        if (deallocHandler) deallocHandler(object);
         PE_STRESS_POINT();
         runLayers(slot, frame);
         PE_STRESS_POINT();
-        PEObjectStateClear(object);
+        PEHooksClearDying(object);
     } @finally {
-        deallocatingDepth = depth;
+        if (deallocEndHandler) deallocEndHandler(object);
+        PEPropertiesRelease(popDeallocating(depth));    /* may run other -deallocs: after the pop */
     }
 }
 

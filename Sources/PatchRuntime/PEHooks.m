@@ -3,6 +3,7 @@
    one receiver and need no dynamic subclass, so -class never lies and KVO is unaffected. */
 #include "PEHooksInternal.h"
 #include "PEHooks.h"
+#include "PEObjects.h"
 #include "PEBlocks.h"
 #include "PEEpochs.h"
 #include "PELiveRecords.h"
@@ -273,12 +274,25 @@ void PEHooksObjectDeallocating(void *object) {
     pthread_rwlock_unlock(&PELayerLock);
 }
 
+static void clearObjectHooks(bool (^match)(struct PEHook *));
+
 void PEHooksClearObject(void *object) {
+    clearObjectHooks(^bool(struct PEHook *h) { return h->object == object; });
+}
+
+void PEHooksClearDying(void *object) {
+    PEEpochRecord *thread = PEEpochThisThread();
+    clearObjectHooks(^bool(struct PEHook *h) {
+        return h->object == object && __atomic_load_n(&h->dyingOn, __ATOMIC_ACQUIRE) == thread;
+    });
+}
+
+static void clearObjectHooks(bool (^match)(struct PEHook *)) {
     if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
     struct PEHook *removed = NULL;
     struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
-    unlinkHooks(^bool(struct PEHook *h) { return h->object == object; }, &removed, &retiredPlans);
+    unlinkHooks(match, &removed, &retiredPlans);
     pthread_rwlock_unlock(&PELayerLock);
     PEHookPlansRetire(retiredPlans);
     while (removed) {

@@ -2,6 +2,7 @@
 #include "PEInternal.h"
 #include "PEObjects.h"
 #include "PEBlocks.h"
+#include "PESlot.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -242,40 +243,57 @@ void *PEDictionaryGet(void *d, void *k) { return [(NSDictionary *)d objectForKey
 
 #if PE_GNU_RUNTIME
 /* GCC's runtime has no associated objects: a side table keyed by address, cleared by the
-   dispatcher after -dealloc of classes that use it (PEPropertyClear). */
+   dispatcher when -dealloc of classes that use it starts (PEPropertyDetach, runDeallocClearingState). */
 static pthread_mutex_t propertyLock = PTHREAD_MUTEX_INITIALIZER;
 static NSMapTable *propertyTable;
 
+/* A dying object's own -dealloc reads and writes the properties moved onto its thread's stack
+   (PEDeallocatingPropertiesOnThisThread); a new object at its address starts from none. */
 void *PEPropertyGet(void *obj, const char *key) {
+    NSString *k = [NSString stringWithUTF8String:key];
+    void **dying = PEDeallocatingPropertiesOnThisThread(obj);
+    if (dying) return [[[(NSDictionary *)*dying objectForKey:k] retain] autorelease];
     pthread_mutex_lock(&propertyLock);
     NSMutableDictionary *values = propertyTable ? NSMapGet(propertyTable, obj) : nil;
-    id value = [[[values objectForKey:[NSString stringWithUTF8String:key]] retain] autorelease];
+    id value = [[[values objectForKey:k] retain] autorelease];
     pthread_mutex_unlock(&propertyLock);
     return value;
 }
 /* Nothing is released while propertyLock is held: a release can run -dealloc, whose per-object
-   cleanup comes back here (PEPropertyClear) on the same thread. */
+   cleanup comes back here (PEPropertyDetach) on the same thread. */
 void PEPropertySet(void *obj, const char *key, void *value) {
     NSString *k = [[NSString alloc] initWithUTF8String:key];
     id previous = nil;
-    pthread_mutex_lock(&propertyLock);
-    if (!propertyTable) propertyTable = NSCreateMapTable(NSNonOwnedPointerMapKeyCallBacks, NSObjectMapValueCallBacks, 64);
-    NSMutableDictionary *values = NSMapGet(propertyTable, obj);
-    if (!values) { values = [NSMutableDictionary new]; NSMapInsert(propertyTable, obj, values); [values release]; }
-    previous = [[values objectForKey:k] retain];
-    if (value) [values setObject:(id)value forKey:k]; else [values removeObjectForKey:k];
-    pthread_mutex_unlock(&propertyLock);
+    void **dying = PEDeallocatingPropertiesOnThisThread(obj);
+    if (dying) {
+        if (!*dying) *dying = [NSMutableDictionary new];
+        NSMutableDictionary *values = *dying;      /* read before a release can grow the stack */
+        previous = [[values objectForKey:k] retain];
+        if (value) [values setObject:(id)value forKey:k]; else [values removeObjectForKey:k];
+    } else {
+        pthread_mutex_lock(&propertyLock);
+        if (!propertyTable) propertyTable = NSCreateMapTable(NSNonOwnedPointerMapKeyCallBacks, NSObjectMapValueCallBacks, 64);
+        NSMutableDictionary *values = NSMapGet(propertyTable, obj);
+        if (!values) { values = [NSMutableDictionary new]; NSMapInsert(propertyTable, obj, values); [values release]; }
+        previous = [[values objectForKey:k] retain];
+        if (value) [values setObject:(id)value forKey:k]; else [values removeObjectForKey:k];
+        pthread_mutex_unlock(&propertyLock);
+    }
     [previous release];
     [k release];
 }
-void PEPropertyClear(void *obj) {
-    if (!__atomic_load_n((void **)&propertyTable, __ATOMIC_ACQUIRE)) return;
+void *PEPropertyDetach(void *obj) {
+    if (!__atomic_load_n((void **)&propertyTable, __ATOMIC_ACQUIRE)) return NULL;
     pthread_mutex_lock(&propertyLock);
     NSMutableDictionary *values = propertyTable ? [(id)NSMapGet(propertyTable, obj) retain] : nil;
     if (values) NSMapRemove(propertyTable, obj);
     pthread_mutex_unlock(&propertyLock);
-    [values release];           /* may free the stored values: outside the lock */
+    return values;
 }
+void PEPropertyClear(void *obj) {
+    [(id)PEPropertyDetach(obj) release];    /* may free the stored values: outside the lock */
+}
+void PEPropertiesRelease(void *properties) { [(id)properties release]; }
 #else
 void *PEPropertyGet(void *obj, const char *key) {
     return objc_getAssociatedObject((id)obj, sel_registerName(key));
@@ -283,5 +301,8 @@ void *PEPropertyGet(void *obj, const char *key) {
 void PEPropertySet(void *obj, const char *key, void *value) {
     objc_setAssociatedObject((id)obj, sel_registerName(key), (id)value, OBJC_ASSOCIATION_RETAIN_NONATOMIC);
 }
+/* The runtime drops associated objects itself, before the memory is freed. */
 void PEPropertyClear(void *obj) { (void)obj; }
+void *PEPropertyDetach(void *obj) { (void)obj; return NULL; }
+void PEPropertiesRelease(void *properties) { (void)properties; }
 #endif

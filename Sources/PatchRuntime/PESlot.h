@@ -41,14 +41,18 @@ void PESlotInvokeBase(PESlot *slot, PEFrame *frame);
 /* Hooks and swizzles (PEHooks.m, PESwizzle.m). */
 void PEHooksRun(PESlot *slot, PEFrame *frame);
 void PESwizzlesRun(PESlot *slot, PEFrame *frame, struct PESwizzleLayer *below);
-/* Per-object state dropped after -dealloc: JS properties, instance hooks. */
+/* Per-object state dropped by address after -dealloc (when it could not be taken aside before). */
 void PEObjectStateClear(void *obj);
 /* Before -dealloc runs: its memory can be freed and reused for a new object before the state is
    cleared, so the dying object's instance hooks are marked to reach calls on this thread only. */
 void PEHooksObjectDeallocating(void *object);
-/* Whether this thread is running `object`'s -dealloc through a slot that clears its state. */
-bool PEObjectIsDeallocatingOnThisThread(void *object);
+/* The dying object's JS properties, moved onto this thread's -dealloc stack while its -dealloc
+   runs (NULL: not deallocating on this thread; *result NULL: none yet). */
+void **PEDeallocatingPropertiesOnThisThread(void *object);
 void PEPropertyClear(void *obj);
+/* Takes the object's properties out of the address-keyed table (retained; NULL if none). */
+void *PEPropertyDetach(void *obj);
+void PEPropertiesRelease(void *properties);
 bool PESlotEnableObjectStateCleanup(Class cls, char **error);
 void PEZeroReturn(PEFrame *frame);
 /* Points the class's method back at the slot's entry if a revert had released it. */
@@ -56,6 +60,9 @@ void PESlotEnsureInstalled(PESlot *slot);
 /* Iterates every slot (NULL starts); used under PELayerLock to find hooks and swizzles. */
 PESlot *PESlotEnumerate(PESlot *after);
 void PEHooksClearObject(void *object);
+/* After the -dealloc core: removes the hooks this thread marked dying for `object`, not those a
+   new object at the same address got meanwhile. */
+void PEHooksClearDying(void *object);
 
 bool PESlotHasLayers(const PESlot *slot);
 /* The route a slot takes, given the preferred one (some methods always take the closure route;

@@ -123,7 +123,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook() throws {
         for (route, className) in [(PERouteForwarding, "PFRecycled1"), (PERouteClosure, "PFRecycled2")] {
             PESetDefaultRoute(route)
-            guard let dying = pf_recycled_new(className) else { XCTFail("\(route): no \(className)"); continue }
+            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
             var error: UnsafeMutablePointer<CChar>?
             let handle = pf_hook_object(dying, "add:to:", HookOption.instead, "x10", Int32(PFHookAddTimesTen.rawValue), &error)
             XCTAssertNil(take(error), "\(route)")
@@ -140,6 +140,135 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             XCTAssertEqual(pf_tk_remove(handle), 0, "\(route): the hook went with its object")
             release(newcomer)
             _ = log()
+        }
+    }
+
+    /// A PFRecycled object once the shared block is free: an object JS has seen is released by its
+    /// box's finalizer, at a collection.
+    private func recycledObject(_ className: String) -> UnsafeMutableRawPointer? {
+        for _ in 0..<20 {
+            if let object = pf_recycled_new(className) { return object }
+            PatchEngine.collectGarbage()
+        }
+        return nil
+    }
+
+    /// Releases an object JS has seen and collects until its -dealloc has run (the check armed).
+    private func releaseUntilDeallocated(_ object: UnsafeMutableRawPointer) -> PFRecycledReport {
+        release(object)
+        for _ in 0..<20 where pf_recycled_report().newcomerFinished == -1 { PatchEngine.collectGarbage() }
+        return pf_recycled_report()
+    }
+
+    private func skipWithoutACollectionNow() throws {
+        if runsWithoutPrivateSymbols {
+            // The machinery is the same C code in every configuration; only the collection differs.
+            throw XCTSkip("an object JS has seen goes at a collection, and without JSSynchronousGarbageCollectForDebugging JSGarbageCollect only hints one")
+        }
+    }
+
+    /// The same window for the rest of an object's state: JS properties (a side table keyed by
+    /// address on GCC's runtime) belong to the dying object in its own -dealloc, never to a newcomer
+    /// at its address, and what the newcomer sets meanwhile is not cleared when that -dealloc ends.
+    func testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties() throws {
+        try skipWithoutACollectionNow()
+        for (route, className) in [(PERouteForwarding, "PFRecycled3"), (PERouteClosure, "PFRecycled4")] {
+            PESetDefaultRoute(route)
+            let name = uniqueScriptName()
+            try PatchEngine.evaluate("""
+            defineClass('\(className)', ['tag'], {
+              add_to: function(a, b) {
+                var seen = self.tag();
+                if (seen) return seen;
+                self.setTag(a * 100 + b);
+                return a + b;
+              }
+            });
+            """, name: name)
+            defer { try? PatchEngine.revert(name) }
+            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
+            XCTAssertEqual(pf_tk_add(dying, 7, 0), 7, "\(route): the first call sets the tag")
+            XCTAssertEqual(pf_tk_add(dying, 1, 1), 700, "\(route): the tag, read back")
+            pf_recycled_arm_newcomer_check()
+            let report = releaseUntilDeallocated(dying)
+            let newcomer = pf_recycled_take_newcomer()
+            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
+            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
+            XCTAssertEqual(report.duringDealloc, 700, "\(route): the dying object's own tag, in its -dealloc")
+            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer has no tag of the freed object's")
+            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 102, "\(route): the tag the newcomer set meanwhile")
+            release(newcomer)
+        }
+    }
+
+    /// And `__weak` boxes: the dying object's read nil from the start of its -dealloc (as ARC's
+    /// do), one made inside it is nil at once, and a newcomer's weak box made meanwhile stays live.
+    func testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive() throws {
+        try skipWithoutACollectionNow()
+        for (route, className) in [(PERouteForwarding, "PFRecycled5"), (PERouteClosure, "PFRecycled6")] {
+            PESetDefaultRoute(route)
+            let name = uniqueScriptName()
+            // 1: keep a weak reference to self; 2: in -dealloc, how the kept one and a new one read;
+            // 4: whether the kept one is live (1000) or nil (2000).
+            try PatchEngine.evaluate("""
+            var kept = null;
+            var alive = function (w) { return w && w.description() ? 1 : 2; };
+            defineClass('\(className)', {
+              add_to: function(a, b) {
+                if (a == 1) { kept = __weak(self); return a + b; }
+                if (a == 2) return alive(kept) * 10 + alive(__weak(self));
+                if (a == 4) return alive(kept) * 1000;
+                return a + b;
+              }
+            });
+            """, name: name)
+            defer { try? PatchEngine.revert(name) }
+            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
+            XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route)")
+            XCTAssertEqual(pf_tk_add(dying, 4, 0), 1000, "\(route): the weak reference, live")
+            pf_recycled_arm_newcomer_check()
+            let report = releaseUntilDeallocated(dying)
+            let newcomer = pf_recycled_take_newcomer()
+            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
+            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
+            XCTAssertEqual(report.duringDealloc, 22, "\(route): in its -dealloc, its weak references read nil")
+            XCTAssertEqual(report.newcomerAdd, 3, "\(route)")
+            XCTAssertEqual(pf_tk_add(newcomer, 4, 0), 1000, "\(route): the newcomer's weak reference, made meanwhile")
+            release(newcomer)
+            guard let third = recycledObject(className) else { XCTFail("\(route): no third \(className)"); continue }
+            XCTAssertEqual(pf_tk_add(third, 4, 0), 2000, "\(route): nil once the newcomer is gone, whoever is at the address now")
+            release(third)
+        }
+    }
+
+    /// A hook the newcomer gets while the freed object's -dealloc still runs is its own: the
+    /// cleanup after that -dealloc removes the dying object's hooks only, not everything at the address.
+    func testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt() throws {
+        try skipWithoutACollectionNow()
+        for (route, className) in [(PERouteForwarding, "PFRecycled7"), (PERouteClosure, "PFRecycled8")] {
+            PESetDefaultRoute(route)
+            let name = uniqueScriptName()
+            try PatchEngine.evaluate("""
+            defineClass('\(className)', {
+              add_to: function(a, b) {
+                if (a == 1) hook(self, 'add:to:', 'instead', function () { return 77; });
+                return a + b;
+              }
+            });
+            """, name: name)
+            defer { try? PatchEngine.revert(name) }
+            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
+            XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route): hooks itself")
+            XCTAssertEqual(pf_tk_add(dying, 4, 5), 77, "\(route): hooked")
+            pf_recycled_arm_newcomer_check()
+            let report = releaseUntilDeallocated(dying)
+            let newcomer = pf_recycled_take_newcomer()
+            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
+            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
+            XCTAssertEqual(report.duringDealloc, 77, "\(route): the dying object's own hook, in its -dealloc")
+            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer, not hooked yet")
+            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 77, "\(route): the hook the newcomer got meanwhile")
+            release(newcomer)
         }
     }
 

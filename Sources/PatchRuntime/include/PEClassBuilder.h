@@ -20,7 +20,7 @@ const char *PECompiledSelectorTypes(const char *selector);
    the runtime refuses. The strings are copied. */
 void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
                        const char *const *types, const bool *instance, char **error);
-/* Marks a class whose objects carry JS properties, so they are cleared after -dealloc. */
+/* Marks a class whose objects carry JS properties, so they are cleared when -dealloc runs. */
 bool PEClassEnablePropertyCleanup(void *cls, char **error);
 
 #endif

@@ -66,10 +66,15 @@ size_t PEDictionaryCount(void *dict);
 void *PEDictionaryKeys(void *dict);            /* an NSArray of the keys */
 void *PEDictionaryGet(void *dict, void *key);
 
-/* Called after an object whose class has object-state cleanup (PEClassEnablePropertyCleanup) is
-   deallocated, with its former address: how the engine zeroes its weak references. */
+/* Called when an object whose class has object-state cleanup (PEClassEnablePropertyCleanup)
+   starts its -dealloc, before the class's -dealloc runs (its memory may be reused by another
+   thread's allocation before that call returns): how the engine zeroes its weak references. */
 typedef void (*PEObjectDeallocHandler)(void *object);
 void PESetObjectDeallocHandler(PEObjectDeallocHandler handler);
+/* Called when that -dealloc returns (the memory is gone), on the same thread. */
+void PESetObjectDeallocEndHandler(PEObjectDeallocHandler handler);
+/* Whether this thread is running `object`'s -dealloc through that cleanup. */
+bool PEObjectIsDeallocatingOnThisThread(void *object);
 
 /* Values kept for an object by the engine (JS-defined properties). Linux: a side table cleared when
    the object is deallocated; Apple: associated objects. */

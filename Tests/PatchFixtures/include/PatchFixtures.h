@@ -29,6 +29,7 @@
 #include "PFLockDropFixture.h"
 #include "PFLateInitializeFixture.h"
 #include "PFRecycledFixture.h"
+#include "PFChainFixture.h"
 
 #endif
 #include "PFModulesFixture.h"
