@@ -51,11 +51,11 @@ extension PatchCtl {
             }
             for issue in result.issues { CommandSupport.printError(issue.description) }
             if let out {
-                do { try AtomicFile.write(Data(result.script.utf8), to: URL(fileURLWithPath: out)) } catch {
+                do { try AtomicFile.write(Data(result.scriptWithLineMap.utf8), to: URL(fileURLWithPath: out)) } catch {
                     throw CommandFailure("cannot write \(out): \(error)")
                 }
             } else {
-                FileHandle.standardOutput.write(Data(result.script.utf8))
+                FileHandle.standardOutput.write(Data(result.scriptWithLineMap.utf8))
             }
             let errors = result.errors.count
             if errors > 0 {
