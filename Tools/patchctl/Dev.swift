@@ -32,7 +32,7 @@ extension PatchCtl {
                 TUF updater. Apps open a DevelopmentSession with the development root (dev-root.json in \
                 --key-dir, printed at start); production builds refuse it. Each app's reports are printed as \
                 they arrive: '[device] v<N> applied', '... syntax error file.js:LINE:COLUMN: message', runtime \
-                errors and console.log lines. Keys and repository are made on first use in --key-dir, \
+                errors (in a script `patchctl convert` wrote: also the Objective-C FILE.m:LINE it came from) and console.log lines. Keys and repository are made on first use in --key-dir, \
                 outside DIR. Runs until interrupted (SIGINT or SIGTERM).
                 """)
 
