@@ -95,9 +95,11 @@ public struct DevReport: Codable, Equatable, Sendable {
                          line: report.line, column: report.column)
     }
 
-    /// One terminal line for `patchctl dev`: `[device] v12 syntax error total.js:3:14: Unexpected …`.
-    /// Device name, script and message are escaped (no control characters reach the terminal).
-    public func formatted(device: String) -> String {
+    /// One terminal line for `patchctl dev`: `[device] v12 syntax error total.js:3:14: Unexpected …`;
+    /// with `origin` (where a converted script's line came from: `Cart.m:42`) after the location,
+    /// `… runtime error cart.js:9:20 (Cart.m:42): …`. Device name, script, origin and message are
+    /// escaped (no control characters reach the terminal).
+    public func formatted(device: String, origin: String? = nil) -> String {
         var text = "[\(LogSafe.escape(device))]"
         if let version { text += " v\(version)" }
         switch kind {
@@ -111,6 +113,7 @@ public struct DevReport: Codable, Equatable, Sendable {
         case .dropped: text += " dropped"
         }
         if let location { text += " " + LogSafe.escape(location) }
+        if let origin { text += " (" + LogSafe.escape(origin) + ")" }
         if !message.isEmpty { text += ": " + LogSafe.escape(message) }
         return text
     }

@@ -105,6 +105,56 @@ final class DevLoopTests: XCTestCase {
         try dev.waitForLine("[rt] v\(version) runtime error c.js:7:3: undefined is not a function")
     }
 
+    /// A method `patchctl convert` wrote that throws on the device: the console names the
+    /// Objective-C line it came from (the map convert ends the script with), next to the JS position.
+    func testAConvertedMethodThatThrowsIsShownAtItsObjectiveCLine() throws {
+        let source = root.appendingPathComponent("DevBoom.m")
+        try Data("""
+            #import <Foundation/Foundation.h>
+
+            @interface DevBoom : NSObject
+            - (NSString *)label:(NSString *)name;
+            - (void)missingStep;
+            @end
+
+            @implementation DevBoom
+            - (NSString *)label:(NSString *)name {
+                NSString *prefix = @"item ";
+                if ([name length] > 3) {
+                    [self missingStep];
+                }
+                return [prefix stringByAppendingString:name];
+            }
+            @end
+
+            """.utf8).write(to: source)
+        let converted = try PatchCtlTests.run(["convert", source.path, "-o", scripts.appendingPathComponent("boom.js").path])
+        XCTAssertEqual(converted.status, 0, converted.err)
+        let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)
+        let device = try Device(self, dev, name: "qa", engine: true)
+        device.session.start()
+        let version = try device.waitForApplied(after: nil)
+        // A native caller (NSArray) sends the patched method: `[self missingStep]` throws in JS.
+        device.applier.queue.sync {
+            _ = try? PatchEngine.evaluate("require('NSArray').arrayWithObject(require('DevBoom').alloc().init())"
+                                          + ".makeObjectsPerformSelector_withObject('label:', 'longer');", name: "trigger.js")
+        }
+        // boom.js line 7 is `self.missingStep();`, from DevBoom.m line 12.
+        let line = try dev.waitForLine(matching: #"^\[qa\] v\#(version) runtime error boom\.js:7:\d+ \(\S*DevBoom\.m:12\): "#)
+        XCTAssertTrue(line.contains(source.path + ":12)"), line)
+
+        // Lines added above the map make it stale: the error is shown without an Objective-C line.
+        let script = try String(contentsOf: scripts.appendingPathComponent("boom.js"), encoding: .utf8)
+        try save("boom.js", "var added = 1;\n" + script)
+        let edited = try device.waitForApplied(after: version)
+        device.applier.queue.sync {
+            _ = try? PatchEngine.evaluate("require('NSArray').arrayWithObject(require('DevBoom').alloc().init())"
+                                          + ".makeObjectsPerformSelector_withObject('label:', 'longer');", name: "trigger.js")
+        }
+        let stale = try dev.waitForLine(matching: #"^\[qa\] v\#(edited) runtime error boom\.js:8:\d+: "#)
+        XCTAssertFalse(stale.contains("DevBoom.m"), stale)
+    }
+
     func testABurstOfSavesIsPublishedOnceItSettlesAndTheLastContentWins() throws {
         try save("g.js", "var g = 0;\n")
         let dev = try DevServer.start(self, scripts: scripts, keyDirectory: keyDirectory)

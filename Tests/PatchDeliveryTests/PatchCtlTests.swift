@@ -29,7 +29,10 @@ final class PatchCtlTests: XCTestCase {
         #endif
     }
 
-    func patchctl(_ arguments: [String]) throws -> Run {
+    func patchctl(_ arguments: [String]) throws -> Run { try Self.run(arguments) }
+
+    /// Runs patchctl to its end with `arguments`; its status and output.
+    static func run(_ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = Self.patchctl
         process.arguments = arguments
@@ -154,6 +157,7 @@ final class PatchCtlTests: XCTestCase {
                                       "--method", "+[SKCart sampleCart]", "-o", path("fix.js")] + includes)
         XCTAssertEqual(converted.status, 0, converted.err)
         XCTAssertEqual(converted.err, "")
+        let cart = shopKit.appendingPathComponent("SKCart.m").path
         XCTAssertEqual(try String(contentsOfFile: path("fix.js"), encoding: .utf8), """
             // Converted from SKCart.m by patchctl convert.
             require('SKCatalog');
@@ -170,6 +174,7 @@ final class PatchCtlTests: XCTestCase {
                 return cart;
               }
             });
+            //# patchctl-convert-lines {"files":["\(cart)"],"lines":15,"map":[[4,0,68],[5,0,70],[7,-1,0],[8,0,7],[9,0,9],[10,0,10],[11,0,11],[12,0,12],[13,0,13],[15,-1,0]]}
 
             """)
         let headers = try FileManager.default.contentsOfDirectory(atPath: shopKit.path).filter { $0.hasSuffix(".h") }.sorted()

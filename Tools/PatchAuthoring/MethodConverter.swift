@@ -75,8 +75,12 @@ struct MethodConverter {
         nodes.flatMap { statement($0, depth: depth) }
     }
 
-    /// A statement as lines at `depth`.
+    /// A statement as lines at `depth`, its first line marked with where it came from (ConvertedLineMap).
     mutating func statement(_ node: ClangNode, depth: Int) -> [String] {
+        ConvertedLineMap.mark(unmarkedStatement(node, depth: depth), at: node.position)
+    }
+
+    mutating func unmarkedStatement(_ node: ClangNode, depth: Int) -> [String] {
         if let p = node.position { position = p }
         let pad = indent(depth)
         switch node.kind {

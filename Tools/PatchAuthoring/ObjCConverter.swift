@@ -57,6 +57,10 @@ public struct ObjCConverter {
         /// App C functions the script calls through `defineCFunction`: the app must list them in
         /// `PatchEngine.allowedCFunctions`.
         public var cFunctions: [String]
+        /// Where each line of `script` came from in the Objective-C file.
+        public var lineMap = ConvertedLineMap()
+        /// `script` ending with `lineMap`'s comment: what `patchctl convert` writes.
+        public var scriptWithLineMap: String { script + lineMap.comment + "\n" }
 
         public var errors: [Issue] { issues.filter { $0.severity == .error } }
     }
@@ -91,7 +95,7 @@ public struct ObjCConverter {
                 found.insert(name)
                 order.append(name)
                 var converter = MethodConverter(unit: unit, method: name, state: state)
-                let text = converter.convertMethod(method)
+                let text = ConvertedLineMap.markMethod(converter.convertMethod(method), at: method.position)
                 state = converter.state
                 issues += converter.issues
                 if name.isClassMethod { classMethods.append(text) } else { instance.append(text) }
@@ -134,7 +138,8 @@ public struct ObjCConverter {
             }
             out += ");\n"
         }
-        return Result(script: out, issues: issues, methods: order, cFunctions: state.cFunctions.sorted())
+        let (script, lineMap) = ConvertedLineMap.extract(out)
+        return Result(script: script, issues: issues, methods: order, cFunctions: state.cFunctions.sorted(), lineMap: lineMap)
     }
 
     /// A method whose types aren't all objects needs them declared to be added right.

@@ -13,7 +13,8 @@ extension PatchCtl {
                 the methods given by --method (default: every method of every @implementation in FILE). What \
                 can't be converted is reported as FILE:LINE:COLUMN: error: REASON, and the script throws at that \
                 place; the exit status is then 1 unless --allow-partial. Warnings name what the converted patch \
-                needs (an app C function in PatchEngine.allowedCFunctions).
+                needs (an app C function in PatchEngine.allowedCFunctions). The script ends with a comment mapping its \
+                lines to FILE's (`patchctl dev` shows a converted method's runtime error at its Objective-C line).
                 """)
 
         @Argument(help: ArgumentHelp("The Objective-C file.", valueName: "FILE.m"))
@@ -51,11 +52,11 @@ extension PatchCtl {
             }
             for issue in result.issues { CommandSupport.printError(issue.description) }
             if let out {
-                do { try AtomicFile.write(Data(result.script.utf8), to: URL(fileURLWithPath: out)) } catch {
+                do { try AtomicFile.write(Data(result.scriptWithLineMap.utf8), to: URL(fileURLWithPath: out)) } catch {
                     throw CommandFailure("cannot write \(out): \(error)")
                 }
             } else {
-                FileHandle.standardOutput.write(Data(result.script.utf8))
+                FileHandle.standardOutput.write(Data(result.scriptWithLineMap.utf8))
             }
             let errors = result.errors.count
             if errors > 0 {

@@ -32,7 +32,7 @@ extension PatchCtl {
                 TUF updater. Apps open a DevelopmentSession with the development root (dev-root.json in \
                 --key-dir, printed at start); production builds refuse it. Each app's reports are printed as \
                 they arrive: '[device] v<N> applied', '... syntax error file.js:LINE:COLUMN: message', runtime \
-                errors and console.log lines. Keys and repository are made on first use in --key-dir, \
+                errors (in a script `patchctl convert` wrote: also the Objective-C FILE.m:LINE it came from) and console.log lines. Keys and repository are made on first use in --key-dir, \
                 outside DIR. Runs until interrupted (SIGINT or SIGTERM).
                 """)
 
@@ -94,11 +94,12 @@ extension PatchCtl {
             defer { try? FileManager.default.removeItem(at: published) }
 
             let out = DevOutput()
+            let origins = ConvertedOrigins()
             let channel = DevChannel(onReport: { device, data in
                 guard let report = DevReport.decode(data) else {
                     return out.line("[\(devPrintable(device))] sent a report that is not one (\(data.count) bytes)")
                 }
-                out.line(report.formatted(device: device))
+                out.line(report.formatted(device: device, origin: origins.origin(of: report)))
             }, onDevice: { device, connected in
                 out.line("[\(devPrintable(device))] \(connected ? "connected" : "disconnected")")
             })
@@ -109,7 +110,8 @@ extension PatchCtl {
 
             let publisher = DevPublisher(folder: folder, patchID: id, appID: appID, appVersions: range.comparators.isEmpty ? nil : range,
                                          repository: repository, linter: linter, checker: checker, channel: channel,
-                                         served: published.appendingPathComponent(DevelopmentSession.repositoryPath), out: out)
+                                         served: published.appendingPathComponent(DevelopmentSession.repositoryPath), out: out,
+                                         origins: origins)
             out.line("development repository\(created ? " (new)" : "") in \(keys.url.path): give apps \(repository.rootFileURL.path)")
             out.line("watching \(folder.path); devices connect to http://\(host):\(bound)/ (Ctrl-C to stop)")
             if let portFile {
@@ -217,11 +219,15 @@ final class DevPublisher {
     /// Where the repository's static tree is served from.
     let served: URL
     let out: DevOutput
+    /// Each published version's converted scripts' Objective-C origins, for the reports.
+    let origins: ConvertedOrigins
     private var lastContent: [String: String]?
 
     init(folder: URL, patchID: String, appID: String, appVersions: AppVersionRange?, repository: DevelopmentRepository,
-         linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, served: URL, out: DevOutput) {
+         linter: ScriptLinter?, checker: PatchChecker? = nil, channel: DevChannel, served: URL, out: DevOutput,
+         origins: ConvertedOrigins) {
         self.checker = checker
+        self.origins = origins
         self.folder = folder
         self.patchID = patchID
         self.appID = appID
@@ -309,6 +315,8 @@ final class DevPublisher {
         } catch {
             return out.line("not published: \(CommandSupport.reason(error))")
         }
+        // Before the announcement: a device can report an error as soon as it has the version.
+        origins.record(version: version, scripts: scripts)
         let devices: Int
         do { devices = try channel.publish(event: DevelopmentSession.versionEvent, id: String(version), data: String(version)) } catch {
             return out.line("not published: \(error)")
