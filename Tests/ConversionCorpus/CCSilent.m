@@ -176,6 +176,26 @@ static NSInteger CCSilentCounter = 0;
 }
 @end
 
+/* Found by the outside libraries' suites (OutsideLibraryTests): constants whose initialiser is an
+   integer constant expression, as GNUstep declares NSRegularExpression's options
+   (`static const NSRegularExpressionOptions NSRegularExpressionCaseInsensitive = 1<<0;`). */
+static const NSUInteger CCSilentOptionA = 1<<0;
+static const NSUInteger CCSilentOptionB = 1<<4;
+static const NSUInteger CCSilentWide = (NSUInteger)1 << 40;
+static const NSInteger CCSilentNegative = -(1 << 2) | 1;
+
+@interface CCSilent (OutsideLibraries)
+- (NSString *)constantExpressions;
+@end
+
+@implementation CCSilent (OutsideLibraries)
+- (NSString *)constantExpressions
+{
+    NSUInteger options = CCSilentOptionA | CCSilentOptionB;
+    return [NSString stringWithFormat:@"%lu %lu %ld", (unsigned long)options, (unsigned long)CCSilentWide, (long)CCSilentNegative];
+}
+@end
+
 int cc_silent_class_count(void)
 {
     return [CCSilent class] != Nil ? 1 : 0;

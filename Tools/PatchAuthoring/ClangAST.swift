@@ -259,6 +259,49 @@ public struct ClangTranslationUnit {
         return nil
     }
 
+    /// The value of an integer constant expression made of literals, enum constants, casts and
+    /// C's integer operators (`1 << 3`, `A | B`), computed as C does for 64-bit integers; nil for
+    /// anything else. The patch gets the number, not JS's 32-bit operators.
+    static func integerConstant(_ node: ClangNode, enumValues: [String: String]) -> Int64? {
+        func value(_ n: ClangNode) -> Int64? {
+            switch n.kind {
+            case "IntegerLiteral", "ConstantExpr", "CharacterLiteral":
+                if let v = n.value, let i = Int64(v) ?? UInt64(v).map({ Int64(bitPattern: $0) }) { return i }
+                return n.kind == "ConstantExpr" ? n.inner.first.flatMap(value) : nil
+            case "ImplicitCastExpr", "ParenExpr", "CStyleCastExpr":
+                guard let first = n.inner.first, n.kind == "ParenExpr" || CTypes.isInteger(n.type) || CTypes.isInteger(n.desugaredType) else { return nil }
+                return value(first)
+            case "DeclRefExpr":
+                guard let ref = n.referencedDecl, ref.kind == "EnumConstantDecl", let v = enumValues[ref.name] else { return nil }
+                return Int64(v)
+            case "UnaryOperator":
+                guard let first = n.inner.first, let v = value(first) else { return nil }
+                switch n.opcode {
+                case "-": return 0 &- v
+                case "+": return v
+                case "~": return ~v
+                default: return nil
+                }
+            case "BinaryOperator":
+                guard n.inner.count == 2, let a = value(n.inner[0]), let b = value(n.inner[1]) else { return nil }
+                switch n.opcode {
+                case "<<": return b >= 0 && b < 64 ? a << b : nil
+                case ">>": return b >= 0 && b < 64 ? a >> b : nil
+                case "|": return a | b
+                case "&": return a & b
+                case "^": return a ^ b
+                case "+": return a &+ b
+                case "-": return a &- b
+                case "*": return a &* b
+                default: return nil
+                }
+            default:
+                return nil
+            }
+        }
+        return value(node)
+    }
+
     /// Turns JSON objects into nodes, carrying the current file and line along.
     private struct Reader {
         var file = ""

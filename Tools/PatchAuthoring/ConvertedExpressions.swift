@@ -261,6 +261,11 @@ extension MethodConverter {
                 return expr(initial, boxed: CTypes.isObjectPointer(global.type))
             }
         }
+        if isConst, CTypes.isInteger(global.type) || CTypes.isInteger(global.desugaredType), let initial = global.inner.first,
+           let value = ClangTranslationUnit.integerConstant(initial, enumValues: unit.enumValues) {
+            // `static const NSUInteger Option = 1 << 3;` (GNUstep's NSRegularExpression options): the number.
+            return value < 0 ? "(\(value))" : String(value)
+        }
         if isConst, global.storageClass == "extern", !global.inner.contains(where: { !$0.kind.hasSuffix("Attr") }) {
             // Defined in another file: read by its symbol when the patch runs, if the app allows it.
             report("reads the constant \(name) through externConstant: the app must list it in PatchEngine.allowedExternConstants", at: use, severity: .warning)

@@ -140,3 +140,9 @@ defineClass('CCSilent <CCSilentConvertedMethods>', {
     return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:175:12)'); })();
   }
 });
+defineClass('CCSilent', {
+  constantExpressions: function () {
+    var options = 1 | 16;
+    return NSString.stringWithFormat('%@ %@ %@', options, 1099511627776, (-3));
+  }
+});
