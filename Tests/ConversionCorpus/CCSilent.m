@@ -196,6 +196,37 @@ static const NSInteger CCSilentNegative = -(1 << 2) | 1;
 }
 @end
 
+/* Found by OrderedDictionary's suite: a patch reaches instance variables through key-value coding,
+   which an NSDictionary subclass answers with its entries (valueForKey:@"_storage" is the entry
+   "_storage", nil here): refused with the reason. */
+@interface CCSilentDictionary : NSDictionary {
+    NSDictionary *_storage;
+}
+- (NSUInteger)storedCount;
+@end
+
+@implementation CCSilentDictionary
+- (NSUInteger)storedCount
+{
+    return [_storage count];
+}
+@end
+
+/* Found by OrderedDictionary's suite: a category on a Foundation class whose method keeps a static
+   object: the script's first lines make the static's value (NSString) before defineClass('NSString')
+   would have named the class, so the script requires it. */
+@interface NSString (CCSilentStatic)
+- (NSString *)ccSilentTagged;
+@end
+
+@implementation NSString (CCSilentStatic)
+- (NSString *)ccSilentTagged
+{
+    static NSString *const tag = @"tag:";
+    return [tag stringByAppendingString:self];
+}
+@end
+
 int cc_silent_class_count(void)
 {
     return [CCSilent class] != Nil ? 1 : 0;

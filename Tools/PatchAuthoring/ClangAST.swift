@@ -243,6 +243,20 @@ public struct ClangTranslationUnit {
         return false
     }
 
+    /// The class whose own key-value coding answers for instances of `className` (a Foundation
+    /// collection, whose valueForKey: and setValue:forKey: are about its elements, or a class that
+    /// declares them or +accessInstanceVariablesDirectly), nil when NSObject's reaches the ivars.
+    public func keyValueCodingOwner(of className: String) -> String? {
+        let collections: Set<String> = ["NSDictionary", "NSArray", "NSSet", "NSOrderedSet"]
+        let redefining = ["-valueForKey:", "-setValue:forKey:", "+accessInstanceVariablesDirectly"]
+        var name: String? = className, seen = Set<String>()
+        while let n = name, n != "NSObject", seen.insert(n).inserted {
+            if collections.contains(n) || redefining.contains(where: { declaredSelectors[n]?.contains($0) == true }) { return n }
+            name = superclasses[n]
+        }
+        return nil
+    }
+
     private func fieldsOf(_ record: ClangNode) -> [String]? {
         let fields = record.inner.filter { $0.kind == "FieldDecl" }.compactMap(\.name)
         return fields.isEmpty ? nil : fields
