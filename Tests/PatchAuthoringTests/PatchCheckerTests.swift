@@ -170,11 +170,12 @@ final class PatchCheckerTests: XCTestCase {
     }
 
     /// What convert's own output calls beyond the app's selectors (JSPatch's `addExtensions`,
-    /// `Number.isInteger` in its `$object` helper) is no finding.
+    /// `Number.isInteger` in its `$object` helper, `Math.trunc` for integer division) is no finding.
     func testConvertsOwnCallsAreNoFindings() {
         let script = """
             require('JPEngine').addExtensions(['JPNumber']);
             var $object = function (v) { return typeof v === 'number' ? Number.isInteger(v) : v; };
+            var whole = Math.trunc(7 / 2);
             """
         XCTAssertEqual(checker.check(script), [])
     }
