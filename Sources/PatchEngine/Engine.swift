@@ -32,11 +32,13 @@ final class Engine: @unchecked Sendable {
     let index: Int
     /// The VMs of the process (VMPool.swift); the same object in every engine.
     let pool: VMPool
-    /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically,
-    /// by `entering` and by `claimIfFree` / `giveBack`.
+    /// Who is in this VM, in one word changed atomically: the threads holding it for a call
+    /// (`VMPool`: `claimIfFree` / `giveBack`) in the low half, the threads with an entry open
+    /// (`entering`) in the high half. Zero: free. One word, so an entry and a claim each cost one
+    /// atomic operation in and one out (they were two words, counted twice per patched call).
     let occupancy: UnsafeMutablePointer<Int>
-    /// Threads with an entry open in this VM (`entering`), changed atomically.
-    let entriesOpen: UnsafeMutablePointer<Int>
+    /// One thread's entry in `occupancy` (`PEVMOpenEntry`, shared with the drop-order tracker).
+    static let openEntry = PEVMOpenEntry
     /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
     let replayed: ReplayLog?
 
@@ -120,8 +122,6 @@ final class Engine: @unchecked Sendable {
         self.index = index
         occupancy = UnsafeMutablePointer<Int>.allocate(capacity: 1)
         occupancy.initialize(to: 0)
-        entriesOpen = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        entriesOpen.initialize(to: 0)
         pool = main?.pool ?? VMPool()
         replayed = main == nil ? nil : ReplayLog()
         limits = main?.limits ?? LockedValue(PatchLimits())
@@ -244,8 +244,8 @@ final class Engine: @unchecked Sendable {
         blockDef.className = UnsafePointer(strdup("OCBlock"))
         blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
-            Engine.afterLockDrop(ctx!) {
-                let engine = Engine.of(ctx!)
+            let engine = Engine.of(ctx!)
+            return engine.afterLockDrop {
                 if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
             }
@@ -255,8 +255,8 @@ final class Engine: @unchecked Sendable {
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
-            Engine.afterLockDrop(ctx!) {
-                let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
+            let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
+            return native.engine.afterLockDrop {
                 if !native.isReplayable, native.engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 let body = native.body
                 var args: [JSValueRef] = []
@@ -350,11 +350,10 @@ final class Engine: @unchecked Sendable {
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
         // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
         // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
-        let othersInVM = arriving && PEAtomicAddLong(entriesOpen, 1) > 1
-        if arriving { PEAtomicAddLong(occupancy, 1) }
+        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
         defer {
             PEThreadEngineSwap(previous)
-            if arriving { PEAtomicAddLong(occupancy, -1); PEAtomicAddLong(entriesOpen, -1) }
+            if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
@@ -369,8 +368,8 @@ final class Engine: @unchecked Sendable {
     /// for every thread that entered a callback after it to leave its own, instead of spinning in
     /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
     /// goes through here: native functions (`addFunction`), `N.send`, block functions.
-    @inline(__always) static func afterLockDrop<R>(_ ctx: JSContextRef, _ body: () -> R) -> R {
-        let record = PELockDropOrderPush(UnsafeRawPointer(JSContextGetGroup(ctx)))
+    @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
+        let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), occupancy)
         defer { PELockDropOrderPop(record) }
         return body()
     }
