@@ -33,8 +33,8 @@ final class Engine: @unchecked Sendable {
     /// The VMs of the process (VMPool.swift); the same object in every engine.
     let pool: VMPool
     /// Who is in this VM, in one word changed atomically: the threads holding it for a call
-    /// (`VMPool`: `claimIfFree` / `giveBack`) in the low half, the threads with an entry open
-    /// (`entering`) in the high half. Zero: free. One word, so an entry and a claim each cost one
+    /// (`VMPool`: `claimIfFree` / `giveBack`, at most one) in the low bits, the threads with an
+    /// entry open (`entering`) in units of `openEntry` above them. Zero: free. One word, so an entry and a claim each cost one
     /// atomic operation in and one out (they were two words, counted twice per patched call).
     let occupancy: UnsafeMutablePointer<Int>
     /// One thread's entry in `occupancy` (`PEVMOpenEntry`, shared with the drop-order tracker).
@@ -310,7 +310,8 @@ final class Engine: @unchecked Sendable {
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
         let result = entering { () -> JSValueRef? in
             let saved = topLevel ? enterTopLevel() : nil
             let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
@@ -322,7 +323,7 @@ final class Engine: @unchecked Sendable {
             if let exception { error = thrownError(exception) }
             return result
         }
-        PEPoolEntryEnd(outerBatch)
+        PEPoolEntryEnd(&outerBatch)
         if let exception, let error {
             if passingExceptions, error is JSException { throw JSThrown(value: exception) }
             throw error
@@ -452,13 +453,14 @@ final class Engine: @unchecked Sendable {
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
         let result = entering { () -> JSValueRef? in
             let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
             if let exception { error = thrownError(exception) }
             return result
         }
-        PEPoolEntryEnd(outerBatch)
+        PEPoolEntryEnd(&outerBatch)
         if let error { throw error }
         return result ?? JSValueMakeUndefined(ctx)
     }
@@ -470,8 +472,9 @@ final class Engine: @unchecked Sendable {
               _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
-        defer { PEPoolEntryEnd(outerBatch) }   // after the lock is released: draining runs -dealloc
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
+        defer { PEPoolEntryEnd(&outerBatch) }   // after the lock is released: draining runs -dealloc
         let result = try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
             let args = buffer.baseAddress!
             args.initialize(repeating: nil, count: max(count, 1))

@@ -177,7 +177,8 @@ void PELockDropOrderPop(PELockDropRecord *r) {
     if (r->previous) r->previous->next = r->next; else head = r->next;
     if (r->next) r->next->previous = r->previous; else tail = r->previous;
     if (waiters) pthread_cond_broadcast(&changed);
-    jsStart = lastSeq;   /* this thread's JS resumes now */
+    /* This thread's JS resumes now (atomic: unlisted records take seqs without the mutex). */
+    jsStart = __atomic_load_n(&lastSeq, __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&mutex);
     recycle(r);
 }
