@@ -34,8 +34,8 @@ final class Engine: @unchecked Sendable {
     let pool: VMPool
     /// Who is in this VM, in one word changed atomically: the threads holding it for a call
     /// (`VMPool`: `claimIfFree` / `giveBack`, at most one) in the low bits, the threads with an
-    /// entry open (`entering`) in units of `openEntry` above them. Zero: free. One word, so an entry and a claim each cost one
-    /// atomic operation in and one out (they were two words, counted twice per patched call).
+    /// entry open (`entering`) in units of `openEntry` above them. Zero: free. One word, so an
+    /// entry and a claim each cost one atomic operation in and one out (they were two words).
     let occupancy: UnsafeMutablePointer<Int>
     /// One thread's entry in `occupancy` (`PEVMOpenEntry`, shared with the drop-order tracker).
     static let openEntry = PEVMOpenEntry
@@ -369,8 +369,12 @@ final class Engine: @unchecked Sendable {
     /// for every thread that entered a callback after it to leave its own, instead of spinning in
     /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
     /// goes through here: native functions (`addFunction`), `N.send`, block functions.
+    /// The tracker may skip its list while this thread is alone in the VM (`occupancy`), which it
+    /// can tell only when the thread's entry is counted there: JS run outside `entering` (a JS
+    /// getter a C API call on native code's side ran) passes no occupancy and is listed.
     @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
-        let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), occupancy)
+        let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
+        let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
         defer { PELockDropOrderPop(record) }
         return body()
     }

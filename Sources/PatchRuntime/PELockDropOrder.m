@@ -81,7 +81,7 @@ PELockDropRecord *PELockDropOrderPush(const void *vm, const long *occupancy) {
     r->occupancy = occupancy;
     r->next = NULL;
     jsStart = 0;   /* native code now; JS it runs without a tracked entry is unproven */
-    if (aloneInVM(r)) {
+    if (occupancy && aloneInVM(r)) {
         /* The usual case with a VM per thread: no list, no mutex. The record keeps its place in
            the order (its seq); Pop lists it there if another thread has come into the VM. */
         r->listed = false;

@@ -28,7 +28,8 @@ typedef struct PELockDropRecord PELockDropRecord;
 /* First thing in a JS → native callback (the API lock of `vm` has just been dropped). A record
    waits only for later records of the same VM: each VM has its own lock and drop order.
    `occupancy`: the VM's count of threads with an entry open, PEVMOpenEntry per thread
-   (Engine.occupancy). While the calling thread is alone in the VM, Push and Pop take no lock. */
+   (Engine.occupancy), or NULL when the calling thread's entry is not counted there. While the
+   calling thread is alone in the VM, Push and Pop take no lock. */
 PELockDropRecord *PELockDropOrderPush(const void *vm, const long *occupancy);
 /* Last thing before the callback returns to JavaScriptCore: waits (blocked, not spinning) until
    no thread recorded later is still inside a callback, or — for a later record whose order is not
