@@ -153,7 +153,8 @@ extension Engine {
                 continue
             }
             let methodTypes = types ?? ("@@:" + String(repeating: "@", count: SelectorName.argumentCount(selector)))
-            if !isClassMethod && !cleanupEnabled {
+            // Not for a root class: every -dealloc in the process would go through the dispatcher.
+            if !isClassMethod && !cleanupEnabled && PEClassGetSuperclass(cls) != nil {
                 // A patched method its -dealloc calls gets a box of an object going away
                 // (deallocScopedBox): the dispatcher must know which objects are.
                 var error: UnsafeMutablePointer<CChar>?
