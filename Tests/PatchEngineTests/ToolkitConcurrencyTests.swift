@@ -160,21 +160,32 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
         return pf_recycled_report()
     }
 
+    /// What a recycled-address test expects: `-add:2 to:3` in the dying object's -dealloc, the
+    /// newcomer's `-add:1 to:2` meanwhile, and the newcomer's `-add:a to:b` afterwards.
+    private struct Recycled {
+        var duringDealloc: Int32, newcomerAdd: Int32, afterwards: (a: Int32, b: Int32, result: Int32)
+    }
+
     /// One object of `className`, patched by `script` and readied by `prepare`, released while
-    /// the newcomer check is armed: what its -dealloc and the newcomer saw, and the newcomer (+1).
-    private func recycle(_ className: String, route: PERoute, script: String,
-                         prepare: (UnsafeMutableRawPointer) -> Void) throws -> (PFRecycledReport, UnsafeMutableRawPointer?)? {
+    /// the newcomer check is armed; checks what its -dealloc and the newcomer saw.
+    private func recycle(_ className: String, route: PERoute, script: String, expect: Recycled,
+                         prepare: (UnsafeMutableRawPointer) -> Void) throws {
         PESetDefaultRoute(route)
         let name = uniqueScriptName()
         try PatchEngine.evaluate(script, name: name)
         addTeardownBlock { try? PatchEngine.revert(name) }
-        guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); return nil }
+        guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); return }
         prepare(dying)
         pf_recycled_arm_newcomer_check()
         let report = releaseUntilDeallocated(dying)
         XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
         XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
-        return (report, pf_recycled_take_newcomer())
+        let newcomer = pf_recycled_take_newcomer()
+        XCTAssertEqual(report.duringDealloc, expect.duringDealloc, "\(route): the dying object, in its own -dealloc")
+        XCTAssertEqual(report.newcomerAdd, expect.newcomerAdd, "\(route): the newcomer, while that -dealloc ran")
+        XCTAssertEqual(pf_tk_add(newcomer, expect.afterwards.a, expect.afterwards.b), expect.afterwards.result,
+                       "\(route): the newcomer afterwards, with what it got meanwhile")
+        release(newcomer)
     }
 
     private func skipWithoutACollectionNow() throws {
@@ -190,7 +201,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties() throws {
         try skipWithoutACollectionNow()
         for (route, className) in [(PERouteForwarding, "PFRecycled3"), (PERouteClosure, "PFRecycled4")] {
-            guard let (report, newcomer) = try recycle(className, route: route, script: """
+            try recycle(className, route: route, script: """
                 defineClass('\(className)', ['tag'], {
                   add_to: function(a, b) {
                     var seen = self.tag();
@@ -199,14 +210,11 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
                     return a + b;
                   }
                 });
-                """, prepare: { dying in
+                """,
+                        expect: Recycled(duringDealloc: 700, newcomerAdd: 3, afterwards: (4, 5, 102)), prepare: { dying in
                     XCTAssertEqual(pf_tk_add(dying, 7, 0), 7, "\(route): the first call sets the tag")
                     XCTAssertEqual(pf_tk_add(dying, 1, 1), 700, "\(route): the tag, read back")
-                }) else { continue }
-            XCTAssertEqual(report.duringDealloc, 700, "\(route): the dying object's own tag, in its -dealloc")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer has no tag of the freed object's")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 102, "\(route): the tag the newcomer set meanwhile")
-            release(newcomer)
+                })
         }
     }
 
@@ -217,7 +225,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
         for (route, className) in [(PERouteForwarding, "PFRecycled5"), (PERouteClosure, "PFRecycled6")] {
             // 1: keep a weak reference to self; 2: in -dealloc, how the kept one and a new one read;
             // 4: whether the kept one is live (1000) or nil (2000).
-            guard let (report, newcomer) = try recycle(className, route: route, script: """
+            try recycle(className, route: route, script: """
                 var kept = null;
                 var alive = function (w) { return w && w.description() ? 1 : 2; };
                 defineClass('\(className)', {
@@ -228,14 +236,11 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
                     return a + b;
                   }
                 });
-                """, prepare: { dying in
+                """,
+                        expect: Recycled(duringDealloc: 22, newcomerAdd: 3, afterwards: (4, 0, 1000)), prepare: { dying in
                     XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route)")
                     XCTAssertEqual(pf_tk_add(dying, 4, 0), 1000, "\(route): the weak reference, live")
-                }) else { continue }
-            XCTAssertEqual(report.duringDealloc, 22, "\(route): in its -dealloc, its weak references read nil")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route)")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 0), 1000, "\(route): the newcomer's weak reference, made meanwhile")
-            release(newcomer)
+                })
             guard let third = recycledObject(className) else { XCTFail("\(route): no third \(className)"); continue }
             XCTAssertEqual(pf_tk_add(third, 4, 0), 2000, "\(route): nil once the newcomer is gone, whoever is at the address now")
             release(third)
@@ -247,21 +252,18 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt() throws {
         try skipWithoutACollectionNow()
         for (route, className) in [(PERouteForwarding, "PFRecycled7"), (PERouteClosure, "PFRecycled8")] {
-            guard let (report, newcomer) = try recycle(className, route: route, script: """
+            try recycle(className, route: route, script: """
                 defineClass('\(className)', {
                   add_to: function(a, b) {
                     if (a == 1) hook(self, 'add:to:', 'instead', function () { return 77; });
                     return a + b;
                   }
                 });
-                """, prepare: { dying in
+                """,
+                        expect: Recycled(duringDealloc: 77, newcomerAdd: 3, afterwards: (4, 5, 77)), prepare: { dying in
                     XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route): hooks itself")
                     XCTAssertEqual(pf_tk_add(dying, 4, 5), 77, "\(route): hooked")
-                }) else { continue }
-            XCTAssertEqual(report.duringDealloc, 77, "\(route): the dying object's own hook, in its -dealloc")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer, not hooked yet")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 77, "\(route): the hook the newcomer got meanwhile")
-            release(newcomer)
+                })
         }
     }
 
