@@ -58,12 +58,15 @@ let gnustepObjCFlags: [String] = [
 let appleObjCFlags: [String] = ["-fno-objc-arc"]
 /// App Store builds: `PATCHENGINE_NO_PRIVATE_API=1` in the environment that resolves and builds the
 /// package leaves every private symbol out (docs/private-symbols.md): `PE_NO_PRIVATE_API` for the
-/// Objective-C targets, `PATCHENGINE_NO_PRIVATE_API` for Swift.
+/// C-family targets, `PATCHENGINE_NO_PRIVATE_API` for Swift.
 let noPrivateAPI: Bool = {
     guard let value = ProcessInfo.processInfo.environment["PATCHENGINE_NO_PRIVATE_API"] else { return false }
     return !value.isEmpty && value != "0"
 }()
-let objcCSettings: [CSetting] = (noPrivateAPI ? [.define("PE_NO_PRIVATE_API")] : []) + [
+/// Every C-family target: what an App Store build leaves out.
+let privateAPICSettings: [CSetting] = noPrivateAPI ? [.define("PE_NO_PRIVATE_API")] : []
+/// The Objective-C targets: GNUstep's flags on Linux, manual reference counting on Apple.
+let objcCSettings: [CSetting] = privateAPICSettings + [
     .headerSearchPath("shim", .when(platforms: [.linux])),
     .unsafeFlags(gnustepObjCFlags, .when(platforms: [.linux])),
     .unsafeFlags(appleObjCFlags, .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
@@ -120,16 +123,26 @@ let package = Package(
         .target(name: "PatchSupport"),
         // The Objective-C runtime core: forwarding, invocation marshalling, class building, hooks.
         // Its public header is plain C so Swift can import it on Linux (no Objective-C interop there).
+        // It knows nothing of the engine above it: no JavaScriptCore, no script, no engine state.
         .target(
             name: "PatchRuntime",
             cSettings: objcCSettings,
             linkerSettings: objcLinkerSettings
         ),
+        // The engine's C support (plain C, no Objective-C): per-thread JS entries, the lock-drop
+        // order, the process footprint, JavaScriptCore's options and private symbol names, and the
+        // engine's three scripts (Scripts/*.js) compiled in with #embed. Uses the runtime core's
+        // stress points and private-symbol lookup.
+        .target(
+            name: "CPatchEngine",
+            dependencies: ["PatchRuntime"],
+            exclude: ["Scripts"],
+            cSettings: privateAPICSettings
+        ),
         // The Swift engine: public API, JS context, preprocessor, value boxing, patch loading.
         .target(
             name: "PatchEngine",
-            dependencies: ["PatchRuntime", "CJavaScriptCore", "PatchSupport"],
-            resources: [.copy("Resources/runtime.js"), .copy("Resources/direct.js"), .copy("Resources/jspatch.js")],
+            dependencies: ["CPatchEngine", "PatchRuntime", "CJavaScriptCore", "PatchSupport"],
             swiftSettings: noPrivateAPI ? [.define("PATCHENGINE_NO_PRIVATE_API")] : [],
             linkerSettings: [
                 .linkedLibrary("javascriptcoregtk-4.1", .when(platforms: [.linux])),
@@ -317,8 +330,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PatchEngineTests",
-            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CJavaScriptCore", "PatchRouter", "PatchRouterBindings",
-                           "PatchSupport"]
+            dependencies: ["PatchEngine", "PatchFixtures", "PatchRuntime", "CPatchEngine", "CJavaScriptCore", "PatchRouter",
+                           "PatchRouterBindings", "PatchSupport"]
         ),
         // JSPatch's own test suite (../shared/third_party/jspatch-tests, read there at test time):
         // the native classes its scripts patch, with UIKit/CoreGraphics stand-ins, and its assertions.

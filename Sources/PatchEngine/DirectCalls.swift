@@ -3,7 +3,7 @@ import Foundation
 import PatchRuntime
 
 /// Calls from JS of methods defined in JS, kept inside JS when nothing native sits on the method
-/// (the JS half: Resources/direct.js).
+/// (the JS half: CPatchEngine's Scripts/direct.js).
 ///
 /// `o.value()` where `value` is a JS patch of `o`'s class used to cross into Objective-C and back
 /// (a send, the dispatcher, a native → JS call: ≈ 1.2 µs). JSPatch's "advanced" release called

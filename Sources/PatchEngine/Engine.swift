@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 import PatchSupport
 
@@ -228,21 +229,13 @@ final class Engine: @unchecked Sendable {
         apiLock.withLock(ctx) { _ = timeLimit.set(main.timeLimit.seconds) }
     }
 
-    /// runtime.js: compiled into the library where the compiler can embed it (PERuntimeScript.h),
-    /// else read from the package's resources.
-    static func runtimeSource() -> String { engineScript(PERuntimeScriptSource(), "runtime") }
+    /// runtime.js, compiled into the library (CPatchEngine's PERuntimeScript.h).
+    static func runtimeSource() -> String { engineScript(PERuntimeScriptSource()) }
 
     /// direct.js (DirectCalls.swift), the same way.
-    static func directCallsSource() -> String { engineScript(PEDirectCallsScriptSource(), "direct") }
+    static func directCallsSource() -> String { engineScript(PEDirectCallsScriptSource()) }
 
-    static func engineScript(_ embedded: UnsafePointer<CChar>?, _ name: String) -> String {
-        if let embedded { return String(cString: embedded) }
-        guard let url = Bundle.module.url(forResource: name, withExtension: "js"),
-              let source = try? String(contentsOf: url, encoding: .utf8) else {
-            fatalError("PatchEngine: \(name).js is missing from the package resources")
-        }
-        return source
-    }
+    static func engineScript(_ embedded: UnsafePointer<CChar>) -> String { String(cString: embedded) }
 
     // MARK: JS classes
 

@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 
 /// JavaScriptCore's execution time limit for the engine's context group, applied per thread, and

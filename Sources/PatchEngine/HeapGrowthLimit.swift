@@ -1,4 +1,5 @@
 import Foundation
+import CPatchEngine
 import PatchRuntime
 
 /// How much one entry into JS (an evaluation, a patched call, a hook, a block…) may grow the

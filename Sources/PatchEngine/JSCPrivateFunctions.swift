@@ -1,15 +1,15 @@
 import CJavaScriptCore
 import Foundation
-import PatchRuntime
+import CPatchEngine
 
 /// JavaScriptCore's functions that no public header declares, typed for Swift.
 ///
 /// WebKitGTK exports them without installing their headers (JSContextRefPrivate.h,
 /// JSLockRefPrivate.h, JSWeakObjectMapRefPrivate.h, JSBasePrivate.h); Apple's
-/// JavaScriptCore.framework has them as SPI. Each is a private symbol of the runtime core's
-/// registry (`PEPrivateSymbols.h`, docs/private-symbols.md: looked up at run time, left out of an
-/// App Store build, reported absent with `PATCHENGINE_PRIVATE_SYMBOLS=absent`) and is nil where
-/// it is absent; every user has a fallback:
+/// JavaScriptCore.framework has them as SPI. Each is a private symbol named in CPatchEngine's
+/// `PEJSCPrivateSymbols.h` and looked up through the runtime core's registry (`PEPrivateSymbols.h`,
+/// docs/private-symbols.md: at run time, left out of an App Store build, reported absent with
+/// `PATCHENGINE_PRIVATE_SYMBOLS=absent`) and is nil where it is absent; every user has a fallback:
 ///
 /// | function | user | without it |
 /// | --- | --- | --- |
@@ -21,35 +21,35 @@ import PatchRuntime
 ///
 /// Signatures as in WebKit's private headers (typedefs in `shim.h`).
 enum JSCPrivateFunctions {
-    static let setExecutionTimeLimit = lookUp(PEPrivateSymbolJSContextGroupSetExecutionTimeLimit, as: PEJSSetExecutionTimeLimitFunction.self)
-    static let clearExecutionTimeLimit = lookUp(PEPrivateSymbolJSContextGroupClearExecutionTimeLimit, as: PEJSClearExecutionTimeLimitFunction.self)
+    static let setExecutionTimeLimit = lookUp(PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit, as: PEJSSetExecutionTimeLimitFunction.self)
+    static let clearExecutionTimeLimit = lookUp(PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit, as: PEJSClearExecutionTimeLimitFunction.self)
 
     /// Both or neither.
     static let lockFunctions: (lock: PEJSLockFunction, unlock: PEJSLockFunction)? = {
-        guard let lock = lookUp(PEPrivateSymbolJSLock, as: PEJSLockFunction.self),
-              let unlock = lookUp(PEPrivateSymbolJSUnlock, as: PEJSLockFunction.self) else { return nil }
+        guard let lock = lookUp(PEJSCPrivateSymbolJSLock, as: PEJSLockFunction.self),
+              let unlock = lookUp(PEJSCPrivateSymbolJSUnlock, as: PEJSLockFunction.self) else { return nil }
         return (lock, unlock)
     }()
 
     /// All three or none.
     static let weakObjectMap: (create: PEJSWeakObjectMapCreateFunction, set: PEJSWeakObjectMapSetFunction,
                                get: PEJSWeakObjectMapGetFunction)? = {
-        guard let create = lookUp(PEPrivateSymbolJSWeakObjectMapCreate, as: PEJSWeakObjectMapCreateFunction.self),
-              let set = lookUp(PEPrivateSymbolJSWeakObjectMapSet, as: PEJSWeakObjectMapSetFunction.self),
-              let get = lookUp(PEPrivateSymbolJSWeakObjectMapGet, as: PEJSWeakObjectMapGetFunction.self) else { return nil }
+        guard let create = lookUp(PEJSCPrivateSymbolJSWeakObjectMapCreate, as: PEJSWeakObjectMapCreateFunction.self),
+              let set = lookUp(PEJSCPrivateSymbolJSWeakObjectMapSet, as: PEJSWeakObjectMapSetFunction.self),
+              let get = lookUp(PEJSCPrivateSymbolJSWeakObjectMapGet, as: PEJSWeakObjectMapGetFunction.self) else { return nil }
         return (create, set, get)
     }()
 
     typealias CollectFunction = @convention(c) (JSContextRef?) -> Void
-    static let synchronousGarbageCollect = lookUp(PEPrivateSymbolJSSynchronousGarbageCollectForDebugging, as: CollectFunction.self)
+    static let synchronousGarbageCollect = lookUp(PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging, as: CollectFunction.self)
 
     typealias ReleaseFunction = @convention(c) () -> Void
     /// `WTF::releaseFastMallocFreeMemory()`.
-    static let releaseFastMallocFreeMemory = lookUp(PEPrivateSymbolWTFReleaseFastMallocFreeMemory, as: ReleaseFunction.self)
+    static let releaseFastMallocFreeMemory = lookUp(PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory, as: ReleaseFunction.self)
 
     /// The registry's symbol as a `T`, or nil where it is absent.
-    private static func lookUp<T>(_ symbol: PEPrivateSymbol, as type: T.Type) -> T? {
-        guard let address = PEPrivateSymbolAddress(symbol) else { return nil }
+    private static func lookUp<T>(_ symbol: PEJSCPrivateSymbol, as type: T.Type) -> T? {
+        guard let address = PEJSCPrivateSymbolAddress(symbol) else { return nil }
         return unsafeBitCast(address, to: type)
     }
 }

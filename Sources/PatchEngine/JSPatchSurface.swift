@@ -1,9 +1,10 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 import PatchSupport
 
-/// State of JSPatch's engine object and extensions (Resources/jspatch.js), which runtime.js loads
+/// State of JSPatch's engine object and extensions (CPatchEngine's Scripts/jspatch.js), which runtime.js loads
 /// on first use. What a script changes here is recorded in its transaction and undone with it.
 final class JSPatchState: @unchecked Sendable {
     /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
@@ -77,7 +78,7 @@ extension Engine {
     }
 
     static let jspatchScriptName = "jspatch.js"
-    static func jspatchSource() -> String { engineScript(PEJSPatchScriptSource(), "jspatch") }
+    static func jspatchSource() -> String { engineScript(PEJSPatchScriptSource()) }
 
     /// `value` as a pointer, or an error naming `what` wanted one.
     func requirePointer(_ value: JSValueRef, _ what: String) throws -> UnsafeMutableRawPointer {

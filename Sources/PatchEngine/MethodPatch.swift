@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 
 /// A JS implementation installed in a slot. The slot's patch token is the record's address, so the

@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 
 /// Bringing a secondary VM (`VMPool`) up to the applied scripts: each script's evaluations run

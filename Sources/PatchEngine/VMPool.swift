@@ -1,5 +1,6 @@
 import CJavaScriptCore
 import Foundation
+import CPatchEngine
 import PatchRuntime
 import PatchSupport
 

@@ -1,5 +1,5 @@
-/* The private symbol registry (PEPrivateSymbols.h): names, looked up at run time with dlsym in the
-   process's global scope, never linked. */
+/* The private symbol registry (PEPrivateSymbols.h): the lookup, with dlsym in the process's global
+   scope (never linked), and the Objective-C runtime's names. */
 #include "PEPrivateSymbols.h"
 #include "PEInternal.h"
 #include <dlfcn.h>
@@ -16,15 +16,6 @@
 static const struct { const char *name; bool appleOnly; } symbols[PEPrivateSymbolCount] = {
     [PEPrivateSymbolObjCIsaClassMask] = PE_SYMBOL("objc_debug_isa_class_mask", true),
     [PEPrivateSymbolObjCTaggedPointerMask] = PE_SYMBOL("objc_debug_taggedpointer_mask", true),
-    [PEPrivateSymbolJSLock] = PE_SYMBOL("JSLock", false),
-    [PEPrivateSymbolJSUnlock] = PE_SYMBOL("JSUnlock", false),
-    [PEPrivateSymbolJSWeakObjectMapCreate] = PE_SYMBOL("JSWeakObjectMapCreate", false),
-    [PEPrivateSymbolJSWeakObjectMapSet] = PE_SYMBOL("JSWeakObjectMapSet", false),
-    [PEPrivateSymbolJSWeakObjectMapGet] = PE_SYMBOL("JSWeakObjectMapGet", false),
-    [PEPrivateSymbolJSContextGroupSetExecutionTimeLimit] = PE_SYMBOL("JSContextGroupSetExecutionTimeLimit", false),
-    [PEPrivateSymbolJSContextGroupClearExecutionTimeLimit] = PE_SYMBOL("JSContextGroupClearExecutionTimeLimit", false),
-    [PEPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_SYMBOL("JSSynchronousGarbageCollectForDebugging", false),
-    [PEPrivateSymbolWTFReleaseFastMallocFreeMemory] = PE_SYMBOL("_ZN3WTF27releaseFastMallocFreeMemoryEv", false),
 };
 
 bool PEPrivateSymbolsRemoved(void) {
@@ -50,16 +41,19 @@ static bool switchedOff(void) {
     return s == 2;
 }
 
+void *PEPrivateSymbolLookUp(const char *name) {
+    if (!name || !name[0] || PEPrivateSymbolsRemoved() || switchedOff()) return NULL;
+    void *process = dlopen(NULL, RTLD_NOW);     /* the global symbol scope, on both platforms */
+    return process ? dlsym(process, name) : NULL;
+}
+
 void *PEPrivateSymbolAddress(PEPrivateSymbol symbol) {
     static void *addresses[PEPrivateSymbolCount];
     static bool looked[PEPrivateSymbolCount];
     if ((unsigned)symbol >= PEPrivateSymbolCount || PEPrivateSymbolsRemoved() || switchedOff()) return NULL;
     if (__atomic_load_n(&looked[symbol], __ATOMIC_ACQUIRE)) return addresses[symbol];
     void *address = NULL;
-    if (!(symbols[symbol].appleOnly && PE_GNU_RUNTIME) && symbols[symbol].name[0]) {
-        void *process = dlopen(NULL, RTLD_NOW);     /* the global symbol scope, on both platforms */
-        address = process ? dlsym(process, symbols[symbol].name) : NULL;
-    }
+    if (!(symbols[symbol].appleOnly && PE_GNU_RUNTIME)) address = PEPrivateSymbolLookUp(symbols[symbol].name);
     addresses[symbol] = address;    /* the same answer whichever thread looks first */
     __atomic_store_n(&looked[symbol], true, __ATOMIC_RELEASE);
     return address;

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PatchEngine
 import PatchFixtures
+import CPatchEngine
 import PatchRuntime
 
 /// Threads coming back from native calls made from JS in one VM (docs/threads.md, "The drop-order

@@ -1,42 +1,33 @@
 import Foundation
 import XCTest
+import CPatchEngine
 import PatchRuntime
 @testable import PatchEngine
 
-/// runtime.js, direct.js and jspatch.js compiled into the library (PERuntimeScript.m) are the files people
-/// edit, byte for byte.
+/// runtime.js, direct.js and jspatch.js compiled into the library (CPatchEngine's PERuntimeScript.c)
+/// are the files people edit, byte for byte, and are what the engine runs.
 final class RuntimeScriptTests: XCTestCase {
-    private func resource(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/PatchEngine/Resources/\(name)")
+    private func script(_ name: String) throws -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/CPatchEngine/Scripts/\(name)")
+        return try String(contentsOf: url, encoding: .utf8)
     }
-    private var runtimeFile: URL { resource("runtime.js") }
 
-    func testEmbeddedRuntimeScriptIsTheResourceFile() throws {
-        let file = try String(contentsOf: runtimeFile, encoding: .utf8)
-        #if os(Linux)
-        // The toolchain's clang has #embed: the engine must not depend on the resource bundle here.
-        let embedded = try XCTUnwrap(PERuntimeScriptSource(), "runtime.js is not embedded")
-        XCTAssertEqual(String(cString: embedded), file)
-        #endif
+    func testEmbeddedRuntimeScriptIsTheScriptFile() throws {
+        let file = try script("runtime.js")
+        XCTAssertEqual(String(cString: PERuntimeScriptSource()), file)
         XCTAssertEqual(Engine.runtimeSource(), file)
     }
 
-    func testEmbeddedDirectCallsScriptIsTheResourceFile() throws {
-        let file = try String(contentsOf: resource("direct.js"), encoding: .utf8)
-        #if os(Linux)
-        let embedded = try XCTUnwrap(PEDirectCallsScriptSource(), "direct.js is not embedded")
-        XCTAssertEqual(String(cString: embedded), file)
-        #endif
+    func testEmbeddedDirectCallsScriptIsTheScriptFile() throws {
+        let file = try script("direct.js")
+        XCTAssertEqual(String(cString: PEDirectCallsScriptSource()), file)
         XCTAssertEqual(Engine.directCallsSource(), file)
     }
 
-    func testEmbeddedJSPatchScriptIsTheResourceFile() throws {
-        let file = try String(contentsOf: resource("jspatch.js"), encoding: .utf8)
-        #if os(Linux)
-        let embedded = try XCTUnwrap(PEJSPatchScriptSource(), "jspatch.js is not embedded")
-        XCTAssertEqual(String(cString: embedded), file)
-        #endif
+    func testEmbeddedJSPatchScriptIsTheScriptFile() throws {
+        let file = try script("jspatch.js")
+        XCTAssertEqual(String(cString: PEJSPatchScriptSource()), file)
         XCTAssertEqual(Engine.jspatchSource(), file)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PatchEngine
 import PatchFixtures
+import CPatchEngine
 import PatchRuntime
 
 /// What a native caller sees of the VM pool's replays (issue 23, item 1; `VMPool`, `Replay`,

@@ -1,6 +1,9 @@
 /* Every private symbol the engine uses: not API on Apple's platforms (nor declared by an installed
    header here), so none is linked; each is looked up by name at run time, and each has a fallback
    the engine runs on when it is absent. docs/private-symbols.md lists them with their fallbacks.
+   The lookup and its two switches are here, once; the names live with the layer that uses them:
+   the Objective-C runtime's below, JavaScriptCore's in the engine's C support
+   (CPatchEngine's PEJSCPrivateSymbols.h, through PEPrivateSymbolLookUp).
 
    An App Store build leaves them all out: PATCHENGINE_NO_PRIVATE_API=1 in the environment when the
    package is built defines PE_NO_PRIVATE_API (C) and PATCHENGINE_NO_PRIVATE_API (Swift); the
@@ -17,24 +20,6 @@ typedef enum PEPrivateSymbol {
        calls of JS-defined methods from JS go through native code each time (PEObjectClassWord). */
     PEPrivateSymbolObjCIsaClassMask,
     PEPrivateSymbolObjCTaggedPointerMask,
-    /* JavaScriptCore (JSLockRefPrivate.h): the API lock held across several calls. Fallback: each
-       C API call takes the lock itself (APILock.swift). */
-    PEPrivateSymbolJSLock,
-    PEPrivateSymbolJSUnlock,
-    /* JavaScriptCore (JSWeakObjectMapRefPrivate.h): one live box per object. Fallback: a new box
-       per crossing (BoxCache.swift). */
-    PEPrivateSymbolJSWeakObjectMapCreate,
-    PEPrivateSymbolJSWeakObjectMapSet,
-    PEPrivateSymbolJSWeakObjectMapGet,
-    /* JavaScriptCore (JSContextRefPrivate.h): the execution time limit. Fallback: none can be set
-       (PatchEngine.isExecutionTimeLimitAvailable is false, logged once). */
-    PEPrivateSymbolJSContextGroupSetExecutionTimeLimit,
-    PEPrivateSymbolJSContextGroupClearExecutionTimeLimit,
-    /* JavaScriptCore (JSBasePrivate.h): a collection now. Fallback: JSGarbageCollect, a hint. */
-    PEPrivateSymbolJSSynchronousGarbageCollectForDebugging,
-    /* WTF (WebKitGTK exports it; Apple's framework keeps WTF private): the allocator's free pages
-       returned now. Fallback: its scavenger returns them a second or so later. */
-    PEPrivateSymbolWTFReleaseFastMallocFreeMemory,
     PEPrivateSymbolCount
 } PEPrivateSymbol;
 
@@ -45,5 +30,9 @@ void *PEPrivateSymbolAddress(PEPrivateSymbol symbol);
 const char *PEPrivateSymbolName(PEPrivateSymbol symbol);
 /* Whether this build was made without private symbols (PATCHENGINE_NO_PRIVATE_API). */
 bool PEPrivateSymbolsRemoved(void);
+/* `name` looked up in the process's global scope under the same rules: NULL for "" (a name an App
+   Store build left out), in a build without private symbols, or with
+   PATCHENGINE_PRIVATE_SYMBOLS=absent. Not cached: for registries above this one, which cache. */
+void *PEPrivateSymbolLookUp(const char *name);
 
 #endif

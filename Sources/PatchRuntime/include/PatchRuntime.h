@@ -9,12 +9,7 @@
 #include "PEBlocks.h"
 #include "PEClassBuilder.h"
 #include "PEHooks.h"
-#include "PEEngineStarted.h"
 #include "PELiveRecords.h"
-#include "PERuntimeScript.h"
 #include "PEPrivateSymbols.h"
-#include "PEThreadEntries.h"
-#include "PELockDropOrder.h"
-#include "PEFootprint.h"
 #include "PEStressPoints.h"
 #endif

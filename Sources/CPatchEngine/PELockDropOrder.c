@@ -1,7 +1,7 @@
 /* The drop-order tracker (PELockDropOrder.h). In C for the thread-local storage, atomics and the
    condition variable (Swift's Atomic/Mutex need macOS 15; the package supports 13). */
 #include "PELockDropOrder.h"
-#include "PEStressPoints.h"
+#include "PEStressPoints.h"    /* the runtime core's (PatchRuntime) */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The process's memory footprint for the engine's heap growth limit (HeapGrowthLimit.swift), and
    giving freed C heap memory back (PatchEngine.collectGarbage); the platform differences are
-   PEPlatformFootprint and PEPlatformReleaseFreeMallocMemory in PEPlatform.h. */
+   PEPlatformFootprint and PEPlatformReleaseFreeMallocMemory in PEEnginePlatform.h. */
 #ifndef PE_FOOTPRINT_H
 #define PE_FOOTPRINT_H
 #include <stdint.h>

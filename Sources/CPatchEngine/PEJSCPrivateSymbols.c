@@ -1,0 +1,31 @@
+/* JavaScriptCore's private symbols (PEJSCPrivateSymbols.h): the names; the lookup is the runtime
+   core's (PEPrivateSymbolLookUp). */
+#include "PEJSCPrivateSymbols.h"
+#include "PEPrivateSymbols.h"       /* the runtime core's (PatchRuntime) */
+
+#if defined(PE_NO_PRIVATE_API)
+/* An App Store build: no name is compiled in. */
+#define PE_JSC_SYMBOL(name) ""
+#else
+#define PE_JSC_SYMBOL(name) name
+#endif
+
+static const char *const names[PEJSCPrivateSymbolCount] = {
+    [PEJSCPrivateSymbolJSLock] = PE_JSC_SYMBOL("JSLock"),
+    [PEJSCPrivateSymbolJSUnlock] = PE_JSC_SYMBOL("JSUnlock"),
+    [PEJSCPrivateSymbolJSWeakObjectMapCreate] = PE_JSC_SYMBOL("JSWeakObjectMapCreate"),
+    [PEJSCPrivateSymbolJSWeakObjectMapSet] = PE_JSC_SYMBOL("JSWeakObjectMapSet"),
+    [PEJSCPrivateSymbolJSWeakObjectMapGet] = PE_JSC_SYMBOL("JSWeakObjectMapGet"),
+    [PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupSetExecutionTimeLimit"),
+    [PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupClearExecutionTimeLimit"),
+    [PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_JSC_SYMBOL("JSSynchronousGarbageCollectForDebugging"),
+    [PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory] = PE_JSC_SYMBOL("_ZN3WTF27releaseFastMallocFreeMemoryEv"),
+};
+
+const char *PEJSCPrivateSymbolName(PEJSCPrivateSymbol symbol) {
+    return (unsigned)symbol < PEJSCPrivateSymbolCount ? names[symbol] : "";
+}
+
+void *PEJSCPrivateSymbolAddress(PEJSCPrivateSymbol symbol) {
+    return PEPrivateSymbolLookUp(PEJSCPrivateSymbolName(symbol));
+}

@@ -1,0 +1,35 @@
+/* JavaScriptCore's (and WTF's) private symbols the engine uses: their names, looked up through the
+   runtime core's registry (PEPrivateSymbols.h: the same two switches, App Store build and
+   PATCHENGINE_PRIVATE_SYMBOLS=absent). docs/private-symbols.md lists them with their fallbacks;
+   Swift reaches them typed through JSCPrivateFunctions.swift. */
+#ifndef PE_JSC_PRIVATE_SYMBOLS_H
+#define PE_JSC_PRIVATE_SYMBOLS_H
+
+typedef enum PEJSCPrivateSymbol {
+    /* JavaScriptCore (JSLockRefPrivate.h): the API lock held across several calls. Fallback: each
+       C API call takes the lock itself (APILock.swift). */
+    PEJSCPrivateSymbolJSLock,
+    PEJSCPrivateSymbolJSUnlock,
+    /* JavaScriptCore (JSWeakObjectMapRefPrivate.h): one live box per object. Fallback: a new box
+       per crossing (BoxCache.swift). */
+    PEJSCPrivateSymbolJSWeakObjectMapCreate,
+    PEJSCPrivateSymbolJSWeakObjectMapSet,
+    PEJSCPrivateSymbolJSWeakObjectMapGet,
+    /* JavaScriptCore (JSContextRefPrivate.h): the execution time limit. Fallback: none can be set
+       (PatchEngine.isExecutionTimeLimitAvailable is false, logged once). */
+    PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit,
+    PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit,
+    /* JavaScriptCore (JSBasePrivate.h): a collection now. Fallback: JSGarbageCollect, a hint. */
+    PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging,
+    /* WTF (WebKitGTK exports it; Apple's framework keeps WTF private): the allocator's free pages
+       returned now. Fallback: its scavenger returns them a second or so later. */
+    PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory,
+    PEJSCPrivateSymbolCount
+} PEJSCPrivateSymbol;
+
+/* The symbol's address; NULL where PEPrivateSymbolLookUp gives NULL. Not cached: the Swift side
+   looks each up once. */
+void *PEJSCPrivateSymbolAddress(PEJSCPrivateSymbol symbol);
+/* The name looked up ("" in a build without private symbols). */
+const char *PEJSCPrivateSymbolName(PEJSCPrivateSymbol symbol);
+#endif
