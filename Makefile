@@ -99,8 +99,8 @@ jspatch-suite: deps
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	@$(JSPATCH_SUITE_CHECK)
 
-# Apple platforms: every Objective-C file of the package (the runtime core, the Objective-C API,
-# the test, benchmark and sample fixtures) compile-checked (clang -fsyntax-only) for
+# Apple platforms: every Objective-C and C file of the package (the runtime core, the engine's C
+# support, the Objective-C API, the test, benchmark and sample fixtures) compile-checked (clang -fsyntax-only) for
 # arm64-apple-ios15.0, arm64-apple-macos13.0 and x86_64-apple-macos13.0 against Apple's runtime
 # headers (../shared/tools/apple-compile-check, once per target: Tools/apple-check/run.sh;
 # nothing is linked or run). Fails unless every file compiles. .ci/run runs it after the tests.
