@@ -37,14 +37,14 @@ extension Engine {
     func defineClass(_ declarationText: String, properties: JSValueRef, instanceMethods: JSValueRef,
                      classMethods: JSValueRef, script: String) throws -> JSValueRef {
         let declaration = try ClassDeclaration(parsing: declarationText)
-        try checkMethodCount(methodCount(instanceMethods) + methodCount(classMethods), declaration: declarationText)
+        try limits.checkMethodCount(methodCount(instanceMethods) + methodCount(classMethods), declaration: declarationText)
         var cls = PEClassLookup(declaration.name)
         if cls == nil {
             let superName = declaration.superclass ?? "NSObject"
             guard let superclass = PEClassLookup(superName) else {
                 throw BridgeError("defineClass('\(declarationText)'): no Objective-C class named \(superName) to inherit from")
             }
-            try countClassCreation(script: script, name: declaration.name)
+            try limits.countClassCreation(script: script, name: declaration.name)
             var error: UnsafeMutablePointer<CChar>?
             guard let created = PEClassCreate(declaration.name, superclass, &error) else {
                 defer { free(error) }

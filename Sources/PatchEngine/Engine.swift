@@ -86,9 +86,7 @@ final class Engine: @unchecked Sendable {
     /// every other first caller wait for the one loading it.
     let directCallsModule = LockedValue<JSObjectRef?>(nil)
     /// What one patch may ask of the runtime (`PatchLimits`), and the counts held against it.
-    let limits: LockedValue<PatchLimits>
-    let createdClasses: LockedValue<[String: Int]>
-    let pendingDispatchCount: LockedValue<Int>
+    let limits: ScriptLimits
     /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper); this and
     /// the next three come from runtime.js's handshake (`takeHandshake`).
     var jsOnlyTable: JSObjectRef!
@@ -101,16 +99,16 @@ final class Engine: @unchecked Sendable {
     /// runtime.js's `frame`, whose `context` is the JS method running (see `resetCallContext`).
     var callFrame: JSObjectRef?
 
-    /// Tables any thread may read or change (see `EngineTables`).
-    let tables: LockedValue<EngineTables>
+    /// Weak and dealloc-scoped boxes, and JS -dealloc bookkeeping (`ObjectLifetimes`).
+    let lifetimes: ObjectLifetimes
+    /// JS → Objective-C call sites, resolved once per class and selector (`CallSiteTable`).
+    let callSites: CallSiteTable
     /// Selector numbers of JS → Objective-C sends (`MessageSends.swift`); guarded by the JS lock.
     let sendSelectors = SendSelectors()
 
-    /// Serialises evaluate() (include() nests on the same thread) and replays.
-    let evaluationLock: NSRecursiveLock
-    /// The evaluations in progress, innermost last: which script a definition made at the top level
-    /// of a script belongs to. Read by native callbacks, possibly while another thread pushes.
-    let evaluationStack: LockedValue<[Evaluation]>
+    /// The evaluations in progress and the lock serialising them: which script a definition made
+    /// at the top level of a script belongs to.
+    let evaluations: Evaluations
 
     let structs: StructRegistry
     /// JSPatch's engine object and extensions (JSPatchSurface.swift).
@@ -127,12 +125,10 @@ final class Engine: @unchecked Sendable {
         occupancy.initialize(to: 0)
         pool = main?.pool ?? VMPool()
         replayed = main == nil ? nil : ReplayLog()
-        limits = main?.limits ?? LockedValue(PatchLimits())
-        createdClasses = main?.createdClasses ?? LockedValue([:])
-        pendingDispatchCount = main?.pendingDispatchCount ?? LockedValue(0)
-        tables = main?.tables ?? LockedValue(EngineTables())
-        evaluationLock = main?.evaluationLock ?? NSRecursiveLock()
-        evaluationStack = main?.evaluationStack ?? LockedValue([])
+        limits = main?.limits ?? ScriptLimits()
+        lifetimes = main?.lifetimes ?? ObjectLifetimes()
+        callSites = main?.callSites ?? CallSiteTable()
+        evaluations = main?.evaluations ?? Evaluations()
         structs = main?.structs ?? StructRegistry()
         jspatch = JSPatchState(sharingWith: main?.jspatch)
         protocols = main?.protocols ?? ProtocolRegistry()
@@ -179,10 +175,10 @@ final class Engine: @unchecked Sendable {
         if isMain {
             installRuntimeHandlers()
             PESetObjectDeallocHandler { object in
-                if let object, let engine = Engine.ifStarted { engine.objectDeallocated(object) }
+                if let object, let engine = Engine.ifStarted { engine.lifetimes.objectDeallocated(object) }
             }
             PESetObjectDeallocEndHandler { object in
-                if let object, let engine = Engine.ifStarted { engine.objectDeallocEnded(object) }
+                if let object, let engine = Engine.ifStarted { engine.lifetimes.objectDeallocEnded(object) }
             }
         }
         do {
@@ -259,7 +255,7 @@ final class Engine: @unchecked Sendable {
         var weakDef = kJSClassDefinitionEmpty
         weakDef.className = UnsafePointer(strdup("OCWeakObject"))
         // The weak-box table is every VM's (`tables`).
-        weakDef.finalize = { object in Engine.shared.forgetWeakBox(object!, object: JSObjectGetPrivate(object)) }
+        weakDef.finalize = { object in Engine.shared.lifetimes.forgetWeakBox(object!, object: JSObjectGetPrivate(object)) }
         let weakObjectClass = JSClassCreate(&weakDef)!
 
         var pointerDef = kJSClassDefinitionEmpty

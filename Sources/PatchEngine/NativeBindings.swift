@@ -69,7 +69,7 @@ extension NativeBinding {
         .init("defineClass", .definitions, .replayable) {
             (e: Engine, declaration: String, properties: JSValueRef, instanceMethods: JSValueRef, classMethods: JSValueRef, script: JSValueRef) in
             // The script comes with the call (runtime.js's context), else it is the evaluation's.
-            let script = JSValueIsString(e.ctx, script) ? JSC.toString(e.ctx, script) : (e.currentEvaluation()?.name ?? "<runtime>")
+            let script = JSValueIsString(e.ctx, script) ? JSC.toString(e.ctx, script) : (e.evaluations.current()?.name ?? "<runtime>")
             if e.isReplaying {
                 return try e.replayDefineClass(declaration, instanceMethods: instanceMethods, classMethods: classMethods, script: script)
             }
@@ -367,7 +367,7 @@ extension Engine {
         if let getter = scriptGetter, let value = try? call(getter, []), JSValueIsString(ctx, value) {
             return JSC.toString(ctx, value)
         }
-        return currentEvaluation()?.name ?? "<runtime>"
+        return evaluations.current()?.name ?? "<runtime>"
     }
 
     func describeJS(_ value: JSValueRef) -> String {
@@ -434,7 +434,7 @@ extension Engine {
     }
 
     func dispatch(kind: DispatchKind, after seconds: Double, _ fn: JSObjectRef) throws {
-        try countPendingDispatch()
+        try limits.countPendingDispatch()
         JSValueProtect(ctx, fn)
         let script = currentScript()
         let function = UncheckedSendable(fn)   // protected until it has run; JSC locks its own calls
@@ -445,7 +445,7 @@ extension Engine {
                 revertIfTimedOut(error, script: script)
             }
             JSValueUnprotect(ctx, function.value)
-            finishPendingDispatch()
+            limits.finishPendingDispatch()
         }
         switch kind {
         case .after: DispatchQueue.main.asyncAfter(deadline: .now() + max(0, seconds), execute: run)

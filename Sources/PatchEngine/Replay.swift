@@ -55,14 +55,15 @@ extension Engine {
         guard let log = replayed else { return }
         installScriptExtensions()
         let generation = transactions.generation
-        guard log.generation != generation, evaluationLock.try() else { return }
-        defer { evaluationLock.unlock() }
-        let history = transactions.history()
-        for script in history[takeBackUnapplied(history)...] {
-            guard let replayed = replay(script) else { break }
-            log.scripts.append(replayed)
+        guard log.generation != generation else { return }
+        _ = evaluations.ifIdle {
+            let history = transactions.history()
+            for script in history[takeBackUnapplied(history)...] {
+                guard let replayed = replay(script) else { break }
+                log.scripts.append(replayed)
+            }
+            log.generation = generation
         }
-        log.generation = generation
     }
 
     /// Takes back what this VM replayed of scripts no longer applied as they were (reverted, or
@@ -102,8 +103,8 @@ extension Engine {
         var failure: Error?
         for evaluation in script.evaluations {
             do {
-                _ = try within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
-                                          bundle: evaluation.bundle, thread: pthread_self())) {
+                _ = try evaluations.within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
+                                                      bundle: evaluation.bundle)) {
                     try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true, replaying: true)
                 }
             } catch {
@@ -157,14 +158,14 @@ extension Engine {
     /// `include(path)` during a replay: the file or bundle script the evaluation included, run
     /// again from the source the script's transaction kept (never read again), once per replay.
     func replayInclude(_ path: String) throws -> JSValueRef {
-        guard let log = replayed, let outer = currentEvaluation() else { throw BridgeError(Replay.refusal) }
+        guard let log = replayed, let outer = evaluations.current() else { throw BridgeError(Replay.refusal) }
         let key = outer.bundle != nil ? Self.bundledScript(path) : try includedFile(path)
         guard log.current?.included.insert(key).inserted == true else { return JSValueMakeUndefined(ctx) }
         guard let source = transactions.sourceMap(key, script: outer.name) else {
             throw BridgeError("include(\"\(path)\"): not what the evaluation replayed included")
         }
         let base = outer.bundle == nil ? URL(fileURLWithPath: key).deletingLastPathComponent() : nil
-        return try within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) {
+        return try evaluations.within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle)) {
             try evaluateRaw(source.code, sourceURL: key, passingExceptions: true, replaying: true)
         }
     }
