@@ -219,7 +219,7 @@ extension Engine {
     /// Takes a JS-only method out of this VM's table, putting back (and unprotecting) the
     /// function it replaced, if any: what `writeJSOnly` did, undone.
     func removeJSOnly(className: String, name: String, restoring previous: JSObjectRef?) {
-        _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), previous ?? JSValueMakeNull(ctx)])
+        _ = try? call(runtime.jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), previous ?? JSValueMakeNull(ctx)])
         if let previous { JSValueUnprotect(ctx, previous) }
     }
 
@@ -227,10 +227,10 @@ extension Engine {
     func writeJSOnly(className: String, name: String, method: JSObjectRef,
                      definingClass: UnsafeMutableRawPointer, script: String) -> JSObjectRef? {
         bindMethod(method, definingClass: definingClass, selector: name, script: script)
-        var classTable = JSValueToObject(ctx, JSC.get(ctx, jsOnlyTable, className), nil)
-        if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, jsOnlyTable, className)) {
+        var classTable = JSValueToObject(ctx, JSC.get(ctx, runtime.jsOnlyTable, className), nil)
+        if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, runtime.jsOnlyTable, className)) {
             classTable = JSObjectMake(ctx, nil, nil)
-            JSC.set(ctx, jsOnlyTable, className, classTable!)
+            JSC.set(ctx, runtime.jsOnlyTable, className, classTable!)
         }
         let table = classTable!
         let previousFunction = JSC.propertyNames(ctx, table).contains(name)

@@ -111,7 +111,7 @@ extension Engine {
         guard let boxes = shortcuts.boxes, !boxes.knowsStampedStructure, let stamp = directStamp,
               let set = JSValueToObject(ctx, JSC.get(ctx, stamp, "set"), nil) else { return }
         apiLock.withLock(ctx) {
-            let handle = JSObjectMake(ctx, objectClass, nil)!
+            let handle = JSObjectMake(ctx, classes.object, nil)!
             let box = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
             var args: [JSValueRef?] = [box, JSValueMakeNull(ctx)]
             _ = JSObjectCallAsFunction(ctx, set, stamp, 2, &args, nil)

@@ -23,7 +23,7 @@ final class JSPatchState: @unchecked Sendable {
     struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
     /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
     /// cannot write past them, and the object a getPointer() block keeps alive until free().
-    let allocations: LockedValue<[UInt: Allocation]>
+    private let allocations: LockedValue<[UInt: Allocation]>
     /// defineCFunction's functions by name and resolved types (kept for the process: a few).
     let cFunctions = LockedValue<[String: JSValueRef]>([:])
     /// The same by name and types as written, while the struct definitions are those of
@@ -38,6 +38,27 @@ final class JSPatchState: @unchecked Sendable {
         allocations = other?.allocations ?? LockedValue([:])
         flags = other?.flags ?? Flags()
         registeredExtensions = other?.registeredExtensions ?? LockedValue([:])
+    }
+
+    // MARK: Blocks of memory scripts allocate
+
+    func registerAllocation(_ p: UnsafeMutableRawPointer, size: Int, retaining object: UnsafeMutableRawPointer?) {
+        allocations.withLock { $0[UInt(bitPattern: p)] = .init(size: size, retained: object) }
+    }
+
+    /// Forgets a block (before free()), releasing what getPointer() kept alive in it.
+    func forgetAllocation(_ p: UnsafeMutableRawPointer) {
+        let entry = allocations.withLock { $0.removeValue(forKey: UInt(bitPattern: p)) }
+        if let retained = entry?.retained { PEObjectRelease(retained) }
+    }
+
+    /// Refuses `count` bytes at `p` when `p` is a block the engine allocated and they do not fit
+    /// in it. Pointers from native code carry no size, and are trusted as JSPatch trusted them.
+    func checkWrite(_ p: UnsafeMutableRawPointer, _ count: Int, _ what: String) throws {
+        guard count >= 0 else { throw BridgeError("\(what): negative size \(count)") }
+        let size = allocations.withLock { $0[UInt(bitPattern: p)]?.size }
+        let fits = size.map { count <= $0 }
+        if fits == false { throw BridgeError("\(what): \(count) bytes do not fit in the block allocated at \(p)") }
     }
 }
 
@@ -115,26 +136,5 @@ extension Engine {
             if let previous { JSValueUnprotect(ctx, previous) }
             JSValueUnprotect(ctx, value)
         }), script: currentScript())
-    }
-
-    // MARK: Blocks of memory scripts allocate
-
-    func registerAllocation(_ p: UnsafeMutableRawPointer, size: Int, retaining object: UnsafeMutableRawPointer?) {
-        jspatch.allocations.withLock { $0[UInt(bitPattern: p)] = .init(size: size, retained: object) }
-    }
-
-    /// Forgets a block (before free()), releasing what getPointer() kept alive in it.
-    func forgetAllocation(_ p: UnsafeMutableRawPointer) {
-        let entry = jspatch.allocations.withLock { $0.removeValue(forKey: UInt(bitPattern: p)) }
-        if let retained = entry?.retained { PEObjectRelease(retained) }
-    }
-
-    /// Refuses `count` bytes at `p` when `p` is a block the engine allocated and they do not fit
-    /// in it. Pointers from native code carry no size, and are trusted as JSPatch trusted them.
-    func checkWrite(_ p: UnsafeMutableRawPointer, _ count: Int, _ what: String) throws {
-        guard count >= 0 else { throw BridgeError("\(what): negative size \(count)") }
-        let size = jspatch.allocations.withLock { $0[UInt(bitPattern: p)]?.size }
-        let fits = size.map { count <= $0 }
-        if fits == false { throw BridgeError("\(what): \(count) bytes do not fit in the block allocated at \(p)") }
     }
 }

@@ -37,6 +37,6 @@ extension Engine {
 
     /// Whether `value` is a weak box whose object was deallocated.
     func isZeroedWeakBox(_ value: JSValueRef) -> Bool {
-        JSValueIsObjectOfClass(ctx, value, weakObjectClass) && JSObjectGetPrivate(JSValueToObject(ctx, value, nil)) == nil
+        JSValueIsObjectOfClass(ctx, value, classes.weakObject) && JSObjectGetPrivate(JSValueToObject(ctx, value, nil)) == nil
     }
 }
