@@ -128,7 +128,7 @@ extension Engine {
     func loadDirectCalls(_ shared: JSValueRef) throws -> JSValueRef {
         try directCallsModule.withLock { loaded in
             if let loaded { return loaded }
-            guard let module = JSValueToObject(ctx, try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName), nil),
+            guard let module = JSValueToObject(ctx, try evaluateRaw(EngineScript.directCalls.source, sourceURL: EngineScript.directCalls.fileName), nil),
                   let made = JSValueToObject(ctx, try call(module, [runtimeBindings, shared]), nil),
                   let stamp = JSValueToObject(ctx, JSC.get(ctx, made, "states"), nil) else {
                 throw BridgeError("direct.js did not load")

@@ -199,7 +199,7 @@ final class Engine: @unchecked Sendable {
             }
         }
         do {
-            runtime = try RuntimeHandshake(evaluateRaw(Self.runtimeSource(), sourceURL: Self.runtimeScriptName), ctx: ctx)
+            runtime = try RuntimeHandshake(evaluateRaw(EngineScript.runtime.source, sourceURL: EngineScript.runtime.fileName), ctx: ctx)
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
@@ -222,22 +222,6 @@ final class Engine: @unchecked Sendable {
         guard timeLimit.isAvailable else { return }
         timeLimit.heapGrowth.bytes = main.timeLimit.heapGrowth.bytes
         apiLock.withLock(ctx) { _ = timeLimit.set(main.timeLimit.seconds) }
-    }
-
-    /// runtime.js: compiled into the library where the compiler can embed it (PERuntimeScript.h),
-    /// else read from the package's resources.
-    static func runtimeSource() -> String { engineScript(PERuntimeScriptSource(), "runtime") }
-
-    /// direct.js (DirectCalls.swift), the same way.
-    static func directCallsSource() -> String { engineScript(PEDirectCallsScriptSource(), "direct") }
-
-    static func engineScript(_ embedded: UnsafePointer<CChar>?, _ name: String) -> String {
-        if let embedded { return String(cString: embedded) }
-        guard let url = Bundle.module.url(forResource: name, withExtension: "js"),
-              let source = try? String(contentsOf: url, encoding: .utf8) else {
-            fatalError("PatchEngine: \(name).js is missing from the package resources")
-        }
-        return source
     }
 
     /// A full, synchronous collection. JSGarbageCollect only hints one in current JavaScriptCore;

@@ -139,19 +139,14 @@ extension Engine {
     /// placed at the script's call, the innermost stack frame outside runtime.js.
     func userLocation(of js: JSException, script: String) -> (scriptName: String, line: Int?, column: Int?) {
         var located = js
-        if js.sourceURL.map(Self.engineScriptNames.contains) ?? true,
-           let frame = js.innermostFrame(outside: Self.engineScriptNames) {
+        if js.sourceURL.map(EngineScript.fileNames.contains) ?? true,
+           let frame = js.innermostFrame(outside: EngineScript.fileNames) {
             located.sourceURL = frame.url; located.line = frame.line; located.column = frame.column
         }
-        let scriptName = located.sourceURL.map(Self.engineScriptNames.contains) ?? true ? script : located.sourceURL!
+        let scriptName = located.sourceURL.map(EngineScript.fileNames.contains) ?? true ? script : located.sourceURL!
         let position = located.originalPosition(in: transactions.sourceMap(scriptName, script: script))
         return (scriptName, position.line, position.column)
     }
-
-    static let runtimeScriptName = "runtime.js"
-    static let directCallsScriptName = "direct.js"
-    /// The engine's own scripts: an error raised in them on a script's behalf is placed in the script.
-    static let engineScriptNames: Set<String> = [runtimeScriptName, directCallsScriptName, jspatchScriptName]
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
         if let timeout = error as? ExecutionTimeout {

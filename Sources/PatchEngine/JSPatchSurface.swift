@@ -78,7 +78,7 @@ extension Engine {
     /// `.jspatch` holder of `NativeBinding.table`). jspatch.js hands back `{surface, jsClassRemover}`.
     func loadJSPatch() throws -> JSValueRef {
         if let surface = jspatch.surface { return surface }
-        let module = try evaluateRaw(Self.jspatchSource(), sourceURL: Self.jspatchScriptName)
+        let module = try evaluateRaw(EngineScript.jspatch.source, sourceURL: EngineScript.jspatch.fileName)
         guard let function = JSValueToObject(ctx, module, nil), JSObjectIsFunction(ctx, function) else {
             throw BridgeError("jspatch.js did not evaluate to a function")
         }
@@ -96,9 +96,6 @@ extension Engine {
         jspatch.surface = surface
         return surface
     }
-
-    static let jspatchScriptName = "jspatch.js"
-    static func jspatchSource() -> String { engineScript(PEJSPatchScriptSource(), "jspatch") }
 
     /// `value` as a pointer, or an error naming `what` wanted one.
     func requirePointer(_ value: JSValueRef, _ what: String) throws -> UnsafeMutableRawPointer {

@@ -19,7 +19,7 @@ final class RuntimeScriptTests: XCTestCase {
         let embedded = try XCTUnwrap(PERuntimeScriptSource(), "runtime.js is not embedded")
         XCTAssertEqual(String(cString: embedded), file)
         #endif
-        XCTAssertEqual(Engine.runtimeSource(), file)
+        XCTAssertEqual(EngineScript.runtime.source, file)
     }
 
     func testEmbeddedDirectCallsScriptIsTheResourceFile() throws {
@@ -28,7 +28,7 @@ final class RuntimeScriptTests: XCTestCase {
         let embedded = try XCTUnwrap(PEDirectCallsScriptSource(), "direct.js is not embedded")
         XCTAssertEqual(String(cString: embedded), file)
         #endif
-        XCTAssertEqual(Engine.directCallsSource(), file)
+        XCTAssertEqual(EngineScript.directCalls.source, file)
     }
 
     func testEmbeddedJSPatchScriptIsTheResourceFile() throws {
@@ -37,6 +37,6 @@ final class RuntimeScriptTests: XCTestCase {
         let embedded = try XCTUnwrap(PEJSPatchScriptSource(), "jspatch.js is not embedded")
         XCTAssertEqual(String(cString: embedded), file)
         #endif
-        XCTAssertEqual(Engine.jspatchSource(), file)
+        XCTAssertEqual(EngineScript.jspatch.source, file)
     }
 }
