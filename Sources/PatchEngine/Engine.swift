@@ -19,7 +19,7 @@ import PatchSupport
 /// | runtime.js's `N` and handshake, direct.js's module | this object, set by `start()` | written before the VM is published (direct.js: once, under `directCallsModule`) |
 /// | selector numbers of sends, extra arguments | `SendSelectors`, `ExtraArguments` (per VM) | the VM's API lock |
 /// | scripts replayed into a secondary VM | `ReplayLog` (per VM) | the thread holding the VM (`VMPool`) |
-/// | JSPatch's surface and allocations | `JSPatchState` (surface per VM, allocations per process) | its `LockedValue`s |
+/// | JSPatch's surface, C functions / its conversion flag, allocations, extensions | `JSPatchState` (per VM) / `JSPatchProcessState` | the VM's API lock, caches' `LockedValue`s / its `LockedValue`s (the flag: a plain word) |
 /// | the VMs | `VMPool` | its `LockedValue`s; a VM is claimed through `occupancy` |
 /// | evaluations in progress, their serialisation | `Evaluations` | a recursive lock across JS, a `LockedValue` for the stack |
 /// | applied scripts' changes, slot stacks, source maps | `TransactionLog` | its `LockedValue`, never across JS |
@@ -112,7 +112,8 @@ final class Engine: @unchecked Sendable {
     /// runtime.js's DirectStamp (DirectCalls.swift), which stamps a box with a private field;
     /// written once, under `directCallsModule`.
     var directStamp: JSObjectRef?
-    /// JSPatch's engine object and extensions (JSPatchSurface.swift).
+    /// JSPatch's surface in this VM, and (`jspatch.process`) what every VM shares of it
+    /// (JSPatchSurface.swift).
     let jspatch: JSPatchState
     /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
     let replayed: ReplayLog?
@@ -155,7 +156,7 @@ final class Engine: @unchecked Sendable {
         functionPrototype = JSC.get(ctx, JSValueToObject(ctx, function, nil)!, "prototype")
         JSValueProtect(ctx, functionPrototype)
 
-        jspatch = JSPatchState(sharingWith: main?.jspatch)
+        jspatch = JSPatchState(process: main?.jspatch.process ?? JSPatchProcessState())
         replayed = main == nil ? nil : ReplayLog()
 
         pool = main?.pool ?? VMPool()

@@ -3,42 +3,46 @@ import Foundation
 import PatchRuntime
 import PatchSupport
 
-/// State of JSPatch's engine object and extensions (Resources/jspatch.js), which runtime.js loads
-/// on first use. What a script changes here is recorded in its transaction and undone with it.
+/// JSPatch's state in one VM (Resources/jspatch.js, which runtime.js loads on first use): the JS
+/// values jspatch.js handed this VM, and the C functions defined in it. Touched under the VM's
+/// API lock (native callbacks of that VM); the caches have locks of their own.
 final class JSPatchState: @unchecked Sendable {
-    /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
-    /// JS values instead of boxes. Read on every boxed object's crossing, written by scripts: a
-    /// plain flag (a stale read only converts one value the old way).
+    /// What every VM shares.
+    let process: JSPatchProcessState
+    /// `autoConvertOCType` (the process's setting, `JSPatchProcessState.autoConvert`).
     var autoConvert: Bool {
-        get { flags.autoConvert }
-        set { flags.autoConvert = newValue }
+        get { process.autoConvert }
+        set { process.autoConvert = newValue }
     }
-    /// The process's setting (every VM converts alike).
-    final class Flags: @unchecked Sendable { var autoConvert = false }
-    private let flags: Flags
     /// jspatch.js's exports ({JPEngine, defineJSClass, autoConvertOCType}), once loaded.
     var surface: JSObjectRef?
     var jsClassRemover: JSObjectRef?
-
-    struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
-    /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
-    /// cannot write past them, and the object a getPointer() block keeps alive until free().
-    private let allocations: LockedValue<[UInt: Allocation]>
-    /// defineCFunction's functions by name and resolved types (kept for the process: a few).
+    /// defineCFunction's functions by name and resolved types (kept for the VM's life: a few).
     let cFunctions = LockedValue<[String: JSValueRef]>([:])
     /// The same by name and types as written, while the struct definitions are those of
     /// `generation` (emptied when they change: what a written type list means can change then).
     let cFunctionsAsWritten = LockedValue<(generation: Int, functions: [String: JSValueRef])>((0, [:]))
-    /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
-    let registeredExtensions: LockedValue<[String: String]>
 
-    /// The allocations and the registered extensions are the process's (every VM's); the rest
-    /// holds JS values of one VM.
-    init(sharingWith other: JSPatchState? = nil) {
-        allocations = other?.allocations ?? LockedValue([:])
-        flags = other?.flags ?? Flags()
-        registeredExtensions = other?.registeredExtensions ?? LockedValue([:])
+    init(process: JSPatchProcessState) {
+        self.process = process
     }
+}
+
+/// JSPatch's state every VM shares: the conversion setting, the blocks of memory scripts
+/// allocated, and the extensions the app registered. What a script changes here is recorded in
+/// its transaction and undone with it.
+final class JSPatchProcessState: @unchecked Sendable {
+    /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
+    /// JS values instead of boxes. Read on every boxed object's crossing, written by scripts: a
+    /// plain flag (a stale read only converts one value the old way).
+    var autoConvert = false
+
+    struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
+    /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
+    /// cannot write past them, and the object a getPointer() block keeps alive until free().
+    private let allocations = LockedValue<[UInt: Allocation]>([:])
+    /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
+    let registeredExtensions = LockedValue<[String: String]>([:])
 
     // MARK: Blocks of memory scripts allocate
 
@@ -69,7 +73,7 @@ extension PatchEngine {
     /// script adds the extension, as part of that script: what it assigns to `global` is reverted
     /// with that script.
     public static func registerExtension(_ name: String, script: String) {
-        Engine.shared.jspatch.registeredExtensions.withLock { $0[name] = script }
+        Engine.shared.jspatch.process.registeredExtensions.withLock { $0[name] = script }
     }
 }
 

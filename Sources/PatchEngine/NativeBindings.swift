@@ -127,12 +127,12 @@ extension NativeBinding {
         .init("malloc", .memory) { (e: Engine, size: Int) in
             guard size > 0 else { throw BridgeError("malloc(size) needs a positive size") }
             guard let block = calloc(1, size) else { throw BridgeError("malloc(\(size)): out of memory") }
-            e.jspatch.registerAllocation(block, size: size, retaining: nil)
+            e.jspatch.process.registerAllocation(block, size: size, retaining: nil)
             return e.makePointer(block)
         },
         .init("free", .memory) { (e: Engine, pointer: JSValueRef) in
             guard let p = e.pointerValue(pointer) else { throw BridgeError("free() expects a pointer from malloc()") }
-            e.jspatch.forgetAllocation(p)
+            e.jspatch.process.forgetAllocation(p)
             free(p); return nil
         },
         .init("pval", .memory) { (e: Engine, pointer: JSValueRef) in
@@ -215,15 +215,15 @@ extension NativeBinding {
         },
         .init("memset", .jspatch, on: .jspatch) { (e: Engine, pointer: JSValueRef, byte: Int, count: Int) in
             let p = try e.requirePointer(pointer, "memset()")
-            try e.jspatch.checkWrite(p, count, "memset()")
+            try e.jspatch.process.checkWrite(p, count, "memset()")
             memset(p, Int32(truncatingIfNeeded: byte), count)
             return nil
         },
         .init("memcpy", .jspatch, on: .jspatch) { (e: Engine, destination: JSValueRef, source: JSValueRef, count: Int, isMove: Bool) in
             let what = isMove ? "memmove()" : "memcpy()"
             let dest = try e.requirePointer(destination, what), src = try e.requirePointer(source, what)
-            try e.jspatch.checkWrite(dest, count, what)
-            try e.jspatch.checkWrite(src, count, what)
+            try e.jspatch.process.checkWrite(dest, count, what)
+            try e.jspatch.process.checkWrite(src, count, what)
             memmove(dest, src, count)
             return e.makePointer(dest)
         },
@@ -238,7 +238,7 @@ extension NativeBinding {
                 retained = PEObjectRetain(try e.jsToObject(value, what: "getPointer()"))
                 slot.storeBytes(of: retained, as: UnsafeMutableRawPointer?.self)
             }
-            e.jspatch.registerAllocation(slot, size: MemoryLayout<UnsafeMutableRawPointer>.size, retaining: retained)
+            e.jspatch.process.registerAllocation(slot, size: MemoryLayout<UnsafeMutableRawPointer>.size, retaining: retained)
             return e.makePointer(slot)
         },
         .init("pvalBool", .jspatch, on: .jspatch) { (e: Engine, pointer: JSValueRef) in
@@ -258,7 +258,7 @@ extension NativeBinding {
             guard letter.count == 1, let type = TypeNames.scalarType(letter: letter) else {
                 throw BridgeError("assignScalarTypePointer(): \"\(letter)\" is not a scalar type letter (c C s S i I l L q Q f d F N U B)")
             }
-            try e.jspatch.checkWrite(p, type.size, "assignScalarTypePointer()")
+            try e.jspatch.process.checkWrite(p, type.size, "assignScalarTypePointer()")
             try e.fromJS(value, type, into: p, what: "assignScalarTypePointer() value")
             return nil
         },
@@ -276,7 +276,7 @@ extension NativeBinding {
             do {
                 try e.structs.fromJS(e, value, type, into: p, what: "newStruct('\(name)')")
             } catch { free(p); throw error }
-            e.jspatch.registerAllocation(p, size: type.size, retaining: nil)
+            e.jspatch.process.registerAllocation(p, size: type.size, retaining: nil)
             return e.makePointer(p)
         },
         .init("pvalStruct", .jspatch, on: .jspatch) { (e: Engine, name: String, pointer: JSValueRef) in
@@ -312,7 +312,7 @@ extension NativeBinding {
             return nil
         },
         .init("registeredExtension", .jspatch, .replayable, on: .jspatch) { (e: Engine, name: String) in
-            guard let source = e.jspatch.registeredExtensions.withLock({ $0[name] }) else { return JSValueMakeNull(e.ctx) }
+            guard let source = e.jspatch.process.registeredExtensions.withLock({ $0[name] }) else { return JSValueMakeNull(e.ctx) }
             return try e.evaluateRaw("(function (global) {\n" + source + "\n})", sourceURL: "extension \(name)")
         },
         .init("recordJSClass", .jspatch, .replayable, on: .jspatch) { (e: Engine, className: String, previous: JSValueRef) in
