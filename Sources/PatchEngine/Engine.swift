@@ -31,8 +31,11 @@ import PatchSupport
 /// The process's components are made by the main VM and shared by every secondary VM (`init`).
 /// No component's lock is held while entering JavaScript (a patched method running on another
 /// thread may be inside JS waiting for it), except `Evaluations`' serialising lock, which only
-/// evaluations and replays take. What the entry path reads is the VM's own `let`s, inline here:
-/// a component is reached only off it (a definition, a send's first call at a class, a -dealloc).
+/// evaluations and replays take, and `VMPool`'s, held while a new VM loads runtime.js (a VM no
+/// other thread can see yet). The entry path (JSEntry.swift) reads only the VM's own fields,
+/// inline here; a call reaches a component only off its common path (a struct argument, an object
+/// crossing with `jspatch.autoConvert`'s plain flag, a send's first call at a class, a -dealloc),
+/// as before the split.
 /// The JS the engine runs is in runtime.js, direct.js and jspatch.js; what each VM's JS may call
 /// is `NativeBinding.table` (NativeBindings.swift).
 final class Engine: @unchecked Sendable {
