@@ -15,9 +15,9 @@ import PatchSupport
 ///
 /// | State | Owner | Discipline |
 /// |---|---|---|
-/// | the VM: context, group, API lock, `occupancy`, time limit, box cache, classes, shortcuts | this object's `let`s (below) | read without a lock; JS state under JavaScriptCore's API lock (`entering`, JSEntry.swift) |
+/// | the VM: context, group, API lock, `occupancy`, time and heap limits, box cache, classes, shortcuts | this object's fields (below); `ExecutionTimeLimit`, `BoxCache`, `LayoutShortcuts` | set before the VM is published, read without a lock; JS state under JavaScriptCore's API lock (`entering`, JSEntry.swift); the limits' settings behind their `LockedValue`s |
 /// | runtime.js's `N` and handshake, direct.js's module | this object, set by `start()` | written before the VM is published (direct.js: once, under `directCallsModule`) |
-/// | selector numbers of sends, extra arguments | `SendSelectors`, `ExtraArguments` (per VM) | the VM's API lock |
+/// | selector numbers of sends, extra arguments | `SendSelectors`, `ExtraArguments` (per VM) | a `LockedValue` to add; read without a lock (published slots, an atomic count) |
 /// | scripts replayed into a secondary VM | `ReplayLog` (per VM) | the thread holding the VM (`VMPool`) |
 /// | JSPatch's surface, C functions / its conversion flag, allocations, extensions | `JSPatchState` (per VM) / `JSPatchProcessState` | the VM's API lock, caches' `LockedValue`s / its `LockedValue`s (the flag: a plain word) |
 /// | the VMs | `VMPool` | its `LockedValue`s; a VM is claimed through `occupancy` |
@@ -98,7 +98,7 @@ final class Engine: @unchecked Sendable {
     let objectPrototype: JSObjectRef
     /// `Function.prototype`, which every native function inherits (`addFunction`). Protected.
     let functionPrototype: JSValueRef
-    /// Selector numbers of JS → Objective-C sends (`MessageSends.swift`); guarded by the JS lock.
+    /// Selector numbers of JS → Objective-C sends (`MessageSends.swift`), read without a lock.
     let sendSelectors = SendSelectors()
     /// Arguments beyond a selector's, on their way to the JS method a call enters.
     let extraArguments = ExtraArguments()
