@@ -38,7 +38,7 @@ extension Engine {
         // Its script is known so that errors name it and a runaway block can revert it.
         let block = try engineBlock(ObjCSignature(raw: sig), function: function, script: currentScript(), what: "block(\"\(types)\")")
         // Callable from JS too; the wrapper owns the creation reference.
-        return JSObjectMake(ctx, blockFunctionClass, block)
+        return JSObjectMake(ctx, classes.blockFunction, block)
     }
 
     /// A heap block (+1) of `signature` whose body is `function`; the JS function lives as long as the block.
@@ -87,7 +87,7 @@ extension Engine {
     /// A block arriving in JS becomes a callable object that still is the same block when it is
     /// passed back to Objective-C (blocks made from JS included).
     func blockToJS(_ block: UnsafeMutableRawPointer) -> JSValueRef {
-        JSObjectMake(ctx, blockFunctionClass, PEBlockCopy(block))
+        JSObjectMake(ctx, classes.blockFunction, PEBlockCopy(block))
     }
 
     /// JS calling an Objective-C block.

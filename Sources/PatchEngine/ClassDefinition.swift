@@ -37,14 +37,14 @@ extension Engine {
     func defineClass(_ declarationText: String, properties: JSValueRef, instanceMethods: JSValueRef,
                      classMethods: JSValueRef, script: String) throws -> JSValueRef {
         let declaration = try ClassDeclaration(parsing: declarationText)
-        try checkMethodCount(methodCount(instanceMethods) + methodCount(classMethods), declaration: declarationText)
+        try limits.checkMethodCount(methodCount(instanceMethods) + methodCount(classMethods), declaration: declarationText)
         var cls = PEClassLookup(declaration.name)
         if cls == nil {
             let superName = declaration.superclass ?? "NSObject"
             guard let superclass = PEClassLookup(superName) else {
                 throw BridgeError("defineClass('\(declarationText)'): no Objective-C class named \(superName) to inherit from")
             }
-            try countClassCreation(script: script, name: declaration.name)
+            try limits.countClassCreation(script: script, name: declaration.name)
             var error: UnsafeMutablePointer<CChar>?
             guard let created = PEClassCreate(declaration.name, superclass, &error) else {
                 defer { free(error) }
@@ -219,7 +219,7 @@ extension Engine {
     /// Takes a JS-only method out of this VM's table, putting back (and unprotecting) the
     /// function it replaced, if any: what `writeJSOnly` did, undone.
     func removeJSOnly(className: String, name: String, restoring previous: JSObjectRef?) {
-        _ = try? call(jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), previous ?? JSValueMakeNull(ctx)])
+        _ = try? call(runtime.jsOnlyRemover, [JSC.makeString(ctx, className), JSC.makeString(ctx, name), previous ?? JSValueMakeNull(ctx)])
         if let previous { JSValueUnprotect(ctx, previous) }
     }
 
@@ -227,10 +227,10 @@ extension Engine {
     func writeJSOnly(className: String, name: String, method: JSObjectRef,
                      definingClass: UnsafeMutableRawPointer, script: String) -> JSObjectRef? {
         bindMethod(method, definingClass: definingClass, selector: name, script: script)
-        var classTable = JSValueToObject(ctx, JSC.get(ctx, jsOnlyTable, className), nil)
-        if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, jsOnlyTable, className)) {
+        var classTable = JSValueToObject(ctx, JSC.get(ctx, runtime.jsOnlyTable, className), nil)
+        if classTable == nil || JSValueIsUndefined(ctx, JSC.get(ctx, runtime.jsOnlyTable, className)) {
             classTable = JSObjectMake(ctx, nil, nil)
-            JSC.set(ctx, jsOnlyTable, className, classTable!)
+            JSC.set(ctx, runtime.jsOnlyTable, className, classTable!)
         }
         let table = classTable!
         let previousFunction = JSC.propertyNames(ctx, table).contains(name)

@@ -111,7 +111,7 @@ extension Engine {
         guard let boxes = shortcuts.boxes, !boxes.knowsStampedStructure, let stamp = directStamp,
               let set = JSValueToObject(ctx, JSC.get(ctx, stamp, "set"), nil) else { return }
         apiLock.withLock(ctx) {
-            let handle = JSObjectMake(ctx, objectClass, nil)!
+            let handle = JSObjectMake(ctx, classes.object, nil)!
             let box = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
             var args: [JSValueRef?] = [box, JSValueMakeNull(ctx)]
             _ = JSObjectCallAsFunction(ctx, set, stamp, 2, &args, nil)
@@ -128,7 +128,7 @@ extension Engine {
     func loadDirectCalls(_ shared: JSValueRef) throws -> JSValueRef {
         try directCallsModule.withLock { loaded in
             if let loaded { return loaded }
-            guard let module = JSValueToObject(ctx, try evaluateRaw(Self.directCallsSource(), sourceURL: Self.directCallsScriptName), nil),
+            guard let module = JSValueToObject(ctx, try evaluateRaw(EngineScript.directCalls.source, sourceURL: EngineScript.directCalls.fileName), nil),
                   let made = JSValueToObject(ctx, try call(module, [runtimeBindings, shared]), nil),
                   let stamp = JSValueToObject(ctx, JSC.get(ctx, made, "states"), nil) else {
                 throw BridgeError("direct.js did not load")

@@ -5,28 +5,28 @@ import PatchRuntime
 /// Evaluating scripts as transactions, reverting them, and mapping JS positions back to the
 /// user's source.
 extension Engine {
-    struct Evaluation {
-        let name: String
-        let baseDirectory: URL?
-        /// The scripts a delivered patch may `include()`, by name; nil for a script from a file or a string.
-        let bundle: [String: String]?
-        let thread: pthread_t
-    }
-
     func evaluate(_ script: String, name: String, baseDirectory: URL?, bundle: [String: String]? = nil) throws -> Any? {
         let preprocessed = Preprocessor.rewrite(script)
         transactions.setSourceMap(preprocessed, for: name, script: name)
         // Evaluations are serialised; include() nests on the same thread.
-        evaluationLock.lock()
-        defer { evaluationLock.unlock() }
+        return try evaluations.serialised { try evaluateSerialised(preprocessed, name: name, baseDirectory: baseDirectory, bundle: bundle) }
+    }
+
+    private func evaluateSerialised(_ preprocessed: Preprocessed, name: String, baseDirectory: URL?,
+                                    bundle: [String: String]?) throws -> Any? {
         installScriptExtensions()
         let mark = transactions.mark(name)
         // A script named by an absolute path resolves include()/resourcePath() from its folder.
         let base = baseDirectory ?? (name.hasPrefix("/") ? URL(fileURLWithPath: name).deletingLastPathComponent() : nil)
-        evaluationStack.withLock { $0.append(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle,
-                                          thread: pthread_self())) }
         let pool = PEPoolPush()
-        defer { evaluationStack.withLock { _ = $0.removeLast() }; PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
+        defer { PEFlushDeferredAutoreleases(); PEPoolPop(pool); drainReleases() }
+        return try evaluations.within(Evaluation(name: name, baseDirectory: bundle == nil ? base : nil, bundle: bundle)) {
+            try evaluateTopLevel(preprocessed, name: name, base: base, bundle: bundle, mark: mark)
+        }
+    }
+
+    private func evaluateTopLevel(_ preprocessed: Preprocessed, name: String, base: URL?, bundle: [String: String]?,
+                                  mark: Int) throws -> Any? {
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name, topLevel: true)
             transactions.markApplied(name, evaluation: .init(code: preprocessed.code, baseDirectory: bundle == nil ? base : nil, bundle: bundle))
@@ -47,21 +47,16 @@ extension Engine {
         }
     }
 
-    func currentEvaluation() -> Evaluation? {
-        guard let top = evaluationStack.withLock({ $0.last }), pthread_equal(top.thread, pthread_self()) != 0 else { return nil }
-        return top
-    }
-
     /// `include(path)`: evaluates a file relative to the current script, once per file, as part of
     /// the current script's transaction (a revert forgets it, so evaluating the script again
     /// includes the file again).
     func include(_ path: String) throws -> JSValueRef {
         if isReplaying { return try replayInclude(path) }
-        if let outer = currentEvaluation(), let bundle = outer.bundle {
+        if let outer = evaluations.current(), let bundle = outer.bundle {
             return try includeFromBundle(path, bundle: bundle, outer: outer)
         }
         let url = URL(fileURLWithPath: try includedFile(path))
-        let outer = currentEvaluation()
+        let outer = evaluations.current()
         let script = outer?.name ?? url.path
         guard transactions.markIncluded(url.path, script: script) else { return JSValueMakeUndefined(ctx) }
         guard let source = try? String(contentsOf: url, encoding: .utf8) else {
@@ -71,7 +66,7 @@ extension Engine {
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: url.path, script: script)
         // An exception in the file keeps its own position (the file's line and column).
-        return try within(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(), bundle: nil, thread: pthread_self())) {
+        return try evaluations.within(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(), bundle: nil)) {
             try evaluateRaw(preprocessed.code, sourceURL: url.path, passingExceptions: true)
         }
     }
@@ -88,14 +83,6 @@ extension Engine {
         path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     }
 
-    /// Runs `body` with `evaluation` the innermost on the evaluation stack (what `include`,
-    /// `defineClass` and `resourcePath` at a script's top level go by).
-    func within<R>(_ evaluation: Evaluation, _ body: () throws -> R) rethrows -> R {
-        evaluationStack.withLock { $0.append(evaluation) }
-        defer { evaluationStack.withLock { _ = $0.removeLast() } }
-        return try body()
-    }
-
     /// `include(name)` inside a delivered patch: only another script of the same signed bundle, by
     /// its exact name; never a file, so a patch runs nothing its signature does not cover.
     private func includeFromBundle(_ path: String, bundle: [String: String], outer: Evaluation) throws -> JSValueRef {
@@ -106,7 +93,7 @@ extension Engine {
         guard transactions.markIncluded(key, script: outer.name) else { return JSValueMakeUndefined(ctx) }
         let preprocessed = Preprocessor.rewrite(source)
         transactions.setSourceMap(preprocessed, for: key, script: outer.name)
-        return try within(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle, thread: pthread_self())) {
+        return try evaluations.within(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle)) {
             try evaluateRaw(preprocessed.code, sourceURL: key, passingExceptions: true)
         }
     }
@@ -114,11 +101,11 @@ extension Engine {
     /// `resourcePath(path)`: the current script's directory joined with `path`. Refused inside a
     /// delivered patch (its scripts are not files).
     func resolvePath(_ path: String) throws -> String {
-        if currentEvaluation()?.bundle != nil {
+        if evaluations.current()?.bundle != nil {
             throw BridgeError("resourcePath(\"\(path)\"): not available in a delivered patch")
         }
         if path.hasPrefix("/") { return path }
-        let base = currentEvaluation()?.baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let base = evaluations.current()?.baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).path
     }
 
@@ -152,19 +139,14 @@ extension Engine {
     /// placed at the script's call, the innermost stack frame outside runtime.js.
     func userLocation(of js: JSException, script: String) -> (scriptName: String, line: Int?, column: Int?) {
         var located = js
-        if js.sourceURL.map(Self.engineScriptNames.contains) ?? true,
-           let frame = js.innermostFrame(outside: Self.engineScriptNames) {
+        if js.sourceURL.map(EngineScript.fileNames.contains) ?? true,
+           let frame = js.innermostFrame(outside: EngineScript.fileNames) {
             located.sourceURL = frame.url; located.line = frame.line; located.column = frame.column
         }
-        let scriptName = located.sourceURL.map(Self.engineScriptNames.contains) ?? true ? script : located.sourceURL!
+        let scriptName = located.sourceURL.map(EngineScript.fileNames.contains) ?? true ? script : located.sourceURL!
         let position = located.originalPosition(in: transactions.sourceMap(scriptName, script: script))
         return (scriptName, position.line, position.column)
     }
-
-    static let runtimeScriptName = "runtime.js"
-    static let directCallsScriptName = "direct.js"
-    /// The engine's own scripts: an error raised in them on a script's behalf is placed in the script.
-    static let engineScriptNames: Set<String> = [runtimeScriptName, directCallsScriptName, jspatchScriptName]
 
     private func evaluationError(_ error: Error, script: String) -> PatchError {
         if let timeout = error as? ExecutionTimeout {

@@ -2,6 +2,7 @@ import CJavaScriptCore
 import Foundation
 import CPatchEngine
 import PatchRuntime
+import PatchSupport
 
 /// JavaScriptCore's execution time limit for the engine's context group, applied per thread, and
 /// the recognition of the terminations it causes.
@@ -38,12 +39,18 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
     private let clearFunction: PEJSClearExecutionTimeLimitFunction?
-    private let lock = NSLock()
-    private var limit: TimeInterval?
-    /// The watchdog's step, 0 when neither bound is on; written under the API lock and `lock`,
-    /// read under the API lock.
+    /// What any thread may read or set: the limit the app set (nil: off), and JavaScriptCore's
+    /// termination exception, once seen (the VM throws the same value every time; scripts never
+    /// get hold of it: it can't be caught).
+    private struct Settings {
+        var limit: TimeInterval?
+        var terminationValue: JSValueRef?
+    }
+    private let settings = LockedValue(Settings())
+    /// The watchdog's step, 0 when neither bound is on; guarded by the API lock (read by every
+    /// entry, `beginEntry`).
     private var armed: TimeInterval = 0
-    /// The time limit in force, 0 when off (guarded like `armed`).
+    /// The time limit in force, 0 when off; guarded by the API lock.
     private var armedLimit: TimeInterval = 0
     /// The heap growth limit, checked at every step.
     let heapGrowth = HeapGrowthLimit()
@@ -56,9 +63,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// The thread entry (`PEThreadEntryCurrent`) JavaScriptCore's clock was last started for;
     /// guarded by the API lock.
     private var deadlineEntry: UInt64 = .max
-    /// JavaScriptCore's termination exception, once seen: the VM throws the same value every time
-    /// (scripts never get hold of it: it can't be caught).
-    private var terminationValue: JSValueRef?
 
     /// The text of JavaScriptCore's termination exception.
     static let terminationMessage = "JavaScript execution terminated."
@@ -72,10 +76,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     var isAvailable: Bool { setFunction != nil && clearFunction != nil }
 
     /// The limit in force; nil when off or unavailable.
-    var seconds: TimeInterval? {
-        lock.lock(); defer { lock.unlock() }
-        return limit
-    }
+    var seconds: TimeInterval? { settings.withLock { $0.limit } }
 
     /// Sets the limit for every later entry into JS (nil, a non-positive or non-finite value: off).
     /// Call with JavaScriptCore's API lock held (`APILock`); it waits while another thread runs JS.
@@ -84,7 +85,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     func set(_ seconds: TimeInterval?) -> Bool {
         guard isAvailable else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
-        lock.lock(); limit = value; lock.unlock()
+        settings.withLock { $0.limit = value }
         arm()
         return true
     }
@@ -92,10 +93,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Arms the watchdog for the bounds set (`limit`, `heapGrowth`), or clears it. API lock held.
     func arm() {
         guard let clearFunction else { return }
-        lock.lock()
+        let limit = seconds
         armedLimit = limit ?? 0
         armed = heapGrowth.bytes == nil ? armedLimit : min(limit ?? .infinity, HeapGrowthLimit.checkPeriod)
-        lock.unlock()
         if armed > 0 { restartClock() } else { clearFunction(group) }
     }
 
@@ -176,10 +176,11 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// running around this entry on this thread.
     func termination(of value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Termination {
         guard exception.message == Self.terminationMessage else { return .none }
-        lock.lock()
-        let known = terminationValue
-        if known == nil, PEThreadEntryWasTerminated() { terminationValue = value; JSValueProtect(ctx, value) }
-        lock.unlock()
+        let known = settings.withLock { settings -> JSValueRef? in
+            let known = settings.terminationValue
+            if known == nil, PEThreadEntryWasTerminated() { settings.terminationValue = value; JSValueProtect(ctx, value) }
+            return known
+        }
         if PEThreadEntryWasTerminated() {
             restartClock()
             if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }

@@ -1,6 +1,7 @@
 import Foundation
 import CPatchEngine
 import PatchRuntime
+import PatchSupport
 
 /// How much one entry into JS (an evaluation, a patched call, a hook, a block…) may grow the
 /// process's memory before it is ended, like a runaway, with the original's result for a patched
@@ -31,8 +32,8 @@ final class HeapGrowthLimit: @unchecked Sendable {
     /// `checkPeriod`...`longestStep`.
     static let longestStep: TimeInterval = 0.16
 
-    private let lock = NSLock()
-    private var budget: Int?
+    /// The budget in bytes (nil: off): set by the app on any thread, read at each check.
+    private let budget = LockedValue<Int?>(nil)
     /// The entry measured, and the footprint at its first check; guarded by the API lock.
     private var measuredEntry: UInt64 = .max
     private var baseline: Int64 = 0
@@ -42,8 +43,8 @@ final class HeapGrowthLimit: @unchecked Sendable {
 
     /// The budget in bytes; nil: off. Setting it doesn't arm the watchdog (`ExecutionTimeLimit.arm`).
     var bytes: Int? {
-        get { lock.lock(); defer { lock.unlock() }; return budget }
-        set { lock.lock(); budget = newValue.flatMap { $0 > 0 ? $0 : nil }; lock.unlock() }
+        get { budget.withLock { $0 } }
+        set { budget.withLock { $0 = newValue.flatMap { $0 > 0 ? $0 : nil } } }
     }
 
     /// At a check of `entry` (the thread's outermost entry) after `spent` CPU seconds of it, under

@@ -4,41 +4,66 @@ import CPatchEngine
 import PatchRuntime
 import PatchSupport
 
-/// State of JSPatch's engine object and extensions (CPatchEngine's Scripts/jspatch.js), which runtime.js loads
-/// on first use. What a script changes here is recorded in its transaction and undone with it.
+/// JSPatch's state in one VM (CPatchEngine's Scripts/jspatch.js, which runtime.js loads on first use): the JS
+/// values jspatch.js handed this VM, and the C functions defined in it. Touched under the VM's
+/// API lock (native callbacks of that VM); the caches have locks of their own.
 final class JSPatchState: @unchecked Sendable {
-    /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
-    /// JS values instead of boxes. Read on every boxed object's crossing, written by scripts: a
-    /// plain flag (a stale read only converts one value the old way).
+    /// What every VM shares.
+    let process: JSPatchProcessState
+    /// `autoConvertOCType` (the process's setting, `JSPatchProcessState.autoConvert`).
     var autoConvert: Bool {
-        get { flags.autoConvert }
-        set { flags.autoConvert = newValue }
+        get { process.autoConvert }
+        set { process.autoConvert = newValue }
     }
-    /// The process's setting (every VM converts alike).
-    final class Flags: @unchecked Sendable { var autoConvert = false }
-    private let flags: Flags
     /// jspatch.js's exports ({JPEngine, defineJSClass, autoConvertOCType}), once loaded.
     var surface: JSObjectRef?
     var jsClassRemover: JSObjectRef?
-
-    struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
-    /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
-    /// cannot write past them, and the object a getPointer() block keeps alive until free().
-    let allocations: LockedValue<[UInt: Allocation]>
-    /// defineCFunction's functions by name and resolved types (kept for the process: a few).
+    /// defineCFunction's functions by name and resolved types (kept for the VM's life: a few).
     let cFunctions = LockedValue<[String: JSValueRef]>([:])
     /// The same by name and types as written, while the struct definitions are those of
     /// `generation` (emptied when they change: what a written type list means can change then).
     let cFunctionsAsWritten = LockedValue<(generation: Int, functions: [String: JSValueRef])>((0, [:]))
-    /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
-    let registeredExtensions: LockedValue<[String: String]>
 
-    /// The allocations and the registered extensions are the process's (every VM's); the rest
-    /// holds JS values of one VM.
-    init(sharingWith other: JSPatchState? = nil) {
-        allocations = other?.allocations ?? LockedValue([:])
-        flags = other?.flags ?? Flags()
-        registeredExtensions = other?.registeredExtensions ?? LockedValue([:])
+    init(process: JSPatchProcessState) {
+        self.process = process
+    }
+}
+
+/// JSPatch's state every VM shares: the conversion setting, the blocks of memory scripts
+/// allocated, and the extensions the app registered. What a script changes here is recorded in
+/// its transaction and undone with it.
+final class JSPatchProcessState: @unchecked Sendable {
+    /// `autoConvertOCType(1)`: NSString, NSArray, NSDictionary and NSNull returned to JS arrive as
+    /// JS values instead of boxes. Read on every boxed object's crossing, written by scripts: a
+    /// plain flag (a stale read only converts one value the old way).
+    var autoConvert = false
+
+    struct Allocation { let size: Int; var retained: UnsafeMutableRawPointer? }
+    /// Blocks from malloc(), newStruct() and getPointer(): their sizes, so memset/memcpy/memmove
+    /// cannot write past them, and the object a getPointer() block keeps alive until free().
+    private let allocations = LockedValue<[UInt: Allocation]>([:])
+    /// Extensions the app registered (`PatchEngine.registerExtension`): name → JS source.
+    let registeredExtensions = LockedValue<[String: String]>([:])
+
+    // MARK: Blocks of memory scripts allocate
+
+    func registerAllocation(_ p: UnsafeMutableRawPointer, size: Int, retaining object: UnsafeMutableRawPointer?) {
+        allocations.withLock { $0[UInt(bitPattern: p)] = .init(size: size, retained: object) }
+    }
+
+    /// Forgets a block (before free()), releasing what getPointer() kept alive in it.
+    func forgetAllocation(_ p: UnsafeMutableRawPointer) {
+        let entry = allocations.withLock { $0.removeValue(forKey: UInt(bitPattern: p)) }
+        if let retained = entry?.retained { PEObjectRelease(retained) }
+    }
+
+    /// Refuses `count` bytes at `p` when `p` is a block the engine allocated and they do not fit
+    /// in it. Pointers from native code carry no size, and are trusted as JSPatch trusted them.
+    func checkWrite(_ p: UnsafeMutableRawPointer, _ count: Int, _ what: String) throws {
+        guard count >= 0 else { throw BridgeError("\(what): negative size \(count)") }
+        let size = allocations.withLock { $0[UInt(bitPattern: p)]?.size }
+        let fits = size.map { count <= $0 }
+        if fits == false { throw BridgeError("\(what): \(count) bytes do not fit in the block allocated at \(p)") }
     }
 }
 
@@ -49,7 +74,7 @@ extension PatchEngine {
     /// script adds the extension, as part of that script: what it assigns to `global` is reverted
     /// with that script.
     public static func registerExtension(_ name: String, script: String) {
-        Engine.shared.jspatch.registeredExtensions.withLock { $0[name] = script }
+        Engine.shared.jspatch.process.registeredExtensions.withLock { $0[name] = script }
     }
 }
 
@@ -58,7 +83,7 @@ extension Engine {
     /// `.jspatch` holder of `NativeBinding.table`). jspatch.js hands back `{surface, jsClassRemover}`.
     func loadJSPatch() throws -> JSValueRef {
         if let surface = jspatch.surface { return surface }
-        let module = try evaluateRaw(Self.jspatchSource(), sourceURL: Self.jspatchScriptName)
+        let module = try evaluateRaw(EngineScript.jspatch.source, sourceURL: EngineScript.jspatch.fileName)
         guard let function = JSValueToObject(ctx, module, nil), JSObjectIsFunction(ctx, function) else {
             throw BridgeError("jspatch.js did not evaluate to a function")
         }
@@ -76,9 +101,6 @@ extension Engine {
         jspatch.surface = surface
         return surface
     }
-
-    static let jspatchScriptName = "jspatch.js"
-    static func jspatchSource() -> String { engineScript(PEJSPatchScriptSource()) }
 
     /// `value` as a pointer, or an error naming `what` wanted one.
     func requirePointer(_ value: JSValueRef, _ what: String) throws -> UnsafeMutableRawPointer {
@@ -116,26 +138,5 @@ extension Engine {
             if let previous { JSValueUnprotect(ctx, previous) }
             JSValueUnprotect(ctx, value)
         }), script: currentScript())
-    }
-
-    // MARK: Blocks of memory scripts allocate
-
-    func registerAllocation(_ p: UnsafeMutableRawPointer, size: Int, retaining object: UnsafeMutableRawPointer?) {
-        jspatch.allocations.withLock { $0[UInt(bitPattern: p)] = .init(size: size, retained: object) }
-    }
-
-    /// Forgets a block (before free()), releasing what getPointer() kept alive in it.
-    func forgetAllocation(_ p: UnsafeMutableRawPointer) {
-        let entry = jspatch.allocations.withLock { $0.removeValue(forKey: UInt(bitPattern: p)) }
-        if let retained = entry?.retained { PEObjectRelease(retained) }
-    }
-
-    /// Refuses `count` bytes at `p` when `p` is a block the engine allocated and they do not fit
-    /// in it. Pointers from native code carry no size, and are trusted as JSPatch trusted them.
-    func checkWrite(_ p: UnsafeMutableRawPointer, _ count: Int, _ what: String) throws {
-        guard count >= 0 else { throw BridgeError("\(what): negative size \(count)") }
-        let size = jspatch.allocations.withLock { $0[UInt(bitPattern: p)]?.size }
-        let fits = size.map { count <= $0 }
-        if fits == false { throw BridgeError("\(what): \(count) bytes do not fit in the block allocated at \(p)") }
     }
 }

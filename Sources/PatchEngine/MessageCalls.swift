@@ -50,20 +50,14 @@ extension Engine {
         -> (site: CallSite, record: UnsafeMutablePointer<CallSite>?) {
         let cls = PEObjectGetClass(receiver)
         let key = CallSiteKey(cls: UInt(bitPattern: cls), selector: selector)
-        if let record = tables.withLock({ $0.callSites[key] }) { return (record.pointee, record) }
+        if let record = callSites.record(key) { return (record.pointee, record) }
         let signature = try methodSignature(receiver, selector)
         let site = CallSite(cls: cls, selector: PESelectorRegister(selector), signature: signature,
                             family: OwnershipFamily(selector: selector),
                             isRegisterOnly: PESignatureIsRegisterOnly(signature.raw) && !Self.hasObjectOutParameter(signature))
         // Classes answering through -forwardInvocation: may change their answer: not cached.
         guard PEObjectMethodTypes(receiver, selector) != nil else { return (site, nil) }
-        let record = tables.withLock { tables in
-            if let existing = tables.callSites[key] { return existing }
-            let record = UnsafeMutablePointer<CallSite>.allocate(capacity: 1)
-            record.initialize(to: site)
-            tables.callSites[key] = record
-            return record
-        }
+        let record = callSites.record(key, making: site)
         return (record.pointee, record)
     }
 
@@ -78,7 +72,7 @@ extension Engine {
         guard let types = PEClassInstanceMethodTypes(start, selector) else {
             throw BridgeError("super of \(describeClass(definingClass)) does not implement \(selector)")
         }
-        if selector == "dealloc" { noteDeallocOriginalCalled(receiver) }
+        if selector == "dealloc" { lifetimes.noteDeallocOriginalCalled(receiver) }
         return try invoke(receiver, selector, try ObjCSignature(types: String(cString: types)), args, kind: .superFrom(start))
     }
 
@@ -96,7 +90,7 @@ extension Engine {
         guard let slot = PESlotFindInHierarchy(start, selector) else {
             throw BridgeError("ORIG\(name): \(selector) is not patched on \(describeClass(start!)) or its superclasses")
         }
-        if selector == "dealloc" { noteDeallocOriginalCalled(receiver) }
+        if selector == "dealloc" { lifetimes.noteDeallocOriginalCalled(receiver) }
         return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), args, kind: .original(slot))
     }
 
@@ -251,9 +245,4 @@ enum VariadicMethods {
     static func isVariadic(_ selector: String) -> Bool {
         nilTerminated.contains(selector) || selector.hasSuffix("Format:") || selector.hasSuffix("format:")
     }
-}
-
-struct CallSiteKey: Hashable {
-    let cls: UInt
-    let selector: String
 }

@@ -198,7 +198,7 @@ extension Engine {
             case .none: _ = PEObjectAutorelease(returnedObject)
             }
         }
-        if isDealloc, let receiver, !takeDeallocOriginalCalled(receiver) {
+        if isDealloc, let receiver, !lifetimes.takeDeallocOriginalCalled(receiver) {
             // The object must still be freed when the JS dealloc didn't chain to the original.
             PESlotInvokeOriginal(slot, frame)
         }
@@ -296,16 +296,6 @@ extension Engine {
                               line: location.line, column: location.column)
         }
         return PatchError(kind: .runtime, message: prefix + "\(error)", scriptName: script)
-    }
-
-    // MARK: dealloc bookkeeping
-
-    func noteDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) {
-        _ = tables.withLock { $0.deallocOriginalCalled.insert(UInt(bitPattern: object)) }
-    }
-
-    func takeDeallocOriginalCalled(_ object: UnsafeMutableRawPointer) -> Bool {
-        tables.withLock { $0.deallocOriginalCalled.remove(UInt(bitPattern: object)) != nil }
     }
 
     // MARK: performSelectorInOC

@@ -175,6 +175,19 @@ protocol ScriptCodes: CaseIterable, RawRepresentable where RawValue == Int {
 }
 
 extension Engine {
+    /// A native function callable from JS; its closure is the private data of its JS object.
+    typealias NativeFunction = (_ ctx: JSContextRef, _ this: JSObjectRef?, _ args: [JSValueRef]) throws -> JSValueRef?
+
+    /// Adds a native function as property `name` of `object`. It inherits Function.prototype, so
+    /// scripts can bind, call and apply it like any function.
+    /// Only a `replayable` one may be called by a replay (`NativeBinding.Replay`).
+    func addFunction(_ object: JSObjectRef, _ name: String, replayable: Bool = false, _ body: @escaping NativeFunction) {
+        let box = Unmanaged.passRetained(NativeFunctionBox(body, replayable: replayable, engine: self)).toOpaque()
+        let fn = JSObjectMake(ctx, classes.nativeFunction, box)
+        JSObjectSetPrototype(ctx, fn, functionPrototype)
+        JSC.set(ctx, object, name, fn)
+    }
+
     /// Installs the declared bindings of `holder` as members of `object` (NativeBindings.swift).
     func installBindings(_ holder: NativeBinding.Holder, into object: JSObjectRef) {
         for binding in NativeBinding.table where binding.holder == holder {
@@ -199,5 +212,18 @@ extension Engine {
         let codes = JSObjectMake(ctx, nil, nil)!
         for table in tables { JSC.set(ctx, codes, table.scriptName, entries(table)) }
         return frozen(codes)
+    }
+}
+
+/// Holds a native function's closure for its JS object.
+final class NativeFunctionBox {
+    let body: Engine.NativeFunction
+    /// Whether a replay of a script's top level may call it (`NativeBinding.Replay`).
+    let isReplayable: Bool
+    unowned let engine: Engine
+    init(_ body: @escaping Engine.NativeFunction, replayable: Bool, engine: Engine) {
+        self.body = body
+        self.engine = engine
+        isReplayable = replayable
     }
 }

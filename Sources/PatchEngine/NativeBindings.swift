@@ -1,4 +1,5 @@
 import CJavaScriptCore
+import CPatchEngine
 import Foundation
 import PatchRuntime
 
@@ -69,7 +70,7 @@ extension NativeBinding {
         .init("defineClass", .definitions, .replayable) {
             (e: Engine, declaration: String, properties: JSValueRef, instanceMethods: JSValueRef, classMethods: JSValueRef, script: JSValueRef) in
             // The script comes with the call (runtime.js's context), else it is the evaluation's.
-            let script = JSValueIsString(e.ctx, script) ? JSC.toString(e.ctx, script) : (e.currentEvaluation()?.name ?? "<runtime>")
+            let script = JSValueIsString(e.ctx, script) ? JSC.toString(e.ctx, script) : (e.evaluations.current()?.name ?? "<runtime>")
             if e.isReplaying {
                 return try e.replayDefineClass(declaration, instanceMethods: instanceMethods, classMethods: classMethods, script: script)
             }
@@ -127,12 +128,12 @@ extension NativeBinding {
         .init("malloc", .memory) { (e: Engine, size: Int) in
             guard size > 0 else { throw BridgeError("malloc(size) needs a positive size") }
             guard let block = calloc(1, size) else { throw BridgeError("malloc(\(size)): out of memory") }
-            e.registerAllocation(block, size: size, retaining: nil)
+            e.jspatch.process.registerAllocation(block, size: size, retaining: nil)
             return e.makePointer(block)
         },
         .init("free", .memory) { (e: Engine, pointer: JSValueRef) in
             guard let p = e.pointerValue(pointer) else { throw BridgeError("free() expects a pointer from malloc()") }
-            e.forgetAllocation(p)
+            e.jspatch.process.forgetAllocation(p)
             free(p); return nil
         },
         .init("pval", .memory) { (e: Engine, pointer: JSValueRef) in
@@ -215,15 +216,15 @@ extension NativeBinding {
         },
         .init("memset", .jspatch, on: .jspatch) { (e: Engine, pointer: JSValueRef, byte: Int, count: Int) in
             let p = try e.requirePointer(pointer, "memset()")
-            try e.checkWrite(p, count, "memset()")
+            try e.jspatch.process.checkWrite(p, count, "memset()")
             memset(p, Int32(truncatingIfNeeded: byte), count)
             return nil
         },
         .init("memcpy", .jspatch, on: .jspatch) { (e: Engine, destination: JSValueRef, source: JSValueRef, count: Int, isMove: Bool) in
             let what = isMove ? "memmove()" : "memcpy()"
             let dest = try e.requirePointer(destination, what), src = try e.requirePointer(source, what)
-            try e.checkWrite(dest, count, what)
-            try e.checkWrite(src, count, what)
+            try e.jspatch.process.checkWrite(dest, count, what)
+            try e.jspatch.process.checkWrite(src, count, what)
             memmove(dest, src, count)
             return e.makePointer(dest)
         },
@@ -238,7 +239,7 @@ extension NativeBinding {
                 retained = PEObjectRetain(try e.jsToObject(value, what: "getPointer()"))
                 slot.storeBytes(of: retained, as: UnsafeMutableRawPointer?.self)
             }
-            e.registerAllocation(slot, size: MemoryLayout<UnsafeMutableRawPointer>.size, retaining: retained)
+            e.jspatch.process.registerAllocation(slot, size: MemoryLayout<UnsafeMutableRawPointer>.size, retaining: retained)
             return e.makePointer(slot)
         },
         .init("pvalBool", .jspatch, on: .jspatch) { (e: Engine, pointer: JSValueRef) in
@@ -258,7 +259,7 @@ extension NativeBinding {
             guard letter.count == 1, let type = TypeNames.scalarType(letter: letter) else {
                 throw BridgeError("assignScalarTypePointer(): \"\(letter)\" is not a scalar type letter (c C s S i I l L q Q f d F N U B)")
             }
-            try e.checkWrite(p, type.size, "assignScalarTypePointer()")
+            try e.jspatch.process.checkWrite(p, type.size, "assignScalarTypePointer()")
             try e.fromJS(value, type, into: p, what: "assignScalarTypePointer() value")
             return nil
         },
@@ -276,7 +277,7 @@ extension NativeBinding {
             do {
                 try e.structs.fromJS(e, value, type, into: p, what: "newStruct('\(name)')")
             } catch { free(p); throw error }
-            e.registerAllocation(p, size: type.size, retaining: nil)
+            e.jspatch.process.registerAllocation(p, size: type.size, retaining: nil)
             return e.makePointer(p)
         },
         .init("pvalStruct", .jspatch, on: .jspatch) { (e: Engine, name: String, pointer: JSValueRef) in
@@ -312,7 +313,7 @@ extension NativeBinding {
             return nil
         },
         .init("registeredExtension", .jspatch, .replayable, on: .jspatch) { (e: Engine, name: String) in
-            guard let source = e.jspatch.registeredExtensions.withLock({ $0[name] }) else { return JSValueMakeNull(e.ctx) }
+            guard let source = e.jspatch.process.registeredExtensions.withLock({ $0[name] }) else { return JSValueMakeNull(e.ctx) }
             return try e.evaluateRaw("(function (global) {\n" + source + "\n})", sourceURL: "extension \(name)")
         },
         .init("recordJSClass", .jspatch, .replayable, on: .jspatch) { (e: Engine, className: String, previous: JSValueRef) in
@@ -364,10 +365,10 @@ extension Engine {
     /// The script a definition belongs to: the one whose method is running (from runtime.js's
     /// context), else the one being evaluated on this thread.
     func currentScript() -> String {
-        if let getter = scriptGetter, let value = try? call(getter, []), JSValueIsString(ctx, value) {
+        if let getter = runtime?.scriptGetter, let value = try? call(getter, []), JSValueIsString(ctx, value) {
             return JSC.toString(ctx, value)
         }
-        return currentEvaluation()?.name ?? "<runtime>"
+        return evaluations.current()?.name ?? "<runtime>"
     }
 
     func describeJS(_ value: JSValueRef) -> String {
@@ -434,7 +435,7 @@ extension Engine {
     }
 
     func dispatch(kind: DispatchKind, after seconds: Double, _ fn: JSObjectRef) throws {
-        try countPendingDispatch()
+        try limits.countPendingDispatch()
         JSValueProtect(ctx, fn)
         let script = currentScript()
         let function = UncheckedSendable(fn)   // protected until it has run; JSC locks its own calls
@@ -445,7 +446,7 @@ extension Engine {
                 revertIfTimedOut(error, script: script)
             }
             JSValueUnprotect(ctx, function.value)
-            finishPendingDispatch()
+            limits.finishPendingDispatch()
         }
         switch kind {
         case .after: DispatchQueue.main.asyncAfter(deadline: .now() + max(0, seconds), execute: run)

@@ -1,4 +1,5 @@
 import Foundation
+import PatchSupport
 
 /// What one patch may ask of the runtime, checked before any of it is done: a request past a
 /// limit is refused with an error naming the limit (the script fails and is rolled back, as for
@@ -17,10 +18,28 @@ struct PatchLimits: Sendable {
     var pendingDispatches = 10_000
 }
 
-extension Engine {
+/// The engine's component for `PatchLimits`: the limits in force and the counts held against them,
+/// the same object in every VM. One lock guards all of it; nothing runs JS under it.
+/// Touched by `defineClass` (ClassDefinition.swift) and the dispatch bindings (NativeBindings.swift).
+final class ScriptLimits: @unchecked Sendable {
+    private struct State {
+        var limits = PatchLimits()
+        /// Classes each script created (never decreases: a class outlives a revert).
+        var createdClasses: [String: Int] = [:]
+        /// Dispatched functions that haven't run yet.
+        var pendingDispatches = 0
+    }
+    private let state = LockedValue(State())
+
+    /// The limits in force.
+    var values: PatchLimits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
+
     /// Refuses a `defineClass` of `count` methods past the limit.
     func checkMethodCount(_ count: Int, declaration: String) throws {
-        let limit = limits.withLock { $0 }.methodsPerDefineClass
+        let limit = values.methodsPerDefineClass
         guard count <= limit else {
             throw BridgeError("defineClass('\(declaration)'): \(count) methods, more than the \(limit) one defineClass may define")
         }
@@ -28,26 +47,26 @@ extension Engine {
 
     /// Counts a class created by `script`, refusing one past the limit.
     func countClassCreation(script: String, name: String) throws {
-        let limit = limits.withLock { $0 }.classesPerScript
-        try createdClasses.withLock { counts in
-            let count = counts[script, default: 0]
+        try state.withLock { state in
+            let limit = state.limits.classesPerScript
+            let count = state.createdClasses[script, default: 0]
             guard count < limit else {
                 throw BridgeError("defineClass('\(name)'): \(script) already created \(limit) classes, the most one script may create")
             }
-            counts[script] = count + 1
+            state.createdClasses[script] = count + 1
         }
     }
 
-    /// Counts a dispatched function until `finish` is called, refusing one past the limit.
+    /// Counts a dispatched function until `finishPendingDispatch` is called, refusing one past the limit.
     func countPendingDispatch() throws {
-        let limit = limits.withLock { $0 }.pendingDispatches
-        try pendingDispatchCount.withLock { count in
-            guard count < limit else {
+        try state.withLock { state in
+            let limit = state.limits.pendingDispatches
+            guard state.pendingDispatches < limit else {
                 throw BridgeError("dispatch: \(limit) dispatched functions are waiting to run already, the most scripts may have pending")
             }
-            count += 1
+            state.pendingDispatches += 1
         }
     }
 
-    func finishPendingDispatch() { pendingDispatchCount.withLock { $0 -= 1 } }
+    func finishPendingDispatch() { state.withLock { $0.pendingDispatches -= 1 } }
 }

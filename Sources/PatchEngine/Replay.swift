@@ -39,12 +39,69 @@ final class ReplayLog {
     /// `TransactionLog.generation` when this VM last caught up.
     var generation = -1
     /// Replayed scripts, oldest first: a prefix of the applied ones.
-    var scripts: [Replayed] = []
+    private var scripts: [Replayed] = []
     /// The script being replayed, and its method records not yet bound, in install order.
-    var current: Replayed?
-    var pending: ArraySlice<(slot: OpaquePointer, token: UInt)> = []
-    /// Why the last script not replayed was not (for diagnostics and tests).
-    var lastFailure: String?
+    private var current: Replayed?
+    private var pending: ArraySlice<(slot: OpaquePointer, token: UInt)> = []
+    /// Why the last script not replayed was not (for diagnostics).
+    private(set) var lastFailure: String?
+
+    /// Forgets the replayed scripts no longer applied as they were in `history` (reverted, or
+    /// applied again) and every one replayed after the first of them; returns how many are kept
+    /// (a prefix of `history`) and the forgotten ones, newest first, for the VM to take back.
+    func dropUnapplied(_ history: [TransactionLog.History]) -> (kept: Int, dropped: [Replayed]) {
+        var kept = 0
+        while kept < scripts.count, kept < history.count,
+              scripts[kept].script == history[kept].script, scripts[kept].application == history[kept].application {
+            kept += 1
+        }
+        let dropped = Array(scripts[kept...].reversed())
+        scripts.removeSubrange(kept...)
+        return (kept, dropped)
+    }
+
+    /// Starts recording the replay of `script`.
+    func begin(_ script: TransactionLog.History) {
+        current = Replayed(script: script.script, application: script.application)
+        pending = script.methods[...]
+    }
+
+    /// The method record the replay binds next, if `slot` (looked up only while one is left) is
+    /// its slot; taken off the list.
+    func takeNextMethod(at slot: @autoclosure () -> OpaquePointer?) -> UInt? {
+        guard let next = pending.first, slot() == next.slot else { return nil }
+        pending.removeFirst()
+        return next.token
+    }
+
+    /// Records a method given a function in this VM by the replay.
+    func recordMethod(_ method: JSMethod) { current?.methods.append(method) }
+
+    /// Records a JS-only method the replay wrote, with what it replaced.
+    func recordJSOnly(className: String, name: String, previous: JSObjectRef?) {
+        current?.jsOnly.append((className: className, name: name, previous: previous))
+    }
+
+    /// Whether `include` may run `key` in this replay (once per replay, as in the evaluation).
+    func markIncluded(_ key: String) -> Bool { current?.included.insert(key).inserted == true }
+
+    /// Ends the replay begun last: without `failure` and with every method record bound it is
+    /// kept (nil); otherwise the failure is recorded and what the replay did is returned, for the
+    /// VM to take back.
+    func finish(failure: Error?) -> Replayed? {
+        let done = current!
+        var failure = failure
+        if failure == nil, !pending.isEmpty {
+            failure = BridgeError("the replay installed fewer methods than the evaluation")
+        }
+        (current, pending) = (nil, [])
+        guard let failure else {
+            scripts.append(done)
+            return nil
+        }
+        lastFailure = "\(done.script): \(failure)"
+        return done
+    }
 }
 
 extension Engine {
@@ -56,14 +113,14 @@ extension Engine {
         guard let log = replayed else { return }
         installScriptExtensions()
         let generation = transactions.generation
-        guard log.generation != generation, evaluationLock.try() else { return }
-        defer { evaluationLock.unlock() }
-        let history = transactions.history()
-        for script in history[takeBackUnapplied(history)...] {
-            guard let replayed = replay(script) else { break }
-            log.scripts.append(replayed)
+        guard log.generation != generation else { return }
+        _ = evaluations.ifIdle {
+            let history = transactions.history()
+            for script in history[takeBackUnapplied(history)...] {
+                guard replay(script) else { break }
+            }
+            log.generation = generation
         }
-        log.generation = generation
     }
 
     /// Takes back what this VM replayed of scripts no longer applied as they were (reverted, or
@@ -73,12 +130,8 @@ extension Engine {
     @discardableResult
     private func takeBackUnapplied(_ history: [TransactionLog.History]) -> Int {
         guard let log = replayed else { return 0 }
-        var kept = 0
-        while kept < log.scripts.count, kept < history.count,
-              log.scripts[kept].script == history[kept].script, log.scripts[kept].application == history[kept].application {
-            kept += 1
-        }
-        while log.scripts.count > kept { takeBack(log.scripts.removeLast()) }
+        let (kept, dropped) = log.dropUnapplied(history)
+        for replayed in dropped { takeBack(replayed) }
         return kept
     }
 
@@ -95,16 +148,15 @@ extension Engine {
         pool.forEachFreeSecondary(withinMaximum: false) { $0.takeBackUnapplied(history) }
     }
 
-    /// Runs `script`'s evaluations again in this VM; nil (and nothing left of it) if it can't be.
-    private func replay(_ script: TransactionLog.History) -> ReplayLog.Replayed? {
-        guard let log = replayed else { return nil }
-        log.current = ReplayLog.Replayed(script: script.script, application: script.application)
-        log.pending = script.methods[...]
+    /// Runs `script`'s evaluations again in this VM; false (and nothing left of it) if it can't be.
+    private func replay(_ script: TransactionLog.History) -> Bool {
+        guard let log = replayed else { return false }
+        log.begin(script)
         var failure: Error?
         for evaluation in script.evaluations {
             do {
-                _ = try within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
-                                          bundle: evaluation.bundle, thread: pthread_self())) {
+                _ = try evaluations.within(Evaluation(name: script.script, baseDirectory: evaluation.baseDirectory,
+                                                      bundle: evaluation.bundle)) {
                     try evaluateRaw(evaluation.code, sourceURL: script.script, topLevel: true, replaying: true)
                 }
             } catch {
@@ -112,19 +164,10 @@ extension Engine {
                 break
             }
         }
-        let done = log.current!
-        log.current = nil
-        if failure == nil, !log.pending.isEmpty {
-            failure = BridgeError("the replay installed fewer methods than the evaluation")
-        }
-        log.pending = []
+        let failed = log.finish(failure: failure)
         drainReleases()
-        if let failure {
-            log.lastFailure = "\(script.script): \(failure)"
-            takeBack(done)
-            return nil
-        }
-        return done
+        if let failed { takeBack(failed) }
+        return failed == nil
     }
 
     /// Takes what a replay gave this VM back: the methods' functions, the JS-only methods.
@@ -158,14 +201,14 @@ extension Engine {
     /// `include(path)` during a replay: the file or bundle script the evaluation included, run
     /// again from the source the script's transaction kept (never read again), once per replay.
     func replayInclude(_ path: String) throws -> JSValueRef {
-        guard let log = replayed, let outer = currentEvaluation() else { throw BridgeError(Replay.refusal) }
+        guard let log = replayed, let outer = evaluations.current() else { throw BridgeError(Replay.refusal) }
         let key = outer.bundle != nil ? Self.bundledScript(path) : try includedFile(path)
-        guard log.current?.included.insert(key).inserted == true else { return JSValueMakeUndefined(ctx) }
+        guard log.markIncluded(key) else { return JSValueMakeUndefined(ctx) }
         guard let source = transactions.sourceMap(key, script: outer.name) else {
             throw BridgeError("include(\"\(path)\"): not what the evaluation replayed included")
         }
         let base = outer.bundle == nil ? URL(fileURLWithPath: key).deletingLastPathComponent() : nil
-        return try within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle, thread: pthread_self())) {
+        return try evaluations.within(Evaluation(name: outer.name, baseDirectory: base, bundle: outer.bundle)) {
             try evaluateRaw(source.code, sourceURL: key, passingExceptions: true, replaying: true)
         }
     }
@@ -193,17 +236,16 @@ extension Engine {
             }
             let arity = Int(JSValueToNumber(ctx, JSC.get(ctx, function, "arity"), nil))
             let selector = SelectorName.selector(jsName: jsName, argumentCount: arity)
-            if let next = log.pending.first, PESlotFind(cls, selector) == next.slot {
-                log.pending.removeFirst()
+            if let token = log.takeNextMethod(at: PESlotFind(cls, selector)) {
                 bindMethod(function, definingClass: cls, selector: selector, script: script)
                 JSValueProtect(ctx, function)
-                let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: next.token)!).takeUnretainedValue()
+                let method = Unmanaged<JSMethod>.fromOpaque(UnsafeRawPointer(bitPattern: token)!).takeUnretainedValue()
                 method.setReplica(function, vm: index, ctx: ctx)
-                log.current?.methods.append(method)
+                log.recordMethod(method)
             } else if jsName.hasPrefix("_") {
                 let previous = writeJSOnly(className: (isClassMethod ? "+" : "") + className, name: jsName, method: function,
                                            definingClass: cls, script: script)
-                log.current?.jsOnly.append((className: (isClassMethod ? "+" : "") + className, name: jsName, previous: previous))
+                log.recordJSOnly(className: (isClassMethod ? "+" : "") + className, name: jsName, previous: previous)
             } else {
                 throw BridgeError("defineClass('\(className)'): \(jsName) is not the method the evaluation installed next")
             }

@@ -30,8 +30,10 @@ final class VMPool: @unchecked Sendable {
         var maximum = VMPool.defaultMaximum
     }
     private let state = LockedValue(State())
-    /// Serialises making VMs (a thread waiting here needs one anyway).
-    private let making = NSLock()
+    /// Held while a VM is made: serialises making VMs (a thread waiting here needs one anyway).
+    /// Guards no value of its own (`state` holds the VMs); held across `Engine.start` of a VM no
+    /// other thread can see yet.
+    private let making = LockedValue<Void>(())
 
     /// `Engine.withFreeVM` when the main VM is in use: a secondary VM (made if needed, up to
     /// `maximum`), else the main VM shared.
@@ -48,10 +50,9 @@ final class VMPool: @unchecked Sendable {
     /// A secondary VM with this thread counted in it, or nil when all `maximum` are in use.
     private func claimSecondary(_ main: Engine) -> Engine? {
         if let engine = claimExisting() { return engine }
-        making.lock()
-        defer { making.unlock() }
-        if let engine = claimExisting() { return engine }   // one was given back meanwhile
-        return makeVM(main)
+        return making.withLock { _ in
+            claimExisting() ?? makeVM(main)   // one may have been given back meanwhile
+        }
     }
 
     /// A new secondary VM with this thread counted in it, or nil at `maximum`. Under `making`.
@@ -73,10 +74,7 @@ final class VMPool: @unchecked Sendable {
         while true {
             // The replay runs outside `making`: a class it looks up may run app code (+initialize)
             // that makes a patched call, which may need a VM.
-            making.lock()
-            let engine = secondaries.count < count ? makeVM(main) : nil
-            making.unlock()
-            guard let engine else { break }
+            guard let engine = making.withLock({ _ in secondaries.count < count ? makeVM(main) : nil }) else { break }
             engine.catchUp()
             engine.giveBack()
         }

@@ -25,13 +25,13 @@ extension Engine {
             // A retain now would not keep it: the memory goes when its -dealloc returns.
             if PEObjectIsDeallocatingOnThisThread(object) { return deallocScopedBox(object) }
             return apiLock.withLock(ctx) {
-                let handle = JSObjectMake(ctx, objectClass, PEObjectRetain(object))!
+                let handle = JSObjectMake(ctx, classes.object, PEObjectRetain(object))!
                 let boxed = Self.makeBoxObject(ctx, handle: handle, prototype: objectPrototype)
                 boxCache.remember(boxed, of: object, ctx)
                 return boxed
             }
         }
-        let boxed = JSObjectMake(ctx, weakObjectClass, object)!
+        let boxed = JSObjectMake(ctx, classes.weakObject, object)!
         JSObjectSetPrototype(ctx, boxed, objectPrototype)
         return boxed
     }
@@ -55,7 +55,7 @@ extension Engine {
             if objects.readsBoxes, let handle = objects.handleSlot(of: cell) { return handleObject(handle) }
             guard let object = JSObjectGetPrivate(cell) else { return unboxThroughAPI(value) }
             let jsClass = objects.jsClass(ofPrivateHolder: cell)
-            return jsClass == objectClass || jsClass == weakObjectClass || jsClass == blockFunctionClass ? object : nil
+            return jsClass == classes.object || jsClass == classes.weakObject || jsClass == classes.blockFunction ? object : nil
         }
         return unboxThroughAPI(value)
     }
@@ -74,17 +74,17 @@ extension Engine {
         guard let value else { return nil }
         if let values = shortcuts.values, let objects = shortcuts.objects {
             guard let cell = values.cell(value), let object = JSObjectGetPrivate(cell),
-                  objects.jsClass(ofPrivateHolder: cell) == objectClass else { return nil }
+                  objects.jsClass(ofPrivateHolder: cell) == classes.object else { return nil }
             return object
         }
-        guard JSValueIsObjectOfClass(ctx, value, objectClass) else { return nil }
+        guard JSValueIsObjectOfClass(ctx, value, classes.object) else { return nil }
         return JSObjectGetPrivate(value)
     }
 
     /// A box's handle read through the C API (a box a script has added properties to, or a
     /// JavaScriptCore whose layouts `BoxBits` didn't recognise); nil when `value` is no box.
     private func boxHandleThroughAPI(_ value: JSValueRef) -> JSValueRef? {
-        guard JSValueIsObject(ctx, value), !JSValueIsObjectOfClass(ctx, value, objectClass),
+        guard JSValueIsObject(ctx, value), !JSValueIsObjectOfClass(ctx, value, classes.object),
               let object = JSValueToObject(ctx, value, nil),
               JSObjectGetPrototype(ctx, object) == objectPrototype, JSObjectHasProperty(ctx, object, Self.handleName) else { return nil }
         return JSObjectGetProperty(ctx, object, Self.handleName, nil)
@@ -98,25 +98,25 @@ extension Engine {
     private func unboxThroughAPI(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
         if let object = handleObject(boxHandleThroughAPI(value)) { return object }
         guard JSValueIsObject(ctx, value) else { return nil }
-        if JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
-            || JSValueIsObjectOfClass(ctx, value, blockFunctionClass) {
+        if JSValueIsObjectOfClass(ctx, value, classes.object) || JSValueIsObjectOfClass(ctx, value, classes.weakObject)
+            || JSValueIsObjectOfClass(ctx, value, classes.blockFunction) {
             return JSObjectGetPrivate(JSValueToObject(ctx, value, nil))
         }
         return nil
     }
 
     func isBox(_ value: JSValueRef) -> Bool {
-        strongBoxObject(value) != nil || JSValueIsObjectOfClass(ctx, value, objectClass) || JSValueIsObjectOfClass(ctx, value, weakObjectClass)
+        strongBoxObject(value) != nil || JSValueIsObjectOfClass(ctx, value, classes.object) || JSValueIsObjectOfClass(ctx, value, classes.weakObject)
     }
 
     func makePointer(_ pointer: UnsafeMutableRawPointer?) -> JSValueRef {
         guard let pointer else { return JSValueMakeNull(ctx) }
-        let boxed = JSObjectMake(ctx, pointerClass, pointer)!
+        let boxed = JSObjectMake(ctx, classes.pointer, pointer)!
         return boxed
     }
 
     func pointerValue(_ value: JSValueRef) -> UnsafeMutableRawPointer? {
-        guard JSValueIsObjectOfClass(ctx, value, pointerClass) else { return nil }
+        guard JSValueIsObjectOfClass(ctx, value, classes.pointer) else { return nil }
         return JSObjectGetPrivate(JSValueToObject(ctx, value, nil))
     }
 
@@ -130,7 +130,7 @@ extension Engine {
         case kJSTypeString: return "string"
         default:
             if let obj = unbox(value) { return String(cString: PEClassGetName(PEObjectGetClass(obj))) }
-            if JSValueIsObjectOfClass(ctx, value, pointerClass) { return "pointer" }
+            if JSValueIsObjectOfClass(ctx, value, classes.pointer) { return "pointer" }
             if JSValueIsArray(ctx, value) { return "array" }
             if let o = JSValueToObject(ctx, value, nil), JSObjectIsFunction(ctx, o) { return "function" }
             return "object"

@@ -9,9 +9,9 @@ final class PatchLimitsTests: PatchTestCase {
     /// Runs `body` with `change` applied to the engine's limits, restored afterwards.
     private func withLimits(_ change: (inout PatchLimits) -> Void, _ body: () throws -> Void) rethrows {
         let engine = Engine.shared
-        let saved = engine.limits.withLock { $0 }
-        engine.limits.withLock { change(&$0) }
-        defer { engine.limits.withLock { $0 = saved } }
+        let saved = engine.limits.values
+        change(&engine.limits.values)
+        defer { engine.limits.values = saved }
         try body()
     }
 

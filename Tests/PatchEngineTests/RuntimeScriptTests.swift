@@ -16,18 +16,18 @@ final class RuntimeScriptTests: XCTestCase {
     func testEmbeddedRuntimeScriptIsTheScriptFile() throws {
         let file = try script("runtime.js")
         XCTAssertEqual(String(cString: PERuntimeScriptSource()), file)
-        XCTAssertEqual(Engine.runtimeSource(), file)
+        XCTAssertEqual(EngineScript.runtime.source, file)
     }
 
     func testEmbeddedDirectCallsScriptIsTheScriptFile() throws {
         let file = try script("direct.js")
         XCTAssertEqual(String(cString: PEDirectCallsScriptSource()), file)
-        XCTAssertEqual(Engine.directCallsSource(), file)
+        XCTAssertEqual(EngineScript.directCalls.source, file)
     }
 
     func testEmbeddedJSPatchScriptIsTheScriptFile() throws {
         let file = try script("jspatch.js")
         XCTAssertEqual(String(cString: PEJSPatchScriptSource()), file)
-        XCTAssertEqual(Engine.jspatchSource(), file)
+        XCTAssertEqual(EngineScript.jspatch.source, file)
     }
 }

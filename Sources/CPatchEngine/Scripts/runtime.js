@@ -415,7 +415,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
 
-  // The handshake: what the engine keeps of this file (Engine.takeHandshake), this file's value.
+  // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {
     // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
     jsOnlyTable: jsOnlyMethods,

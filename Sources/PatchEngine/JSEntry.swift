@@ -1,0 +1,208 @@
+import CJavaScriptCore
+import CPatchEngine
+import Foundation
+import PatchRuntime
+
+/// Entering a VM's JavaScript: every evaluation and every call from native code into JS goes
+/// through `entering` (the API lock, the thread's entry record the time limit judges by, the VM's
+/// `occupancy`, the drop-order tracker), and every JS → native callback through `afterLockDrop`.
+/// This is the engine's hot path: it reads only the VM's own fields of `Engine` (no component
+/// behind another object), takes no lock of the engine's, and allocates nothing.
+extension Engine {
+    /// Evaluates code as is; a JS exception becomes `JSException` (`JSThrown` when
+    /// `passingExceptions`, for a native function to raise it again unchanged), a termination by
+    /// the time limit `ExecutionTimeout`.
+    /// `topLevel`: a script's top level, which runs with runtime.js's per-call context of no
+    /// method (restored after). Without it, an evaluation made while another thread is inside a
+    /// patched call's native call (its JS nested in that call's entry) found that call's method as
+    /// the context, and recorded its definitions under that method's script.
+    /// `replaying`: the code is a replay's (`Replay`), whose native calls are restricted.
+    func evaluateRaw(_ code: String, sourceURL: String, passingExceptions: Bool = false, topLevel: Bool = false,
+                     replaying: Bool = false) throws -> JSValueRef {
+        let script = JSC.string(code), url = JSC.string(sourceURL)
+        defer { JSStringRelease(script); JSStringRelease(url) }
+        var exception: JSValueRef?
+        var error: Error?
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
+        let result = entering { () -> JSValueRef? in
+            let saved = topLevel ? enterTopLevel() : nil
+            let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
+            defer {
+                if replaying { PEThreadReplayingSwap(outerReplay) }
+                if let saved { leaveTopLevel(saved) }
+            }
+            let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
+            if let exception { error = thrownError(exception) }
+            return result
+        }
+        PEPoolEntryEnd(&outerBatch)
+        if let exception, let error {
+            if passingExceptions, error is JSException { throw JSThrown(value: exception) }
+            throw error
+        }
+        return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// Runs `body`, an entry into JS, under the API lock and inside the thread's entry record, so
+    /// the time limit judges this thread by this entry (`ExecutionTimeLimit`). An exception is
+    /// classified inside too: after a termination runtime.js's per-call context is reset before
+    /// another thread can run JS with it.
+    /// The drop-order tracker (`PELockDropOrder.h`) learns that this thread's JS begins here.
+    /// The thread's current engine is this one inside (`PEThreadEngineCurrent`), and the VM
+    /// counts the thread as inside it (`occupancy`), so a patched call on another thread takes
+    /// another VM (`VMPool`).
+    /// An entry into a secondary VM is no replay's JS (`PEThreadReplaying`): a replay marks its
+    /// own inside its entry (`evaluateRaw(replaying:)`); this one may be app code a replay's native
+    /// call ran on this thread (+initialize).
+    @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let previous = PEThreadEngineSwap(me)
+        let arriving = previous != me
+        let replaying = replayed == nil ? nil : PEThreadReplaying()
+        if replaying != nil { PEThreadReplayingSwap(nil) }
+        defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
+        // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
+        // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
+        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
+        defer {
+            PEThreadEngineSwap(previous)
+            if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
+        }
+        return try apiLock.withLock(ctx) {
+            let dropOrder = PELockDropOrderJSBegin()
+            timeLimit.beginEntry(othersInVM: othersInVM)
+            defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
+            return try body()
+        }
+    }
+
+    /// Runs `body`, the native work of a JS → native callback (JavaScriptCore has just dropped
+    /// the API lock), inside the drop-order tracker: when it is done the thread waits, blocked,
+    /// for every thread that entered a callback after it to leave its own, instead of spinning in
+    /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
+    /// goes through here: native functions (`addFunction`), `N.send`, block functions.
+    /// The tracker may skip its list while this thread is alone in the VM (`occupancy`), which it
+    /// can tell only when the thread's entry is counted there: JS run outside `entering` (a JS
+    /// getter a C API call on native code's side ran) passes no occupancy and is listed.
+    @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
+        let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
+        let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
+        defer { PELockDropOrderPop(record) }
+        return body()
+    }
+
+    func checkSyntax(_ code: String, sourceURL: String) throws {
+        let script = JSC.string(code), url = JSC.string(sourceURL)
+        defer { JSStringRelease(script); JSStringRelease(url) }
+        var exception: JSValueRef?
+        if !JSCheckScriptSyntax(ctx, script, url, 1, &exception), let exception {
+            throw JSException(ctx: ctx, value: exception)
+        }
+    }
+
+    /// Performs the releases JS finalizers queued (see PEDeferRelease). Called where no JS
+    /// collection can be running: after each native → JS entry returns.
+    @inline(__always) func drainReleases() { PEDrainDeferredReleases() }
+
+    /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
+    /// termination by the time limit, `JSException` otherwise.
+    /// Called inside `entering`, with the API lock held.
+    private func thrownError(_ exception: JSValueRef) -> Error {
+        let js = JSException(ctx: ctx, value: exception)
+        let termination = timeLimit.termination(of: exception, js, ctx: ctx)
+        if termination == .none { return js }
+        let running = runningScript()
+        resetCallContext()
+        switch termination {
+        case .otherThreads: return ExecutionEndedForAnotherThread()
+        case let .heapGrowth(exceeded): return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running, heapGrowth: exceeded)
+        default: return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running)
+        }
+    }
+
+    /// The script of the JS method runtime.js's per-call context names (a plain property read).
+    private func runningScript() -> String? {
+        guard let callFrame = runtime?.callFrame, let context = JSValueToObject(ctx, JSC.get(ctx, callFrame, "context"), nil) else { return nil }
+        let script = JSC.get(ctx, context, "script")
+        return JSValueIsString(ctx, script) ? JSC.toString(ctx, script) : nil
+    }
+
+    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method
+    /// (`resetCallContext`); returns the previous ones, protected. Under the API lock.
+    private func enterTopLevel() -> (context: JSValueRef, globalSelf: JSValueRef)? {
+        guard let callFrame = runtime?.callFrame else { return nil }
+        let saved = (context: JSC.get(ctx, callFrame, "context"), globalSelf: JSC.get(ctx, JSContextGetGlobalObject(ctx), "self"))
+        JSValueProtect(ctx, saved.context); JSValueProtect(ctx, saved.globalSelf)
+        resetCallContext()
+        return saved
+    }
+
+    private func leaveTopLevel(_ saved: (context: JSValueRef, globalSelf: JSValueRef)) {
+        guard let callFrame = runtime?.callFrame else { return }
+        JSC.set(ctx, callFrame, "context", saved.context)
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", saved.globalSelf)
+        JSValueUnprotect(ctx, saved.context); JSValueUnprotect(ctx, saved.globalSelf)
+    }
+
+    /// Makes runtime.js's per-call context that of no method (`self` undefined, no defining class),
+    /// by property stores through the C API, which run no JS. After a termination: the terminated
+    /// JS skipped its `finally` blocks, so the context is the terminated method's; the stores are
+    /// done even while the VM is still terminating (a JS resetter was itself ended then, and the
+    /// next script's definitions were recorded under the runaway's name). Under the API lock,
+    /// before another thread runs JS.
+    private func resetCallContext() {
+        guard let callFrame = runtime?.callFrame else { return }
+        let context = JSObjectMake(ctx, nil, nil)!
+        JSC.set(ctx, context, "self", undefinedValue)
+        JSC.set(ctx, context, "definingClass", JSValueMakeNull(ctx))
+        JSC.set(ctx, callFrame, "context", context)
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", undefinedValue)
+    }
+
+    /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time
+    /// limit `ExecutionTimeout`.
+    func call(_ function: JSObjectRef, this: JSObjectRef? = nil, _ args: [JSValueRef?]) throws -> JSValueRef {
+        try args.withUnsafeBufferPointer { try call(function, this: this, arguments: $0) }
+    }
+
+    /// The same, with the arguments in caller-provided storage.
+    func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
+        var exception: JSValueRef?
+        var error: Error?
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
+        let result = entering { () -> JSValueRef? in
+            let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
+            if let exception { error = thrownError(exception) }
+            return result
+        }
+        PEPoolEntryEnd(&outerBatch)
+        if let error { throw error }
+        return result ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// Calls a JS function with `count` arguments that `makeArguments` writes into a stack buffer
+    /// (where JavaScriptCore's conservative stack scan sees each while the next is made), making
+    /// them and calling under one hold of the API lock.
+    func call(_ function: JSObjectRef, argumentCount count: Int,
+              _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
+        var exception: JSValueRef?
+        var error: Error?
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
+        defer { PEPoolEntryEnd(&outerBatch) }   // after the lock is released: draining runs -dealloc
+        let result = try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
+            let args = buffer.baseAddress!
+            args.initialize(repeating: nil, count: max(count, 1))
+            return try entering { () -> JSValueRef? in
+                try makeArguments(args)
+                let result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+                if let exception { error = thrownError(exception) }
+                return result
+            }
+        }
+        if let error { throw error }
+        return result ?? undefinedValue
+    }
+}

@@ -1,0 +1,31 @@
+import CJavaScriptCore
+import Foundation
+
+/// What runtime.js evaluates to in a VM: the JS state the engine reads and calls, each member
+/// checked and kept protected for the VM's life. Taken once by `Engine.start`, before the VM is
+/// published; read without a lock afterwards.
+struct RuntimeHandshake {
+    /// runtime.js's table of `_`-prefixed JS-only methods (className → name → wrapper).
+    let jsOnlyTable: JSObjectRef
+    /// Removes a JS-only method from that table (a revert).
+    let jsOnlyRemover: JSObjectRef
+    /// runtime.js's `frame`, whose `context` is the JS method running (`Engine.resetCallContext`).
+    let callFrame: JSObjectRef
+    /// The script of the JS method running (`Engine.currentScript`).
+    let scriptGetter: JSObjectRef
+
+    init(_ value: JSValueRef, ctx: JSContextRef) throws {
+        guard let handshake = JSValueToObject(ctx, value, nil) else { throw BridgeError("runtime.js returned no handshake") }
+        func member(_ name: String, function: Bool) throws -> JSObjectRef {
+            guard let object = JSValueToObject(ctx, JSC.get(ctx, handshake, name), nil), !function || JSObjectIsFunction(ctx, object) else {
+                throw BridgeError("runtime.js's handshake has no \(name)")
+            }
+            JSValueProtect(ctx, object)
+            return object
+        }
+        jsOnlyTable = try member("jsOnlyTable", function: false)
+        jsOnlyRemover = try member("jsOnlyRemover", function: true)
+        callFrame = try member("callFrame", function: false)
+        scriptGetter = try member("scriptGetter", function: true)
+    }
+}
