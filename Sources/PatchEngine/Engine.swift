@@ -173,6 +173,7 @@ final class Engine: @unchecked Sendable {
         JSC.set(ctx, native, "send", JSObjectMakeFunctionWithCallback(ctx, nil, Engine.sendFunction))
         JSC.set(ctx, native, "nsnull", box(PENull()))
         JSC.set(ctx, native, "codes", makeScriptCodes([DirectValueCode.self, DispatchKind.self]))
+        JSC.set(ctx, native, "tickCounter", timeLimit.makeCounterArray(ctx))
         installBindings(.runtime, into: native)
         installBindings(.global, into: JSContextGetGlobalObject(ctx))
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)
@@ -376,16 +377,14 @@ final class Engine: @unchecked Sendable {
         let replaying = replayed == nil ? nil : PEThreadReplaying()
         if replaying != nil { PEThreadReplayingSwap(nil) }
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
-        // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
-        // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
-        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
+        if arriving { PEAtomicAddLong(occupancy, Engine.openEntry) }
         defer {
             PEThreadEngineSwap(previous)
             if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
-            timeLimit.beginEntry(othersInVM: othersInVM)
+            timeLimit.beginEntry()
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }

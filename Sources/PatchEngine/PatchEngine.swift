@@ -83,7 +83,7 @@ public enum PatchEngine {
     /// Checks a script's syntax with JavaScriptCore without running it.
     /// - Throws: `PatchError` of kind `.syntax` positioned in `script`.
     public static func checkSyntax(_ script: String, name: String = "main.js") throws {
-        let preprocessed = Preprocessor.rewrite(script)
+        let preprocessed = try Engine.prepared(script, name: name)
         do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
             let position = error.originalPosition(in: preprocessed)
             throw PatchError(kind: .syntax, message: error.message, scriptName: name, line: position.line, column: position.column)
