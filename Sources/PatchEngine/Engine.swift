@@ -139,7 +139,7 @@ final class Engine: @unchecked Sendable {
         transactions = main?.transactions ?? TransactionLog()
         contextGroup = JSContextGroupCreate()
         ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
-        timeLimit = ExecutionTimeLimit(group: contextGroup)
+        timeLimit = ExecutionTimeLimit(group: contextGroup, occupancy: occupancy)
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
         shortcuts = LayoutShortcuts(verifyingValuesIn: ctx)

@@ -72,8 +72,12 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// How soon JavaScriptCore ends an entry the engine asks it to end (CPU seconds).
     static let endDelay: TimeInterval = 0.001
 
-    init(group: JSContextGroupRef) {
+    /// The VM's occupancy word (`Engine.occupancy`): how many threads have an entry open in it.
+    private let occupancy: UnsafeMutablePointer<Int>
+
+    init(group: JSContextGroupRef, occupancy: UnsafeMutablePointer<Int>) {
         self.group = group
+        self.occupancy = occupancy
         setFunction = JSCPrivateFunctions.setExecutionTimeLimit
         clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
         counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
@@ -124,18 +128,27 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Before an entry into JS, with the API lock held until the matching `endEntry`: a thread's
-    /// outermost entry starts the countdown to its first tock.
+    /// outermost entry starts the countdown to its first tock (and clears a watchdog left armed
+    /// by threads that left together: `disarmIfAlone`).
     @inline(__always) func beginEntry() {
-        if PEThreadEntryBegin() != 0 { counter.pointee = entryTicks }
+        guard PEThreadEntryBegin() != 0 else { return }
+        counter.pointee = entryTicks
+        if watchdogArmed { disarmIfAlone() }
     }
 
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry
     /// clears JavaScriptCore's watchdog if a check armed it (the next entry then reads no clock).
     @inline(__always) func endEntry() {
-        if PEThreadEntryEnd() && watchdogArmed { disarm() }
+        if PEThreadEntryEnd() && watchdogArmed { disarmIfAlone() }
     }
 
-    private func disarm() {
+    /// Clears the watchdog's limit, but only while no other thread has an entry open in the VM
+    /// (this thread's is counted until after `endEntry`). Clearing also drops the callback, and a
+    /// timer already dispatched still fires: inside an entry still open, JavaScriptCore then ends
+    /// whatever JS runs without asking (seen: innocent threads ended while a runaway was being
+    /// ended). Once the VM's outermost entry has ended, JavaScriptCore forgets the timer's deadline.
+    private func disarmIfAlone() {
+        guard PEAtomicLoadLong(occupancy) < 2 * PEVMOpenEntry else { return }
         clearFunction?(group)
         watchdogArmed = false
         watchdogEntry = 0
@@ -148,9 +161,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let entry = PEThreadEntryCurrent()
         guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
         if entry == endRequested {
-            // Asked already; again if another thread's end cleared the watchdog meanwhile.
-            if !(watchdogArmed && watchdogEntry == entry) { runWatchdog(Self.endDelay, for: entry) }
-            return
+            // Asked already: again, in case a check of another thread set a later deadline, or
+            // one in another thread's CPU time, meanwhile.
+            return runWatchdog(Self.endDelay, for: entry)
         }
         let clock = PEThreadEntryClockCurrent()!
         let now = PEThreadCPUTime()
@@ -216,7 +229,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
                 clock.pointee = PEThreadEntryClock(entry: entry, start: now, last: now, nextHeapCheck: 0)
             }
             if let step = limit.check(entry, clock, now) {
-                if limit.armedLimit > 0 || limit.heapOn { limit.runWatchdog(step, for: entry) } else { limit.disarm() }
+                // Bounds turned off meanwhile: a day, until an entry alone clears it.
+                limit.runWatchdog(limit.armedLimit > 0 || limit.heapOn ? step : 86_400, for: entry)
                 return false
             }
             limit.endRequested = entry
