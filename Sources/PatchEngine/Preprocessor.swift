@@ -24,7 +24,7 @@ public enum Preprocessor {
     /// a function made at run time (`new Function`), which gets a check point first.
     /// A script that names the check points' reserved identifiers has `reservedName` set and must
     /// be refused (`ReservedNameError`).
-    static func prepare(_ source: String, functionBody: Bool = false) -> Preprocessed {
+    public static func prepare(_ source: String, functionBody: Bool = false) -> Preprocessed {
         run(source, checkPoints: true, functionBody: functionBody)
     }
 
