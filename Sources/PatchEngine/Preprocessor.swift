@@ -172,14 +172,14 @@ public struct Preprocessed: Sendable, Equatable {
     }
 }
 
-/// A script names an identifier the engine's check points use (`__peTick`, `__peTock`, in any
+/// A script names an identifier the engine's check points use (`__peTick`, `__peTock`, `__peTicked`, in any
 /// spelling): refused before it runs, since it could reach the counter that bounds its run time.
 struct ReservedNameError: Error, Equatable, Sendable, CustomStringConvertible {
     let line: Int
     let column: Int
 
     var message: String {
-        "the identifiers __peTick and __peTock are reserved for the engine's execution checks; rename it"
+        "the identifiers __peTick, __peTock and __peTicked are reserved for the engine's execution checks; rename it"
     }
 
     var description: String { "line \(line), column \(column): \(message)" }

@@ -30,7 +30,10 @@ struct ScriptLexer {
     enum CheckPoint: UInt8 {
         /// Before a loop body: `while (c) x()` → `while (c) if(…);else x()`.
         case statement
-        /// First in a function body, after its directives: `{ "use strict"; ;…; x() }`.
+        /// First in a function body, after its directives: `{ "use strict"; ;var __peTicked=…; x() }`.
+        /// Its value is kept in a local: as a bare expression statement the same test cost a JS
+        /// method call ≈ 1.4 ns more (measured with the C API: 1.09 → 2.45 ns a call, 1.36 ns with
+        /// the local), for reasons inside JavaScriptCore's optimiser.
         case functionBody
         /// Before an arrow's expression body: `x => x + 1` → `x => …?0:x + 1` (`tock` returns false).
         case arrowExpression
@@ -44,10 +47,10 @@ struct ScriptLexer {
         }
 
         static let statementText = Array("if(--__peTick[0]<1&&__peTock());else ".utf8)
-        static let functionText = Array(";--__peTick[0]<1&&__peTock();".utf8)
+        static let functionText = Array(";var __peTicked=--__peTick[0]<1&&__peTock();".utf8)
         static let arrowText = Array("--__peTick[0]<1&&__peTock()?0:".utf8)
         /// Names scripts may not use (in any spelling): they would reach the counter.
-        static let reservedNames: [[UInt8]] = [Array("__peTick".utf8), Array("__peTock".utf8)]
+        static let reservedNames: [[UInt8]] = [Array("__peTick".utf8), Array("__peTock".utf8), Array("__peTicked".utf8)]
     }
 
     /// Where the next token gets a check point.
@@ -486,7 +489,7 @@ struct ScriptLexer {
                 name.append(c)
                 j += 1
             }
-            if name.count > 8 { return false }
+            if name.count > 10 { return false }
         }
         return CheckPoint.reservedNames.contains(name)
     }

@@ -93,7 +93,7 @@ final class CheckPointLimitTests: PatchTestCase {
         XCTAssertEqual(error?.kind, .syntax)
         XCTAssertEqual(error?.line, 2)
         XCTAssertEqual(error?.column, 3)
-        XCTAssertEqual(error?.message, "the identifiers __peTick and __peTock are reserved for the engine's execution checks; rename it")
+        XCTAssertEqual(error?.message, "the identifiers __peTick, __peTock and __peTicked are reserved for the engine's execution checks; rename it")
         var raised: Int32 = 0
         XCTAssertEqual(pf_failing_risky_value(&raised), 7, "nothing of the script ran")
         XCTAssertEqual(applyExpectingError("var __pe\\u0054ock = function () { return false }")?.kind, .syntax)

@@ -6,7 +6,7 @@ import XCTest
 /// their meaning (evaluated with and without them), their lines and their error columns.
 final class PreprocessorCheckPointTests: XCTestCase {
     private let tick = "if(--__peTick[0]<1&&__peTock());else "
-    private let bodyTick = ";--__peTick[0]<1&&__peTock();"
+    private let bodyTick = ";var __peTicked=--__peTick[0]<1&&__peTock();"
     private let arrowTick = "--__peTick[0]<1&&__peTock()?0:"
 
     private func prepared(_ source: String, file: StaticString = #filePath, line: UInt = #line) -> String {
@@ -64,7 +64,7 @@ final class PreprocessorCheckPointTests: XCTestCase {
     /// a string or a longer name is not.
     func testReservedNamesAreFoundInEverySpelling() {
         for (source, column) in [("var __peTick = 1", 5), ("x = 1;\n  __peTock()", 3), ("__pe\\u0054ick[0] = 1e9", 1),
-                                 ("o.__peT\\u{6f}ck", 3), ("ü = 1; __peTick", 8)] {
+                                 ("o.__peT\\u{6f}ck", 3), ("ü = 1; __peTick", 8), ("function f(__peTicked) {}", 12)] {
             let reserved = Preprocessor.prepare(source).reservedName
             XCTAssertEqual(reserved?.column, column, source)
             XCTAssertEqual(reserved?.line, source.contains("\n") ? 2 : 1, source)
