@@ -14,16 +14,16 @@ import PatchRuntime
 /// set between checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only
 /// tests `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
 ///
-/// At a tock (on the running thread) the engine reads the thread's CPU clock: the entry's time
-/// counts from its first tock (`PEThreadEntryClock`), like its heap growth. It then arms
+/// At its first tock (on the running thread) the engine reads the thread's CPU clock: the entry's
+/// time counts from there (`PEThreadEntryClock`), like its heap growth. It then arms
 /// JavaScriptCore's watchdog from inside the entry for the earlier of the time left and the next
 /// heap check: from then on JavaScriptCore's own timer and traps cover everything the entry runs,
 /// long builtins included, and its callback (`callback`, on the thread then running JS) judges
-/// that thread's entry by its own clock (`check`). Past a bound, the engine asks JavaScriptCore to
-/// end the entry (`requestEnd`: a limit of 1 ms; its callback says yes only for that entry), and
-/// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. The thread's
-/// outermost `endEntry` clears the watchdog when an entry armed it (one branch on the hot path).
-/// Tocks adapt the countdown so one comes about every `tockStep` of CPU.
+/// that thread's entry by its own clock (`check`) and sets the next deadline. Past a bound, the
+/// engine asks JavaScriptCore to end the entry (`requestEnd`: a limit of 1 ms; its callback says
+/// yes only for that entry), and JavaScriptCore throws its uncatchable "JavaScript execution
+/// terminated." there. The thread's outermost `endEntry` clears the watchdog when an entry armed
+/// it (one branch on the hot path).
 ///
 /// A termination inside a nested entry also ends the JS around it on that thread (seen with
 /// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
@@ -45,11 +45,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     let counter: UnsafeMutablePointer<Int32>
     /// Guarded by the API lock (`set`, `arm` and `tock` take it; entries hold it):
     /// the time limit in force (0: off), whether the heap limit is on, what an entry's counter
-    /// starts at, and the countdown between tocks.
+    /// starts at.
     private var armedLimit: TimeInterval = 0
     private var heapOn = false
     @exclusivity(unchecked) private var entryTicks: Int32 = .max
-    private var ticksPerTock: Int32 = ExecutionTimeLimit.ticksToFirstCheck
     /// Whether JavaScriptCore's watchdog has a limit now, and for which thread entry it was set.
     @exclusivity(unchecked) private var watchdogArmed = false
     private var watchdogEntry: UInt64 = 0
@@ -66,9 +65,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Check points an entry runs before its first tock. A tight loop runs them in ≈ 0.1–0.3 ms;
     /// an entry of a few calls never reaches it, so a patched call costs no tock.
     static let ticksToFirstCheck: Int32 = 100_000
-    /// The CPU time between two tocks the countdown aims at, and its bounds.
-    static let tockStep: TimeInterval = 0.002
-    static let fewestTicks: Int32 = 1_000, mostTicks: Int32 = 1 << 24
     /// How soon JavaScriptCore ends an entry the engine asks it to end (CPU seconds).
     static let endDelay: TimeInterval = 0.001
 
@@ -155,31 +151,24 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// `__peTock()`: the counter reached zero on this thread, inside its entry. Under the API lock
-    /// (the binding takes it: JavaScriptCore drops it around native callbacks).
+    /// (the binding takes it: JavaScriptCore drops it around native callbacks). The entry's first
+    /// tock starts its clock and arms the watchdog, whose callback makes every later check; the
+    /// countdown is then set as far as it goes (≈ 2 billion check points), so the JS's optimised
+    /// code keeps never taking the call: a tock every few milliseconds made a JS-defined method
+    /// call from a loop 3 → 9 ns (the compiled loop then calls out, which clobbers what it had
+    /// hoisted).
     func tock() {
-        counter.pointee = ticksPerTock
+        counter.pointee = .max
         let entry = PEThreadEntryCurrent()
         guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
-        if entry == endRequested {
-            // Asked already: again, in case a check of another thread set a later deadline, or
-            // one in another thread's CPU time, meanwhile.
-            return runWatchdog(Self.endDelay, for: entry)
-        }
+        if entry == endRequested { return runWatchdog(Self.endDelay, for: entry) }
         let clock = PEThreadEntryClockCurrent()!
         let now = PEThreadCPUTime()
-        if clock.pointee.entry == entry {
-            let elapsed = now - clock.pointee.last
-            if elapsed > 0 {
-                let scaled = Double(ticksPerTock) * Self.tockStep / elapsed
-                ticksPerTock = Int32(min(max(scaled, Double(Self.fewestTicks)), Double(Self.mostTicks)))
-                counter.pointee = ticksPerTock
-            }
-        } else {
+        if clock.pointee.entry != entry {
             clock.pointee = PEThreadEntryClock(entry: entry, start: now, last: now, nextHeapCheck: 0)
         }
-        clock.pointee.last = now
         guard let step = check(entry, clock, now) else { return requestEnd(entry) }
-        if !(watchdogArmed && watchdogEntry == entry) { runWatchdog(step, for: entry) }
+        runWatchdog(step, for: entry)
     }
 
     /// A check of `entry`, this thread's, `now` CPU seconds: nil when it is past a bound (the
