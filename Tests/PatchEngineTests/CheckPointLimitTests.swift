@@ -9,23 +9,7 @@ import PatchFixtures
 /// and in recursion without any loop; a script can't name the check points' identifiers. Every
 /// runaway here is bounded by the clock (5 s), so a missing check point fails the test (its CPU
 /// time) instead of hanging the suite.
-final class CheckPointLimitTests: PatchTestCase {
-    private var previousLimit: TimeInterval?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if runsWithoutPrivateSymbols {
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
-        previousLimit = PatchEngine.executionTimeLimit
-        PatchEngine.executionTimeLimit = 0.2
-    }
-
-    override func tearDown() {
-        PatchEngine.executionTimeLimit = previousLimit
-        super.tearDown()
-    }
-
+final class CheckPointLimitTests: TimeLimitTestCase {
     /// A loop spinning for 5 s of wall-clock time, as source text to make code from.
     private let spinSource = "var t0 = Date.now(); while (Date.now() - t0 < 5000) {}"
 
