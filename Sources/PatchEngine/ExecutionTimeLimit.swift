@@ -125,17 +125,58 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     /// Before an entry into JS, with the API lock held until the matching `endEntry`: a thread's
     /// outermost entry starts the countdown to its first tock (and clears a watchdog left armed
-    /// by threads that left together: `disarmIfAlone`).
+    /// by threads that left together: `disarmIfAlone`). After an entry that ran long, the next one
+    /// arms the watchdog at its start instead (`armAtStart`).
     @inline(__always) func beginEntry() {
-        guard PEThreadEntryBegin() != 0 else { return }
-        counter.pointee = entryTicks
+        let entry = PEThreadEntryBegin()
+        guard entry != 0 else { return }
         if watchdogArmed { disarmIfAlone() }
+        if lastEntryRanLong { armAtStart(entry) } else { counter.pointee = entryTicks }
     }
 
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry
     /// clears JavaScriptCore's watchdog if a check armed it (the next entry then reads no clock).
     @inline(__always) func endEntry() {
-        if PEThreadEntryEnd() && watchdogArmed { disarmIfAlone() }
+        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong) { outermostEntryEnded() }
+    }
+
+    /// Whether the VM's last outermost entry ran long: it reached its first tock, or, armed at its
+    /// start, ran as many check points. Guarded by the API lock.
+    @exclusivity(unchecked) private var lastEntryRanLong = false
+
+    /// Arms the watchdog at the start of `entry` (this thread's) and sets the countdown as far as
+    /// it goes. Why: an entry's first tock comes inside a loop JavaScriptCore has optimised without
+    /// ever seeing the call-out taken; it leaves that code (an "InadequateCoverage" exit) and
+    /// compiles the loop again with the call-out in it, and a loop that may call out keeps no load
+    /// hoisted: JS calling a JS-defined method in a loop, 3.8–4.2 ns a call with the check points
+    /// and no tock, 8–9 ns once a tock had happened in it (`make bench`). A VM whose entries run
+    /// long (a patched method with a long loop, called again and again) meets the tock once; its
+    /// next entries pay the watchdog's start instead (≈ 1 µs, against ≥ 0.1 ms of JS).
+    private func armAtStart(_ entry: UInt64) {
+        guard armedLimit > 0 || heapOn, setFunction != nil else {
+            lastEntryRanLong = false
+            counter.pointee = entryTicks
+            return
+        }
+        counter.pointee = .max
+        PEThreadEntryClockCurrent()!.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0,
+                                                                  armedAtStart: true)
+        // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
+        let untilLimit = armedLimit > 0 ? armedLimit : .infinity
+        runWatchdog(min(untilLimit, heapOn ? HeapGrowthLimit.checkPeriod : .infinity), for: entry)
+    }
+
+    /// The thread's outermost entry ended: whether it ran long, and the watchdog cleared.
+    private func outermostEntryEnded() {
+        let clock = PEThreadEntryClockCurrent()!
+        if clock.pointee.armedAtStart {
+            // Only this VM's JS counts the countdown down from where `armAtStart` set it.
+            lastEntryRanLong = Int32.max - counter.pointee >= Self.ticksToFirstCheck
+            clock.pointee.armedAtStart = false
+        } else {
+            lastEntryRanLong = watchdogArmed
+        }
+        if watchdogArmed { disarmIfAlone() }
     }
 
     /// Clears the watchdog's limit, but only while no other thread has an entry open in the VM
@@ -165,7 +206,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let clock = PEThreadEntryClockCurrent()!
         let now = PEThreadCPUTime()
         if clock.pointee.entry != entry {
-            clock.pointee = PEThreadEntryClock(entry: entry, start: now, last: now, nextHeapCheck: 0)
+            clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
         }
         guard let step = check(entry, clock, now) else { return requestEnd(entry) }
         runWatchdog(step, for: entry)
@@ -215,7 +256,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             let clock = PEThreadEntryClockCurrent()!
             let now = PEThreadCPUTime()
             if clock.pointee.entry != entry {
-                clock.pointee = PEThreadEntryClock(entry: entry, start: now, last: now, nextHeapCheck: 0)
+                clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
             }
             if let step = limit.check(entry, clock, now) {
                 // Bounds turned off meanwhile: a day, until an entry alone clears it.

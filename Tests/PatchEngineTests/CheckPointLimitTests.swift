@@ -103,4 +103,25 @@ final class CheckPointLimitTests: TimeLimitTestCase {
         for _ in 0..<2_000 { XCTAssertEqual(pf_failing_risky_value(&raised), 1000) }
         XCTAssertEqual(errors.errors.count, 1)
     }
+
+    /// After an entry that ran long, the VM's next entry is watched from its start (no tock inside
+    /// its loop, `ExecutionTimeLimit.armAtStart`): long calls in a row within the limit are not
+    /// ended, and a runaway among them is, with its countdown out of reach.
+    func testARunawayAfterLongCallsIsEndedAndTheLongCallsAreNot() throws {
+        let errors = captureErrors()
+        try apply("""
+        var pfCalls = 0;
+        defineClass('PFFailing', { riskyValue: function() {
+          var n = 0; for (var i = 0; i < 300000; i++) n++;
+          if (++pfCalls == 4) { \(spinSource) }
+          return n == 300000 ? 8 : 0 } })
+        """)
+        var raised: Int32 = 0
+        for _ in 0..<3 { XCTAssertEqual(pf_failing_risky_value(&raised), 8) }
+        XCTAssertTrue(errors.errors.isEmpty, "\(errors.errors)")
+        let started = threadCPUTime()
+        XCTAssertEqual(pf_failing_risky_value(&raised), 7)
+        XCTAssertLessThan(threadCPUTime() - started, 2)
+        XCTAssertEqual(errors.errors.map(\.kind), [.timeout])
+    }
 }

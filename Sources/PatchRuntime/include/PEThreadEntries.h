@@ -24,14 +24,15 @@ uint64_t PEThreadEntryCurrent(void);
 /* Marks this thread's open entry as ended by the time limit (until its outermost entry ends). */
 void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
-/* The limits' clock of this thread's entries (ExecutionTimeLimit.tock): which outermost entry
-   reached its first check point, this thread's CPU time then and at its last check point, and
-   the CPU time into the entry of its next heap check. Read and written by its own thread only. */
+/* The limits' clock of this thread's entries (ExecutionTimeLimit): which outermost entry is
+   measured, this thread's CPU time when its measure began (its first tock, or its start when it
+   was armed at its start), the CPU time into the entry of its next heap check, and whether it was
+   armed at its start. Read and written by its own thread only. */
 typedef struct PEThreadEntryClock {
     uint64_t entry;
     double start;
-    double last;
     double nextHeapCheck;
+    bool armedAtStart;
 } PEThreadEntryClock;
 PEThreadEntryClock *PEThreadEntryClockCurrent(void);
 /* CPU seconds this thread has run (a system call on Linux: only at check points). */
