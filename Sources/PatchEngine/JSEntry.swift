@@ -62,16 +62,14 @@ extension Engine {
         let replaying = replayed == nil ? nil : PEThreadReplaying()
         if replaying != nil { PEThreadReplayingSwap(nil) }
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
-        // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
-        // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
-        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
+        if arriving { PEAtomicAddLong(occupancy, Engine.openEntry) }
         defer {
             PEThreadEngineSwap(previous)
             if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
-            timeLimit.beginEntry(othersInVM: othersInVM)
+            timeLimit.beginEntry()
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }
