@@ -97,18 +97,24 @@ void PEFlushDeferredAutoreleases(void) {
     while (deferredAutoreleaseCount) PEObjectAutorelease(deferredAutoreleases[--deferredAutoreleaseCount]);
 }
 
+bool PEObjectIsProtocol(void *obj) {
+    static Class protocolClass;
+    if (!protocolClass) protocolClass = objc_lookUpClass("Protocol");
+    return obj && protocolClass && !PEIsBlock(obj) && object_getClass((id)obj) == protocolClass;
+}
+
 void *PEObjectRetain(void *obj) {
-    if (!obj) return obj;
+    if (!obj || PEObjectIsProtocol(obj)) return obj;
     if (PEIsBlock(obj)) return PEBlockCopy(obj);
     return [(id)obj retain];
 }
 void PEObjectRelease(void *obj) {
-    if (!obj) return;
+    if (!obj || PEObjectIsProtocol(obj)) return;
     if (PEIsBlock(obj)) PEBlockRelease(obj);
     else [(id)obj release];
 }
 void *PEObjectAutorelease(void *obj) {
-    if (!obj || PEIsBlock(obj)) return obj;
+    if (!obj || PEIsBlock(obj) || PEObjectIsProtocol(obj)) return obj;
     return [(id)obj autorelease];
 }
 
@@ -131,6 +137,7 @@ PEObjectKind PEObjectGetKind(void *ptr) {
     Class cls = object_getClass(obj);
     if (cls == lastKindClass) return lastKind;
     if (class_isMetaClass(cls)) return PEObjectKindClass;
+    if (PEObjectIsProtocol(obj)) return PEObjectKindOther;   /* answers no -isKindOfClass: */
     PEObjectKind kind = objectKindOfClass(obj);
     if (kind != PEObjectKindNumber && kind != PEObjectKindBoolean) { lastKindClass = cls; lastKind = kind; }
     return kind;

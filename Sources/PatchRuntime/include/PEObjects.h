@@ -25,6 +25,11 @@ void PEDrainDeferredReleases(void);
    PEFlushDeferredAutoreleases after that pool is gone (into the native caller's pool). Per thread. */
 void PEDeferAutorelease(void *obj);
 void PEFlushDeferredAutoreleases(void);
+/* Protocol objects (objc_getProtocol, @protocol) live as long as the program and are never
+   retained or released here: on GCC's runtime a Protocol is an object of class Protocol, a
+   subclass of the runtime's bare root class `Object`, which answers no -retain, -release or
+   -isKindOfClass: (a message it lacks raises), so every object operation below checks for one. */
+bool PEObjectIsProtocol(void *obj);
 void *PEObjectRetain(void *obj);
 void PEObjectRelease(void *obj);
 void *PEObjectAutorelease(void *obj);

@@ -28,6 +28,7 @@
 #include "PFDirectCallsFixture.h"
 #include "PFLockDropFixture.h"
 #include "PFLateInitializeFixture.h"
+#include "PFProtocolValuesFixture.h"
 #include "PFRecycledFixture.h"
 #include "PFChainFixture.h"
 
