@@ -11,42 +11,67 @@ import BenchFixtures
 /// alone, against the same calls with neither (no watchdog) for the timed loop.
 extension Catalog {
     static let timeLimitSection = "Objective-C calls a patched method, closure route: execution time and heap growth limits on (the default) vs off"
+    static let limitsOffFloorSection = "Both limits off (no watchdog), against the same floors as the default rows (issue 32: the cost of the limits)"
 
     static func noWatchdogProbeID(_ call: PBCall) -> String { probeID(.patchedClosure, call) + ".nowatchdog" }
     static func heapLimitOnlyProbeID(_ call: PBCall) -> String { probeID(.patchedClosure, call) + ".heaplimitonly" }
+    static func limitsOffJSLoopID(_ loop: JSDriver.Loop) -> String { "js.\(loop.rawValue).nowatchdog" }
 
     mutating func addTimeLimitRows() {
         for call in [PBCallEmpty, PBCallConstant, PBCallObjectArgument] {
-            addPatchedCallProbe(call, id: Catalog.noWatchdogProbeID(call), summary: "neither limit (no watchdog)") {
-                let (time, heap) = (PatchEngine.executionTimeLimit, PatchEngine.heapGrowthLimit)
-                PatchEngine.executionTimeLimit = nil
-                PatchEngine.heapGrowthLimit = nil
-                return { PatchEngine.executionTimeLimit = time; PatchEngine.heapGrowthLimit = heap }
-            }
-            addPatchedCallProbe(call, id: Catalog.heapLimitOnlyProbeID(call), summary: "heap growth limit only") {
+            let defaults = Catalog.nativeCallProbe(.patchedClosure, call) {}
+            let prepare = { try SubjectEnvironment.shared.patch(.patchedClosure, route: PERouteClosure) }
+            add(Catalog.withLimitsChanged(defaults, id: Catalog.noWatchdogProbeID(call), summary: "neither limit (no watchdog)",
+                                          prepare: prepare, change: Catalog.bothLimitsOff))
+            add(Catalog.withLimitsChanged(defaults, id: Catalog.heapLimitOnlyProbeID(call), summary: "heap growth limit only",
+                                          prepare: prepare) {
                 let time = PatchEngine.executionTimeLimit
                 PatchEngine.executionTimeLimit = nil
                 return { PatchEngine.executionTimeLimit = time }
-            }
+            })
             row(Catalog.timeLimitSection, call.label + ": both on vs off",
                 subject: Catalog.probeID(.patchedClosure, call), floor: Catalog.noWatchdogProbeID(call))
             row(Catalog.timeLimitSection, call.label + ": heap growth limit alone vs off",
                 subject: Catalog.heapLimitOnlyProbeID(call), floor: Catalog.noWatchdogProbeID(call))
         }
+        for call in [PBCallEmpty, PBCallConstant, PBCallObjectArgument] {
+            row(Catalog.limitsOffFloorSection, "Objective-C calls a patched " + call.label + ", limits off, vs the JavaScriptCore floor",
+                subject: Catalog.noWatchdogProbeID(call), floor: Catalog.jsFloorProbeID(call))
+        }
+        // JS → Objective-C and JS → JS-defined loops run inside one entry: the watchdog starts
+        // once per loop, not per call, so these rows show whether the limits cost anything else
+        // (the heap growth limit's checks are traps the loop's code polls).
+        for (loop, call) in Catalog.jsCalls {
+            add(Catalog.withLimitsChanged(Catalog.jsLoopProbe(loop), id: Catalog.limitsOffJSLoopID(loop),
+                                          summary: "neither limit (no watchdog)", prepare: { try JSDriver.prepare() },
+                                          change: Catalog.bothLimitsOff))
+            row(Catalog.limitsOffFloorSection, "JS calls " + call.label + ", limits off, vs JSC host call + direct IMP call",
+                subject: Catalog.limitsOffJSLoopID(loop), floor: Catalog.hostFloorID(call))
+        }
+        add(Catalog.withLimitsChanged(Catalog.jsLoopProbe(.jsDefined), id: Catalog.limitsOffJSLoopID(.jsDefined),
+                                      summary: "neither limit (no watchdog)", prepare: { try JSDriver.prepare() },
+                                      change: Catalog.bothLimitsOff))
+        row(Catalog.limitsOffFloorSection, "JS calls a method defined in JS from a plain JS loop, limits off, vs a plain JS method call (this process)",
+            subject: Catalog.limitsOffJSLoopID(.jsDefined), floor: "jsfloor.method")
     }
 
-    /// The closure-route patched `call` with settings changed for its timed loop: `change` changes
-    /// them and returns what puts them back.
-    private mutating func addPatchedCallProbe(_ call: PBCall, id: String, summary: String,
-                                              change: @escaping () -> () -> Void) {
-        let defaults = Catalog.nativeCallProbe(.patchedClosure, call) {}
-        add(Probe(id: id, summary: defaults.summary + ", " + summary,
-                  prepare: { try SubjectEnvironment.shared.patch(.patchedClosure, route: PERouteClosure) },
-                  kind: .loop { n in
-                      let restore = change()
-                      defer { restore() }
-                      guard case let .loop(time) = defaults.kind else { throw BenchError("not a loop probe") }
-                      return try time(n)
-                  }))
+    /// Turns both limits off; returns what puts them back.
+    static func bothLimitsOff() -> () -> Void {
+        let (time, heap) = (PatchEngine.executionTimeLimit, PatchEngine.heapGrowthLimit)
+        PatchEngine.executionTimeLimit = nil
+        PatchEngine.heapGrowthLimit = nil
+        return { PatchEngine.executionTimeLimit = time; PatchEngine.heapGrowthLimit = heap }
+    }
+
+    /// `probe`'s loop with settings changed for its timed runs: `change` changes them and returns
+    /// what puts them back.
+    static func withLimitsChanged(_ probe: Probe, id: String, summary: String, prepare: @escaping () throws -> Void,
+                                  change: @escaping () -> () -> Void) -> Probe {
+        Probe(id: id, summary: probe.summary + ", " + summary, prepare: prepare, kind: .loop { n in
+            let restore = change()
+            defer { restore() }
+            guard case let .loop(time) = probe.kind else { throw BenchError("not a loop probe") }
+            return try time(n)
+        })
     }
 }

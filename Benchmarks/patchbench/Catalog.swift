@@ -117,11 +117,12 @@ struct Catalog {
                     subject: probeID(.hookedForwarding, PBCallEmpty), floor: probeID(.slotForwarding, PBCallEmpty))
 
         catalog.addObjCToJSRows()
-        catalog.addTimeLimitRows()
         catalog.addRouterRows()
 
         // JS → Objective-C, and JS → methods defined in JS (Catalog+JSCalls.swift).
         addJSCallRows(to: &catalog, settings: settings)
+        // After the rows whose floors its limits-off rows share.
+        catalog.addTimeLimitRows()
 
         // Preprocessor.
         let workload = WorkloadBox(megabytes: settings.preprocessorMegabytes)

@@ -70,13 +70,7 @@ extension Engine {
         }
 
         let propertyNames = try stringArray(properties, what: "defineClass properties")
-        if !propertyNames.isEmpty {
-            var error: UnsafeMutablePointer<CChar>?
-            if !PEClassEnablePropertyCleanup(theClass, &error) {
-                defer { free(error) }
-                throw BridgeError("defineClass('\(declarationText)'): \(error.map { String(cString: $0) } ?? "")")
-            }
-        }
+        if !propertyNames.isEmpty { try enableObjectStateCleanup(theClass, for: declarationText) }
 
         let context = DefinitionContext(declaration: declaration, runtimeProtocols: runtimeProtocols, script: script)
         try defineMethods(instanceMethods, on: theClass, isClassMethod: false, context: context)
@@ -153,18 +147,25 @@ extension Engine {
                 continue
             }
             let methodTypes = types ?? ("@@:" + String(repeating: "@", count: SelectorName.argumentCount(selector)))
-            if !isClassMethod && !cleanupEnabled {
+            // Not for a root class: every -dealloc in the process would go through the dispatcher.
+            if !isClassMethod && !cleanupEnabled && PEClassGetSuperclass(cls) != nil {
                 // A patched method its -dealloc calls gets a box of an object going away
                 // (deallocScopedBox): the dispatcher must know which objects are.
-                var error: UnsafeMutablePointer<CChar>?
-                if !PEClassEnablePropertyCleanup(cls, &error) {
-                    defer { free(error) }
-                    throw BridgeError("defineClass('\(context.declaration.name)'): \(error.map { String(cString: $0) } ?? "")")
-                }
+                try enableObjectStateCleanup(cls, for: context.declaration.name)
                 cleanupEnabled = true
             }
             try installPatch(cls: cls, selector: selector, types: methodTypes, method: function,
                              className: className, script: context.script)
+        }
+    }
+
+    /// Switches the dispatcher's per-object state at -dealloc on for `cls` (JS properties, boxes
+    /// of an object whose -dealloc runs); `declaration` names the defineClass in the error.
+    private func enableObjectStateCleanup(_ cls: UnsafeMutableRawPointer, for declaration: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        if !PEClassEnablePropertyCleanup(cls, &error) {
+            defer { free(error) }
+            throw BridgeError("defineClass('\(declaration)'): \(error.map { String(cString: $0) } ?? "")")
         }
     }
 

@@ -32,11 +32,13 @@ final class Engine: @unchecked Sendable {
     let index: Int
     /// The VMs of the process (VMPool.swift); the same object in every engine.
     let pool: VMPool
-    /// Threads inside this VM's entries, or holding it for one (`VMPool`): changed atomically,
-    /// by `entering` and by `claimIfFree` / `giveBack`.
+    /// Who is in this VM, in one word changed atomically: the threads holding it for a call
+    /// (`VMPool`: `claimIfFree` / `giveBack`, at most one) in the low bits, the threads with an
+    /// entry open (`entering`) in units of `openEntry` above them. Zero: free. One word, so an
+    /// entry and a claim each cost one atomic operation in and one out (they were two words).
     let occupancy: UnsafeMutablePointer<Int>
-    /// Threads with an entry open in this VM (`entering`), changed atomically.
-    let entriesOpen: UnsafeMutablePointer<Int>
+    /// One thread's entry in `occupancy` (`PEVMOpenEntry`, shared with the drop-order tracker).
+    static let openEntry = PEVMOpenEntry
     /// A secondary VM's record of the scripts replayed into it (nil for the main VM).
     let replayed: ReplayLog?
 
@@ -123,8 +125,6 @@ final class Engine: @unchecked Sendable {
         self.index = index
         occupancy = UnsafeMutablePointer<Int>.allocate(capacity: 1)
         occupancy.initialize(to: 0)
-        entriesOpen = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        entriesOpen.initialize(to: 0)
         pool = main?.pool ?? VMPool()
         replayed = main == nil ? nil : ReplayLog()
         limits = main?.limits ?? LockedValue(PatchLimits())
@@ -270,8 +270,8 @@ final class Engine: @unchecked Sendable {
         blockDef.className = UnsafePointer(strdup("OCBlock"))
         blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
-            Engine.afterLockDrop(ctx!) {
-                let engine = Engine.of(ctx!)
+            let engine = Engine.of(ctx!)
+            return engine.afterLockDrop {
                 if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
             }
@@ -281,8 +281,8 @@ final class Engine: @unchecked Sendable {
         var fnDef = kJSClassDefinitionEmpty
         fnDef.className = UnsafePointer(strdup("NativeFunction"))
         fnDef.callAsFunction = { ctx, function, this, argc, argv, exception in
-            Engine.afterLockDrop(ctx!) {
-                let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
+            let native = Unmanaged<NativeFunctionBox>.fromOpaque(JSObjectGetPrivate(function)!).takeUnretainedValue()
+            return native.engine.afterLockDrop {
                 if !native.isReplayable, native.engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
                 let body = native.body
                 var args: [JSValueRef] = []
@@ -337,7 +337,8 @@ final class Engine: @unchecked Sendable {
         defer { JSStringRelease(script); JSStringRelease(url) }
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
         let result = entering { () -> JSValueRef? in
             let saved = topLevel ? enterTopLevel() : nil
             let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
@@ -349,7 +350,7 @@ final class Engine: @unchecked Sendable {
             if let exception { error = thrownError(exception) }
             return result
         }
-        PEPoolEntryEnd(outerBatch)
+        PEPoolEntryEnd(&outerBatch)
         if let exception, let error {
             if passingExceptions, error is JSException { throw JSThrown(value: exception) }
             throw error
@@ -377,11 +378,10 @@ final class Engine: @unchecked Sendable {
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
         // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
         // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
-        let othersInVM = arriving && PEAtomicAddLong(entriesOpen, 1) > 1
-        if arriving { PEAtomicAddLong(occupancy, 1) }
+        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
         defer {
             PEThreadEngineSwap(previous)
-            if arriving { PEAtomicAddLong(occupancy, -1); PEAtomicAddLong(entriesOpen, -1) }
+            if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
@@ -396,8 +396,12 @@ final class Engine: @unchecked Sendable {
     /// for every thread that entered a callback after it to leave its own, instead of spinning in
     /// JavaScriptCore's `grabAllLocks` (docs/threads.md). Every callback the engine registers
     /// goes through here: native functions (`addFunction`), `N.send`, block functions.
-    @inline(__always) static func afterLockDrop<R>(_ ctx: JSContextRef, _ body: () -> R) -> R {
-        let record = PELockDropOrderPush(UnsafeRawPointer(JSContextGetGroup(ctx)))
+    /// The tracker may skip its list while this thread is alone in the VM (`occupancy`), which it
+    /// can tell only when the thread's entry is counted there: JS run outside `entering` (a JS
+    /// getter a C API call on native code's side ran) passes no occupancy and is listed.
+    @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
+        let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
+        let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
         defer { PELockDropOrderPop(record) }
         return body()
     }
@@ -480,13 +484,14 @@ final class Engine: @unchecked Sendable {
     func call(_ function: JSObjectRef, this: JSObjectRef? = nil, arguments: UnsafeBufferPointer<JSValueRef?>) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
         let result = entering { () -> JSValueRef? in
             let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
             if let exception { error = thrownError(exception) }
             return result
         }
-        PEPoolEntryEnd(outerBatch)
+        PEPoolEntryEnd(&outerBatch)
         if let error { throw error }
         return result ?? JSValueMakeUndefined(ctx)
     }
@@ -498,8 +503,9 @@ final class Engine: @unchecked Sendable {
               _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
-        let outerBatch = PEPoolEntryBegin()
-        defer { PEPoolEntryEnd(outerBatch) }   // after the lock is released: draining runs -dealloc
+        var outerBatch = PEPoolBatchState()
+        PEPoolEntryBegin(&outerBatch)
+        defer { PEPoolEntryEnd(&outerBatch) }   // after the lock is released: draining runs -dealloc
         let result = try withUnsafeTemporaryAllocation(of: JSValueRef?.self, capacity: max(count, 1)) { buffer in
             let args = buffer.baseAddress!
             args.initialize(repeating: nil, count: max(count, 1))

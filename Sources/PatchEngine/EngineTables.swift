@@ -21,4 +21,10 @@ struct EngineTables {
 struct DeallocScope: Hashable {
     let address: UInt
     let thread: UInt
+
+    /// `object`'s -dealloc on the calling thread.
+    init(onThisThread object: UnsafeMutableRawPointer) {
+        address = UInt(bitPattern: object)
+        thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
 }

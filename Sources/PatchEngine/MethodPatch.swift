@@ -95,10 +95,12 @@ extension Engine {
         PESetPatchHandler { slot, frame, token in
             // Inside an entry (native code called from JS), the thread stays in that entry's VM;
             // else it takes a VM no other thread is in (`VMPool`).
+            // No retain of an engine or the pool per call: each is alive while the process
+            // runs (a retain is an atomic operation on a count every thread's calls share).
             if let current = PEThreadEngineCurrent() {
-                Unmanaged<Engine>.fromOpaque(current).takeUnretainedValue().runPatch(slot!, frame!, token)
+                Unmanaged<Engine>.fromOpaque(current)._withUnsafeGuaranteedRef { $0.runPatch(slot!, frame!, token) }
             } else {
-                Engine.shared.pool.withFreeVM { $0.runPatch(slot!, frame!, token) }
+                Engine.withFreeVM { $0.runPatch(slot!, frame!, token) }
             }
         }
         PESetPatchTokenReleaser { token in
@@ -205,18 +207,20 @@ extension Engine {
     /// frame's receiver and arguments as JS values, made and passed under one hold of the API lock.
     private func callWithFrameArguments(_ method: JSMethod, _ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
-        // A call from JS with more arguments than the selector takes (ExtraArguments).
-        let extras = extraArguments.isEmpty ? [] : extraArguments.take(receiver: frame.receiver, selector: method.selector)
-        if !extras.isEmpty {
+        // A call from JS with more arguments than the selector takes (ExtraArguments). The
+        // closures below capture `self` unowned(unsafe): the caller holds the engine for the
+        // call, and a retain per call is an atomic operation on a count every thread shares.
+        if !extraArguments.isEmpty, case let extras = extraArguments.take(receiver: frame.receiver, selector: method.selector),
+           !extras.isEmpty {
             let count = signature.argumentCount - 1
-            return try call(function, argumentCount: count + extras.count) { args in
+            return try call(function, argumentCount: count + extras.count) { [unowned(unsafe) self] args in
                 args[0] = box(frame.receiver, retain: receiverRetained)
                 for i in 2..<signature.argumentCount { args[i - 1] = try toJS(frame.argument(i), signature.argument(i)) }
                 for (i, value) in extras.enumerated() { args[count + i] = value }
             }
         }
         if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
-            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { args in
+            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { [unowned(unsafe) self] args in
                 args[0] = function
                 args[1] = box(frame.receiver, retain: receiverRetained)
                 var next = 2
@@ -234,7 +238,7 @@ extension Engine {
             }
         }
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
-        return try call(function, argumentCount: count) { args in
+        return try call(function, argumentCount: count) { [unowned(unsafe) self] args in
             // self inside dealloc must not be retained: the object is going away.
             args[0] = box(frame.receiver, retain: receiverRetained)
             for i in 2..<signature.argumentCount {

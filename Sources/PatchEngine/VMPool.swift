@@ -32,21 +32,9 @@ final class VMPool: @unchecked Sendable {
     /// Serialises making VMs (a thread waiting here needs one anyway).
     private let making = NSLock()
 
-    /// Runs `body` with a VM this thread holds alone, if there is one: the main VM when no thread
-    /// is in it, else a secondary one (made if needed, up to `maximum`), else the main VM shared.
-    @inline(__always) func withFreeVM<R>(_ body: (Engine) -> R) -> R {
-        #if DEBUG
-        PEStressPoint()   // another thread may claim or give back a VM meanwhile
-        #endif
-        let main = Engine.shared
-        if main.claimIfFree() {
-            defer { main.giveBack() }
-            return body(main)
-        }
-        return withSecondaryVM(main, body)
-    }
-
-    private func withSecondaryVM<R>(_ main: Engine, _ body: (Engine) -> R) -> R {
+    /// `Engine.withFreeVM` when the main VM is in use: a secondary VM (made if needed, up to
+    /// `maximum`), else the main VM shared.
+    func withSecondaryVM<R>(_ main: Engine, _ body: (Engine) -> R) -> R {
         guard let engine = claimSecondary(main) else { return body(main) }
         defer { engine.giveBack() }
         #if DEBUG
@@ -133,6 +121,22 @@ final class VMPool: @unchecked Sendable {
 }
 
 extension Engine {
+    /// Runs `body` with a VM this thread holds alone, if there is one: the main VM when no thread
+    /// is in it, else a secondary one (made if needed, up to `VMPool.maximum`), else the main VM
+    /// shared. The usual case (the main VM free) touches no property of the pool: no retain of it
+    /// per call.
+    @inline(__always) static func withFreeVM<R>(_ body: (Engine) -> R) -> R {
+        #if DEBUG
+        PEStressPoint()   // another thread may claim or give back a VM meanwhile
+        #endif
+        let main = Engine.shared
+        if main.claimIfFree() {
+            defer { main.giveBack() }
+            return body(main)
+        }
+        return main.pool.withSecondaryVM(main, body)
+    }
+
     /// The engine whose VM `ctx` belongs to: the thread's current one (a native callback runs
     /// inside its VM's entry), else found in the pool.
     @inline(__always) static func of(_ ctx: JSContextRef) -> Engine {

@@ -37,14 +37,14 @@ extension Engine {
     /// argument): it retains nothing and reads nil once that -dealloc returns.
     func deallocScopedBox(_ object: UnsafeMutableRawPointer) -> JSValueRef {
         let boxed = box(object, retain: false)
-        let scope = DeallocScope(address: UInt(bitPattern: object), thread: UInt(bitPattern: Int(bitPattern: pthread_self())))
+        let scope = DeallocScope(onThisThread: object)
         tables.withLock { $0.deallocScopedBoxes[scope, default: []].append(JSValueToObject(ctx, boxed, nil)!) }
         return boxed
     }
 
     /// The -dealloc this thread ran for `object` returned: the boxes made during it now hold nil.
     func objectDeallocEnded(_ object: UnsafeMutableRawPointer) {
-        let scope = DeallocScope(address: UInt(bitPattern: object), thread: UInt(bitPattern: Int(bitPattern: pthread_self())))
+        let scope = DeallocScope(onThisThread: object)
         let boxes = tables.withLock { $0.deallocScopedBoxes.removeValue(forKey: scope) } ?? []
         for box in boxes { JSObjectSetPrivate(box, nil) }
     }

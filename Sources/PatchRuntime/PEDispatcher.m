@@ -399,6 +399,8 @@ static void runLayers(PESlot *slot, PEFrame *frame) {
    newcomer's is cleared after the core. */
 static void runDeallocClearingState(PESlot *slot, PEFrame *frame) {
     void *object = *(void **)frame->arguments[0];
+    /* A subclass's slot took it aside already; this is its [super dealloc]. */
+    if (PEObjectIsDeallocatingOnThisThread(object)) { runLayers(slot, frame); return; }
     if (!pushDeallocating(object)) {
         runLayers(slot, frame);
         PEObjectStateClear(object);

@@ -11,6 +11,8 @@ struct PELockDropRecord {
     uint64_t seq;     /* place in the record order */
     uint64_t start;   /* `seq` as this thread's JS began; 0: not begun in a tracked entry */
     const void *vm;   /* the VM whose lock was dropped: only records of one VM are ordered */
+    const long *occupancy;   /* the VM's count of threads with an entry open (PEVMOpenEntry each) */
+    bool listed;      /* in the list; a record made while its thread was alone in the VM is not */
     PELockDropRecord *previous, *next, *nextFree;
 };
 
@@ -20,7 +22,8 @@ static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static PELockDropRecord *head, *tail;
 static unsigned waiters;
 static uint64_t waits, fallbacks, unproven;
-/* The last record's seq: written under `mutex` with release, read by JSBegin with acquire. */
+/* The last record's seq: taken atomically (a record alone in its VM takes one without `mutex`;
+   a listed one takes it under `mutex`, so the list stays in seq order), read with acquire. */
 static uint64_t lastSeq;
 static void (*beforePushHook)(void);
 
@@ -61,20 +64,35 @@ uint64_t PELockDropOrderJSBegin(void) {
 
 void PELockDropOrderJSEnd(uint64_t saved) { jsStart = saved; }
 
-PELockDropRecord *PELockDropOrderPush(const void *vm) {
+/* Whether the calling thread is the only one with an entry open in the record's VM. Every
+   callback runs inside an entry of its VM, so then no other thread is in a callback of that VM
+   and none can be waited for. */
+static bool aloneInVM(const PELockDropRecord *r) {
+    return __atomic_load_n(r->occupancy, __ATOMIC_SEQ_CST) < 2 * PEVMOpenEntry;
+}
+
+PELockDropRecord *PELockDropOrderPush(const void *vm, const long *occupancy) {
     PE_STRESS_POINT();      /* JavaScriptCore has dropped its lock; the record is not made yet */
     void (*hook)(void) = __atomic_load_n(&beforePushHook, __ATOMIC_ACQUIRE);
     if (hook) hook();
     PELockDropRecord *r = allocate();
     r->start = jsStart;
     r->vm = vm;
+    r->occupancy = occupancy;
     r->next = NULL;
     jsStart = 0;   /* native code now; JS it runs without a tracked entry is unproven */
+    if (occupancy && aloneInVM(r)) {
+        /* The usual case with a VM per thread: no list, no mutex. The record keeps its place in
+           the order (its seq); Pop lists it there if another thread has come into the VM. */
+        r->listed = false;
+        r->seq = __atomic_add_fetch(&lastSeq, 1, __ATOMIC_SEQ_CST);
+        return r;
+    }
+    r->listed = true;
     pthread_mutex_lock(&mutex);
     for (const PELockDropRecord *earlier = tail; earlier; earlier = earlier->previous)
         if (earlier->vm == vm) { if (r->start < earlier->seq) unproven++; break; }
-    r->seq = lastSeq + 1;
-    __atomic_store_n(&lastSeq, r->seq, __ATOMIC_RELEASE);
+    r->seq = __atomic_add_fetch(&lastSeq, 1, __ATOMIC_SEQ_CST);
     r->previous = tail;
     if (tail) tail->next = r; else head = r;
     tail = r;
@@ -98,9 +116,32 @@ static bool laterInSameVM(const PELockDropRecord *r) {
     return false;
 }
 
+/* Puts an unlisted record at its seq's place in the list. Under `mutex`. Every record of its VM
+   in the list came later (its thread was alone in the VM when it was made), so it waits for them
+   as if it had been listed from the start. */
+static void listInOrder(PELockDropRecord *r) {
+    PELockDropRecord *before = tail;
+    while (before && before->seq > r->seq) before = before->previous;
+    r->previous = before;
+    r->next = before ? before->next : head;
+    if (r->next) r->next->previous = r; else tail = r;
+    if (before) before->next = r; else head = r;
+    r->listed = true;
+}
+
 void PELockDropOrderPop(PELockDropRecord *r) {
     PE_STRESS_POINT();      /* the native call is done; the wait in drop order not begun */
-    pthread_mutex_lock(&mutex);
+    if (!r->listed) {
+        if (aloneInVM(r)) {
+            jsStart = __atomic_load_n(&lastSeq, __ATOMIC_ACQUIRE);   /* this thread's JS resumes now */
+            recycle(r);
+            return;
+        }
+        pthread_mutex_lock(&mutex);
+        listInOrder(r);
+    } else {
+        pthread_mutex_lock(&mutex);
+    }
     if (laterInSameVM(r)) {
         waits++;
         bool bounded = false;
@@ -136,7 +177,8 @@ void PELockDropOrderPop(PELockDropRecord *r) {
     if (r->previous) r->previous->next = r->next; else head = r->next;
     if (r->next) r->next->previous = r->previous; else tail = r->previous;
     if (waiters) pthread_cond_broadcast(&changed);
-    jsStart = lastSeq;   /* this thread's JS resumes now */
+    /* This thread's JS resumes now (atomic: unlisted records take seqs without the mutex). */
+    jsStart = __atomic_load_n(&lastSeq, __ATOMIC_ACQUIRE);
     pthread_mutex_unlock(&mutex);
     recycle(r);
 }

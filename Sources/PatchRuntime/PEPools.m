@@ -52,15 +52,14 @@ void PEPoolBatchExit(void *token) {
     if (token) PEPoolPop(token);
 }
 
-PEPoolBatchState PEPoolEntryBegin(void) {
-    PEPoolBatchState outer = batch;
+void PEPoolEntryBegin(PEPoolBatchState *outer) {
+    *outer = batch;
     batch = (PEPoolBatchState){ 0 };
-    return outer;
 }
 
-void PEPoolEntryEnd(PEPoolBatchState outer) {
+void PEPoolEntryEnd(const PEPoolBatchState *outer) {
     if (batch.pool) drainBatch();
-    batch = outer;
+    batch = *outer;
 }
 
 uint32_t PEPoolDepthOnThisThread(void) { return poolDepth; }

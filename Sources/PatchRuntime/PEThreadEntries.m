@@ -6,9 +6,18 @@ static _Thread_local uint64_t current;
 static _Thread_local bool terminated;
 static uint64_t lastEntry;
 
+/* Numbers are handed to each thread in blocks, so an entry takes no atomic operation on a word
+   every thread writes (one per patched call before): this thread's next number and its block's end. */
+#define PE_ENTRY_BLOCK 4096
+static _Thread_local uint64_t nextEntry, blockEnd;
+
 uint64_t PEThreadEntryBegin(void) {
     if (depth++ > 0) return 0;
-    current = __atomic_add_fetch(&lastEntry, 1, __ATOMIC_RELAXED);
+    if (nextEntry == blockEnd) {
+        blockEnd = __atomic_add_fetch(&lastEntry, PE_ENTRY_BLOCK, __ATOMIC_RELAXED);
+        nextEntry = blockEnd - PE_ENTRY_BLOCK + 1;   /* never 0 */
+    }
+    current = nextEntry++;
     return current;
 }
 

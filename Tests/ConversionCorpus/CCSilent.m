@@ -176,6 +176,57 @@ static NSInteger CCSilentCounter = 0;
 }
 @end
 
+/* Found by the outside libraries' suites (OutsideLibraryTests): constants whose initialiser is an
+   integer constant expression, as GNUstep declares NSRegularExpression's options
+   (`static const NSRegularExpressionOptions NSRegularExpressionCaseInsensitive = 1<<0;`). */
+static const NSUInteger CCSilentOptionA = 1<<0;
+static const NSUInteger CCSilentOptionB = 1<<4;
+static const NSUInteger CCSilentWide = (NSUInteger)1 << 40;
+static const NSInteger CCSilentNegative = -(1 << 2) | 1;
+
+@interface CCSilent (OutsideLibraries)
+- (NSString *)constantExpressions;
+@end
+
+@implementation CCSilent (OutsideLibraries)
+- (NSString *)constantExpressions
+{
+    NSUInteger options = CCSilentOptionA | CCSilentOptionB;
+    return [NSString stringWithFormat:@"%lu %lu %ld", (unsigned long)options, (unsigned long)CCSilentWide, (long)CCSilentNegative];
+}
+@end
+
+/* Found by OrderedDictionary's suite: a patch reaches instance variables through key-value coding,
+   which an NSDictionary subclass answers with its entries (valueForKey:@"_storage" is the entry
+   "_storage", nil here): refused with the reason. */
+@interface CCSilentDictionary : NSDictionary {
+    NSDictionary *_storage;
+}
+- (NSUInteger)storedCount;
+@end
+
+@implementation CCSilentDictionary
+- (NSUInteger)storedCount
+{
+    return [_storage count];
+}
+@end
+
+/* Found by OrderedDictionary's suite: a category on a Foundation class whose method keeps a static
+   object: the script's first lines make the static's value (NSString) before defineClass('NSString')
+   would have named the class, so the script requires it. */
+@interface NSString (CCSilentStatic)
+- (NSString *)ccSilentTagged;
+@end
+
+@implementation NSString (CCSilentStatic)
+- (NSString *)ccSilentTagged
+{
+    static NSString *const tag = @"tag:";
+    return [tag stringByAppendingString:self];
+}
+@end
+
 int cc_silent_class_count(void)
 {
     return [CCSilent class] != Nil ? 1 : 0;

@@ -169,6 +169,17 @@ final class PatchCheckerTests: XCTestCase {
                        "p.js:1:23: error: 'taxCent' (taxCent) is no selector the app's interface declares; did you mean 'taxCents' (taxCents)?")
     }
 
+    /// What convert's own output calls beyond the app's selectors (JSPatch's `addExtensions`,
+    /// `Number.isInteger` in its `$object` helper, `Math.trunc` for integer division) is no finding.
+    func testConvertsOwnCallsAreNoFindings() {
+        let script = """
+            require('JPEngine').addExtensions(['JPNumber']);
+            var $object = function (v) { return typeof v === 'number' ? Number.isInteger(v) : v; };
+            var whole = Math.trunc(7 / 2);
+            """
+        XCTAssertEqual(checker.check(script), [])
+    }
+
     /// Class extensions and private declarations in the .m files `check` is given: convert's
     /// output calls them, and they are no errors once the implementation is read.
     func testClassExtensionsOfTheImplementationAreKnown() throws {
@@ -192,7 +203,8 @@ final class PatchCheckerTests: XCTestCase {
             @implementation CXThing
             @synthesize hidden = _hidden;
             - (NSInteger)secretCents { return 5; }
-            - (NSInteger)total { return [self secretCents] + self.hidden; }
+            - (NSInteger)total { return [self secretCents] + self.hidden + [self undeclaredCents]; }
+            - (NSInteger)undeclaredCents { return 1; }
             @end
             """.write(to: dir.appendingPathComponent("CXThing.m"), atomically: true, encoding: .utf8)
         let reader = ClangInterfaceReader(includePaths: [dir.path])
@@ -201,7 +213,8 @@ final class PatchCheckerTests: XCTestCase {
                                                   methods: [ObjCConverter.MethodName(parsing: "-[CXThing total]")!])
         XCTAssertEqual(converted.errors, [])
         let before = PatchChecker(interface: headersOnly).check(converted.script)
-        XCTAssertEqual(before.count, 2, "\(before)")   // secretCents and hidden: unknown from the header alone
+        // secretCents, hidden and undeclaredCents (implemented, declared nowhere): unknown from the header alone
+        XCTAssertEqual(before.count, 3, "\(before)")
         var withImplementation = headersOnly
         withImplementation.merge(try reader.read(implementations: [dir.appendingPathComponent("CXThing.m").path]))
         XCTAssertEqual(PatchChecker(interface: withImplementation).check(converted.script), [])

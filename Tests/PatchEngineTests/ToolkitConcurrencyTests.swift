@@ -160,6 +160,34 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
         return pf_recycled_report()
     }
 
+    /// What a recycled-address test expects: `-add:2 to:3` in the dying object's -dealloc, the
+    /// newcomer's `-add:1 to:2` meanwhile, and the newcomer's `-add:a to:b` afterwards.
+    private struct Recycled {
+        var duringDealloc: Int32, newcomerAdd: Int32, afterwards: (a: Int32, b: Int32, result: Int32)
+    }
+
+    /// One object of `className`, patched by `script` and readied by `prepare`, released while
+    /// the newcomer check is armed; checks what its -dealloc and the newcomer saw.
+    private func recycle(_ className: String, route: PERoute, script: String, expect: Recycled,
+                         prepare: (UnsafeMutableRawPointer) -> Void) throws {
+        PESetDefaultRoute(route)
+        let name = uniqueScriptName()
+        try PatchEngine.evaluate(script, name: name)
+        addTeardownBlock { try? PatchEngine.revert(name) }
+        guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); return }
+        prepare(dying)
+        pf_recycled_arm_newcomer_check()
+        let report = releaseUntilDeallocated(dying)
+        XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
+        XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
+        let newcomer = pf_recycled_take_newcomer()
+        XCTAssertEqual(report.duringDealloc, expect.duringDealloc, "\(route): the dying object, in its own -dealloc")
+        XCTAssertEqual(report.newcomerAdd, expect.newcomerAdd, "\(route): the newcomer, while that -dealloc ran")
+        XCTAssertEqual(pf_tk_add(newcomer, expect.afterwards.a, expect.afterwards.b), expect.afterwards.result,
+                       "\(route): the newcomer afterwards, with what it got meanwhile")
+        release(newcomer)
+    }
+
     private func skipWithoutACollectionNow() throws {
         if runsWithoutPrivateSymbols {
             // The machinery is the same C code in every configuration; only the collection differs.
@@ -173,31 +201,20 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties() throws {
         try skipWithoutACollectionNow()
         for (route, className) in [(PERouteForwarding, "PFRecycled3"), (PERouteClosure, "PFRecycled4")] {
-            PESetDefaultRoute(route)
-            let name = uniqueScriptName()
-            try PatchEngine.evaluate("""
-            defineClass('\(className)', ['tag'], {
-              add_to: function(a, b) {
-                var seen = self.tag();
-                if (seen) return seen;
-                self.setTag(a * 100 + b);
-                return a + b;
-              }
-            });
-            """, name: name)
-            defer { try? PatchEngine.revert(name) }
-            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
-            XCTAssertEqual(pf_tk_add(dying, 7, 0), 7, "\(route): the first call sets the tag")
-            XCTAssertEqual(pf_tk_add(dying, 1, 1), 700, "\(route): the tag, read back")
-            pf_recycled_arm_newcomer_check()
-            let report = releaseUntilDeallocated(dying)
-            let newcomer = pf_recycled_take_newcomer()
-            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
-            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
-            XCTAssertEqual(report.duringDealloc, 700, "\(route): the dying object's own tag, in its -dealloc")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer has no tag of the freed object's")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 102, "\(route): the tag the newcomer set meanwhile")
-            release(newcomer)
+            try recycle(className, route: route, script: """
+                defineClass('\(className)', ['tag'], {
+                  add_to: function(a, b) {
+                    var seen = self.tag();
+                    if (seen) return seen;
+                    self.setTag(a * 100 + b);
+                    return a + b;
+                  }
+                });
+                """,
+                        expect: Recycled(duringDealloc: 700, newcomerAdd: 3, afterwards: (4, 5, 102)), prepare: { dying in
+                    XCTAssertEqual(pf_tk_add(dying, 7, 0), 7, "\(route): the first call sets the tag")
+                    XCTAssertEqual(pf_tk_add(dying, 1, 1), 700, "\(route): the tag, read back")
+                })
         }
     }
 
@@ -206,35 +223,24 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive() throws {
         try skipWithoutACollectionNow()
         for (route, className) in [(PERouteForwarding, "PFRecycled5"), (PERouteClosure, "PFRecycled6")] {
-            PESetDefaultRoute(route)
-            let name = uniqueScriptName()
             // 1: keep a weak reference to self; 2: in -dealloc, how the kept one and a new one read;
             // 4: whether the kept one is live (1000) or nil (2000).
-            try PatchEngine.evaluate("""
-            var kept = null;
-            var alive = function (w) { return w && w.description() ? 1 : 2; };
-            defineClass('\(className)', {
-              add_to: function(a, b) {
-                if (a == 1) { kept = __weak(self); return a + b; }
-                if (a == 2) return alive(kept) * 10 + alive(__weak(self));
-                if (a == 4) return alive(kept) * 1000;
-                return a + b;
-              }
-            });
-            """, name: name)
-            defer { try? PatchEngine.revert(name) }
-            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
-            XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route)")
-            XCTAssertEqual(pf_tk_add(dying, 4, 0), 1000, "\(route): the weak reference, live")
-            pf_recycled_arm_newcomer_check()
-            let report = releaseUntilDeallocated(dying)
-            let newcomer = pf_recycled_take_newcomer()
-            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
-            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
-            XCTAssertEqual(report.duringDealloc, 22, "\(route): in its -dealloc, its weak references read nil")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route)")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 0), 1000, "\(route): the newcomer's weak reference, made meanwhile")
-            release(newcomer)
+            try recycle(className, route: route, script: """
+                var kept = null;
+                var alive = function (w) { return w && w.description() ? 1 : 2; };
+                defineClass('\(className)', {
+                  add_to: function(a, b) {
+                    if (a == 1) { kept = __weak(self); return a + b; }
+                    if (a == 2) return alive(kept) * 10 + alive(__weak(self));
+                    if (a == 4) return alive(kept) * 1000;
+                    return a + b;
+                  }
+                });
+                """,
+                        expect: Recycled(duringDealloc: 22, newcomerAdd: 3, afterwards: (4, 0, 1000)), prepare: { dying in
+                    XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route)")
+                    XCTAssertEqual(pf_tk_add(dying, 4, 0), 1000, "\(route): the weak reference, live")
+                })
             guard let third = recycledObject(className) else { XCTFail("\(route): no third \(className)"); continue }
             XCTAssertEqual(pf_tk_add(third, 4, 0), 2000, "\(route): nil once the newcomer is gone, whoever is at the address now")
             release(third)
@@ -246,29 +252,18 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     func testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt() throws {
         try skipWithoutACollectionNow()
         for (route, className) in [(PERouteForwarding, "PFRecycled7"), (PERouteClosure, "PFRecycled8")] {
-            PESetDefaultRoute(route)
-            let name = uniqueScriptName()
-            try PatchEngine.evaluate("""
-            defineClass('\(className)', {
-              add_to: function(a, b) {
-                if (a == 1) hook(self, 'add:to:', 'instead', function () { return 77; });
-                return a + b;
-              }
-            });
-            """, name: name)
-            defer { try? PatchEngine.revert(name) }
-            guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
-            XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route): hooks itself")
-            XCTAssertEqual(pf_tk_add(dying, 4, 5), 77, "\(route): hooked")
-            pf_recycled_arm_newcomer_check()
-            let report = releaseUntilDeallocated(dying)
-            let newcomer = pf_recycled_take_newcomer()
-            XCTAssertEqual(report.newcomerFinished, 1, "\(route): the other thread finished")
-            XCTAssertEqual(report.sameAddress, 1, "\(route): the newcomer took the freed address")
-            XCTAssertEqual(report.duringDealloc, 77, "\(route): the dying object's own hook, in its -dealloc")
-            XCTAssertEqual(report.newcomerAdd, 3, "\(route): the newcomer, not hooked yet")
-            XCTAssertEqual(pf_tk_add(newcomer, 4, 5), 77, "\(route): the hook the newcomer got meanwhile")
-            release(newcomer)
+            try recycle(className, route: route, script: """
+                defineClass('\(className)', {
+                  add_to: function(a, b) {
+                    if (a == 1) hook(self, 'add:to:', 'instead', function () { return 77; });
+                    return a + b;
+                  }
+                });
+                """,
+                        expect: Recycled(duringDealloc: 77, newcomerAdd: 3, afterwards: (4, 5, 77)), prepare: { dying in
+                    XCTAssertEqual(pf_tk_add(dying, 1, 0), 1, "\(route): hooks itself")
+                    XCTAssertEqual(pf_tk_add(dying, 4, 5), 77, "\(route): hooked")
+                })
         }
     }
 

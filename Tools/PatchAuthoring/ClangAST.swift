@@ -246,6 +246,20 @@ public struct ClangTranslationUnit {
         return false
     }
 
+    /// The class whose own key-value coding answers for instances of `className` (a Foundation
+    /// collection, whose valueForKey: and setValue:forKey: are about its elements, or a class that
+    /// declares them or +accessInstanceVariablesDirectly), nil when NSObject's reaches the ivars.
+    public func keyValueCodingOwner(of className: String) -> String? {
+        let collections: Set<String> = ["NSDictionary", "NSArray", "NSSet", "NSOrderedSet"]
+        let redefining = ["-valueForKey:", "-setValue:forKey:", "+accessInstanceVariablesDirectly"]
+        var name: String? = className, seen = Set<String>()
+        while let n = name, n != "NSObject", seen.insert(n).inserted {
+            if collections.contains(n) || redefining.contains(where: { declaredSelectors[n]?.contains($0) == true }) { return n }
+            name = superclasses[n]
+        }
+        return nil
+    }
+
     private func fieldsOf(_ record: ClangNode) -> [String]? {
         let fields = record.inner.filter { $0.kind == "FieldDecl" }.compactMap(\.name)
         return fields.isEmpty ? nil : fields
@@ -260,6 +274,49 @@ public struct ClangTranslationUnit {
             return v.hasPrefix("-") ? String(v.dropFirst()) : "-" + v
         }
         return nil
+    }
+
+    /// The value of an integer constant expression made of literals, enum constants, casts and
+    /// C's integer operators (`1 << 3`, `A | B`), computed as C does for 64-bit integers; nil for
+    /// anything else. The patch gets the number, not JS's 32-bit operators.
+    static func integerConstant(_ node: ClangNode, enumValues: [String: String]) -> Int64? {
+        func value(_ n: ClangNode) -> Int64? {
+            switch n.kind {
+            case "IntegerLiteral", "ConstantExpr", "CharacterLiteral":
+                if let v = n.value, let i = Int64(v) ?? UInt64(v).map({ Int64(bitPattern: $0) }) { return i }
+                return n.kind == "ConstantExpr" ? n.inner.first.flatMap(value) : nil
+            case "ImplicitCastExpr", "ParenExpr", "CStyleCastExpr":
+                guard let first = n.inner.first, n.kind == "ParenExpr" || CTypes.isInteger(n.type) || CTypes.isInteger(n.desugaredType) else { return nil }
+                return value(first)
+            case "DeclRefExpr":
+                guard let ref = n.referencedDecl, ref.kind == "EnumConstantDecl", let v = enumValues[ref.name] else { return nil }
+                return Int64(v)
+            case "UnaryOperator":
+                guard let first = n.inner.first, let v = value(first) else { return nil }
+                switch n.opcode {
+                case "-": return 0 &- v
+                case "+": return v
+                case "~": return ~v
+                default: return nil
+                }
+            case "BinaryOperator":
+                guard n.inner.count == 2, let a = value(n.inner[0]), let b = value(n.inner[1]) else { return nil }
+                switch n.opcode {
+                case "<<": return b >= 0 && b < 64 ? a << b : nil
+                case ">>": return b >= 0 && b < 64 ? a >> b : nil
+                case "|": return a | b
+                case "&": return a & b
+                case "^": return a ^ b
+                case "+": return a &+ b
+                case "-": return a &- b
+                case "*": return a &* b
+                default: return nil
+                }
+            default:
+                return nil
+            }
+        }
+        return value(node)
     }
 
     /// Turns JSON objects into nodes, carrying the current file and line along.

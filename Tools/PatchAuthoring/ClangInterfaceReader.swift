@@ -197,6 +197,19 @@ public struct ClangInterfaceReader {
                 cls.protocols += Self.names(node["protocols"])
                 add(inner, to: &cls)
                 interface.classes[base] = cls
+            case "ObjCImplementationDecl", "ObjCCategoryImplDecl":
+                // An .m read with `--implementation`: a method implemented there but declared nowhere
+                // (a category's private helper) is still the class's at run time.
+                let base = node["kind"] as? String == "ObjCImplementationDecl" ? name : (node["interface"] as? [String: Any])?["name"] as? String ?? ""
+                guard !base.isEmpty else { return }
+                var cls = interface.classes[base] ?? ObjCInterface.Class(
+                    name: base, superclass: nil, protocols: [], methods: [], properties: [], isAppClass: isApp)
+                for child in inner where child["kind"] as? String == "ObjCMethodDecl" && child["isImplicit"] as? Bool != true {
+                    if let m = Self.method(child), !cls.methods.contains(where: { $0.selector == m.selector && $0.isClassMethod == m.isClassMethod }) {
+                        cls.methods.append(m)
+                    }
+                }
+                interface.classes[base] = cls
             case "ObjCProtocolDecl":
                 var proto = interface.protocols[name] ?? ObjCInterface.ProtocolDecl(name: name, protocols: [], methods: [])
                 proto.protocols += Self.names(node["protocols"])

@@ -68,6 +68,7 @@ extension MethodConverter {
             return declRef(node)
         case "ObjCIvarRefExpr":
             guard let ivar = node.decl?.name else { return unconverted("instance variable without a name", node) }
+            if let problem = ivarProblem(node) { return unconverted(problem, node) }
             if CTypes.isPointer(node.type), !CTypes.isObjectPointer(node.type) {
                 return unconverted("instance variable \(ivar) holds a C pointer (key-value coding can't read it; a patch has no C memory)", node)
             }
@@ -263,6 +264,11 @@ extension MethodConverter {
                 return expr(initial, boxed: CTypes.isObjectPointer(global.type))
             }
         }
+        if isConst, CTypes.isInteger(global.type) || CTypes.isInteger(global.desugaredType), let initial = global.inner.first,
+           let value = ClangTranslationUnit.integerConstant(initial, enumValues: unit.enumValues) {
+            // `static const NSUInteger Option = 1 << 3;` (GNUstep's NSRegularExpression options): the number.
+            return value < 0 ? "(\(value))" : String(value)
+        }
         if isConst, global.storageClass == "extern", !global.inner.contains(where: { !$0.kind.hasSuffix("Attr") }) {
             // Defined in another file: read by its symbol when the patch runs, if the app allows it.
             report("reads the constant \(name) through externConstant: the app must list it in PatchEngine.allowedExternConstants", at: use, severity: .warning)
@@ -273,6 +279,18 @@ extension MethodConverter {
                 + "as a property of a class it defines, or reach it through a method of the app)", use)
         }
         return unconverted("global variable \(name) (a patch can't reach C globals; pass the value or read it through a method)", use)
+    }
+
+    /// Why a patch can't reach this instance variable, nil when it can. A patch reads and writes
+    /// ivars through key-value coding, which is NSObject's only where no class of the object's
+    /// redefines it: on an NSDictionary subclass `valueForKey:@"_keys"` is the entry "_keys".
+    func ivarProblem(_ ivarRef: ClangNode) -> String? {
+        let type = ivarRef.inner.first?.type ?? method.className
+        let className = String(type.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        guard let owner = unit.keyValueCodingOwner(of: className.isEmpty ? method.className : className) else { return nil }
+        return "instance variable \(ivarRef.decl?.name ?? "?") of \(className): a patch reaches instance variables through "
+            + "key-value coding, which \(owner) answers itself (\(owner == className ? "" : "inherited, ")e.g. with its entries): "
+            + "reach the value through a method of the class"
     }
 
     /// The object an ivar belongs to: `self` for `_ivar`, the base for `other->_ivar`.
@@ -340,6 +358,7 @@ extension MethodConverter {
             let target = inner.unwrapped
             if target.kind == "ObjCIvarRefExpr" {
                 guard let ivar = target.decl?.name else { return unconverted("instance variable without a name", node) }
+                if let problem = ivarProblem(target) { return unconverted(problem, target) }
                 let base = ivarBase(target)
                 return "\(base).setValue_forKey(\(base).valueForKey(\(JSNames.string(ivar))) \(op.first!) 1, \(JSNames.string(ivar)))"
             }
@@ -424,6 +443,7 @@ extension MethodConverter {
         switch t.kind {
         case "ObjCIvarRefExpr":
             guard let ivar = t.decl?.name else { return unconverted("instance variable without a name", node) }
+            if let problem = ivarProblem(t) { return unconverted(problem, t) }
             return "\(ivarBase(t)).setValue_forKey(\(value), \(JSNames.string(ivar)))"
         case "DeclRefExpr":
             if t.referencedDecl?.kind == "ImplicitParamDecl", t.referencedDecl?.name == "self" { return "self = \(value)" }

@@ -289,6 +289,7 @@ struct MethodConverter {
         guard n.kind == "ObjCMessageExpr", let sel = n.selector, n.receiverKind == "instance",
               ["release", "autorelease", "retain"].contains(sel), let receiver = n.inner.first?.unwrapped else { return nil }
         if sel == "release", receiver.kind == "ObjCIvarRefExpr", let ivar = receiver.decl?.name {
+            if let problem = ivarProblem(receiver) { return unconverted(problem, receiver) + ";" }
             return "\(ivarBase(receiver)).setValue_forKey(null, \(JSNames.string(ivar)));"
         }
         return ""

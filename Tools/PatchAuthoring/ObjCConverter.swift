@@ -121,7 +121,11 @@ public struct ObjCConverter {
             }
         }
         var out = "// Converted from \((unit.mainFile as NSString).lastPathComponent) by patchctl convert.\n"
-        let classes = state.requiredClasses.subtracting(blocks.map(\.className)).sorted()
+        // A class the script defines needs no require, unless the lines before its defineClass (a
+        // static's initial value) already name it: `defineClass('NSString', …)` after
+        // `var key = NSString.stringWithString(…)` (a category on NSString with a static string).
+        let defined = Set(blocks.map(\.className)), preamble = state.preamble.joined(separator: "\n")
+        let classes = state.requiredClasses.filter { !defined.contains($0) || preamble.range(of: "\\b\($0)\\.", options: .regularExpression) != nil }.sorted()
         if !classes.isEmpty { out += "require('\(classes.joined(separator: ", "))');\n" }
         if !state.extensions.isEmpty {
             out += "require('JPEngine').addExtensions([\(state.extensions.sorted().map { "'\($0)'" }.joined(separator: ", "))]);\n"

@@ -49,6 +49,8 @@ public struct ScriptLinter {
         "hasOwnProperty", "toJS", "super", "require", "defineClass", "defineProtocol", "block", "dispatch_after",
         "dispatch_async_main", "dispatch_sync_main", "dispatch_async_global_queue", "test", "exec", "match",
         "parseInt", "parseFloat", "stringify", "parse", "floor", "ceil", "round", "max", "min", "abs",
+        // What convert's own output calls: Number.isInteger ($object), Math.trunc, JPEngine's addExtensions.
+        "isInteger", "trunc", "addExtensions",
     ]
 
     public func warnings(in script: String) -> [Warning] {

@@ -18,6 +18,7 @@
 #define PE_LOCK_DROP_ORDER_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "PEThreadEntries.h"
 
 /* How long a thread waits for a later-recorded thread whose order is not proven, in ms. */
 #define PE_LOCK_DROP_UNPROVEN_WAIT_MS 20
@@ -25,8 +26,11 @@
 typedef struct PELockDropRecord PELockDropRecord;
 
 /* First thing in a JS → native callback (the API lock of `vm` has just been dropped). A record
-   waits only for later records of the same VM: each VM has its own lock and drop order. */
-PELockDropRecord *PELockDropOrderPush(const void *vm);
+   waits only for later records of the same VM: each VM has its own lock and drop order.
+   `occupancy`: the VM's count of threads with an entry open, PEVMOpenEntry per thread
+   (Engine.occupancy), or NULL when the calling thread's entry is not counted there. While the
+   calling thread is alone in the VM, Push and Pop take no lock. */
+PELockDropRecord *PELockDropOrderPush(const void *vm, const long *occupancy);
 /* Last thing before the callback returns to JavaScriptCore: waits (blocked, not spinning) until
    no thread recorded later is still inside a callback, or — for a later record whose order is not
    proven — at most PE_LOCK_DROP_UNPROVEN_WAIT_MS; then removes the record. */

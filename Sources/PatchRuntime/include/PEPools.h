@@ -38,9 +38,11 @@ typedef struct PEPoolBatchState {
     uint32_t depth, calls, active;
 } PEPoolBatchState;
 /* Around every entry into JS from native code: hides the batch of the JS that is running further
-   out (if any) and restores it after draining the batch the entered JS opened. */
-PEPoolBatchState PEPoolEntryBegin(void);
-void PEPoolEntryEnd(PEPoolBatchState outer);
+   out (if any) in `outer` and restores it after draining the batch the entered JS opened. The
+   state goes through the caller's storage, not by value: a 24-byte struct returned and passed by
+   value was written field by field and read back whole, a store-forwarding stall per call. */
+void PEPoolEntryBegin(PEPoolBatchState *outer);
+void PEPoolEntryEnd(const PEPoolBatchState *outer);
 
 /* Pools the calling thread holds through these functions (tests). */
 uint32_t PEPoolDepthOnThisThread(void);

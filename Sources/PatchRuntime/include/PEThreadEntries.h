@@ -1,12 +1,18 @@
 /* The engine's entries into JavaScript, per thread: which outermost entry a thread is in, and whether the execution time limit ended the thread's entry.
    The time limit (ExecutionTimeLimit.swift) needs them to judge a thread by its own entry, not
    by whichever thread JavaScriptCore's watchdog measured (docs/threads.md); whether another
-   thread has an entry open in the same VM is counted per VM (`Engine.entriesOpen`). In C for the
-   thread-local storage and atomics (Swift's Atomic needs macOS 15; the package supports 13). */
+   thread has an entry open in the same VM is counted per VM (the upper bits of `Engine.occupancy`).
+   In C for the thread-local storage and atomics (Swift's Atomic needs macOS 15; the package
+   supports 13). */
 #ifndef PE_THREAD_ENTRIES_H
 #define PE_THREAD_ENTRIES_H
 #include <stdbool.h>
 #include <stdint.h>
+
+/* One thread's entry in a VM's occupancy word (Engine.occupancy): entries count from bit 16 up,
+   threads holding the VM for a call (VMPool, at most one) below. 16, not 32: `long` and Swift's
+   Int are 32 bits on arm64_32. */
+static const long PEVMOpenEntry = 1L << 16;
 
 /* Begins an entry on this thread. For the thread's outermost entry returns its number (unique in
    the process, never 0); for a nested entry returns 0. */

@@ -10,6 +10,7 @@ defineProtocol('CCSilentConvertedMethods', {
   refusedCounter: { paramsType: '', returnType: 'NSInteger' },
   refusedVariadic: { paramsType: '', returnType: 'NSInteger' }
 });
+var NSString_ccSilentTagged_tag = NSString.stringWithString('tag:');   // static in -[NSString ccSilentTagged]
 defineClass('CCSilent <CCSilentConvertedMethods>', {
   log: function (format) {
     var ap = {};
@@ -138,5 +139,21 @@ defineClass('CCSilent <CCSilentConvertedMethods>', {
   },
   refusedVariadic: function () {
     return (function () { throw new Error('patchctl convert: not converted: -sum: is variadic and not a format method: the engine passes extra arguments only to selectors ending in Format:/format: and Foundation\'s nil-terminated lists (call a non-variadic variant, or give the method a format attribute, NS_FORMAT_FUNCTION) (CCSilent.m:175:12)'); })();
+  }
+});
+defineClass('CCSilent', {
+  constantExpressions: function () {
+    var options = 1 | 16;
+    return NSString.stringWithFormat('%@ %@ %@', options, 1099511627776, (-3));
+  }
+});
+defineClass('CCSilentDictionary', {
+  storedCount: function () {
+    return (function () { throw new Error('patchctl convert: not converted: instance variable _storage of CCSilentDictionary: a patch reaches instance variables through key-value coding, which NSDictionary answers itself (inherited, e.g. with its entries): reach the value through a method of the class (CCSilent.m:211:13)'); })().count();
+  }
+});
+defineClass('NSString', {
+  ccSilentTagged: function () {
+    return NSString_ccSilentTagged_tag.stringByAppendingString(self);
   }
 });
