@@ -9,7 +9,8 @@
 
 /* Adopts the protocols this file names with @protocol(): clang's code for GCC's runtime leaves a
    module's @protocol(X) object unregistered (its class word 0x2, answering NO to every
-   conformsToProtocol:) unless a class or category of the same module adopts X. */
+   conformsToProtocol:) unless a class or category of the same module adopts X
+   (PFUnregisteredProtocols.m is the module that doesn't). */
 @interface PFProtocolAdopter : NSObject <NSCopying, NSCoding>
 @end
 @implementation PFProtocolAdopter
@@ -48,11 +49,30 @@ int pf_protocol_compiled_copies(int which, const char *className)
     PF_POOL_END
 }
 
-int pf_protocol_check_object_conforms(int which, const char *className, const char *protocolName)
+void *pf_protocol_compiled(const char *name)
 {
-    Protocol *p = strcmp(protocolName, "NSCoding") == 0 ? @protocol(NSCoding) : @protocol(NSCopying);
+    return strcmp(name, "NSCoding") == 0 ? @protocol(NSCoding) : @protocol(NSCopying);
+}
+
+void *pf_protocol_runtime(const char *name)
+{
+    return objc_getProtocol(name);
+}
+
+int pf_protocol_check_object_conforms(int which, const char *className, void *protocol)
+{
     PF_POOL_BEGIN
-        @try { return [[[PFProtocolCheck new] autorelease] object:PFProtocolArgument(which, className) conformsTo:p] ? 1 : 0; }
+        @try {
+            return [[[PFProtocolCheck new] autorelease] object:PFProtocolArgument(which, className) conformsTo:(Protocol *)protocol] ? 1 : 0;
+        }
         @catch (id e) { return -1; }
+    PF_POOL_END
+}
+
+void *pf_protocol_check_echo(void *protocol)
+{
+    PF_POOL_BEGIN
+        @try { return [[[PFProtocolCheck new] autorelease] echo:(Protocol *)protocol]; }
+        @catch (id e) { return NULL; }
     PF_POOL_END
 }
