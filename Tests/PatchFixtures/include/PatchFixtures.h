@@ -29,6 +29,7 @@
 #include "PFLockDropFixture.h"
 #include "PFLateInitializeFixture.h"
 #include "PFProtocolValuesFixture.h"
+#include "PFEnumerationFixture.h"
 #include "PFRecycledFixture.h"
 #include "PFChainFixture.h"
 
