@@ -131,7 +131,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let entry = PEThreadEntryBegin()
         guard entry != 0 else { return }
         if watchdogArmed { disarmIfAlone() }
-        if lastEntryRanLong { armAtStart(entry) } else { counter.pointee = entryTicks }
+        if lastEntryRanLong { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
     }
 
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry
@@ -155,10 +155,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     private func armAtStart(_ entry: UInt64) {
         guard armedLimit > 0 || heapOn, setFunction != nil else {
             lastEntryRanLong = false
-            counter.pointee = entryTicks
+            PECheckPointsSet(counter, entryTicks)
             return
         }
-        counter.pointee = .max
+        PECheckPointsSet(counter, .max)
         PEThreadEntryClockCurrent()!.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0,
                                                                   armedAtStart: true)
         // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
@@ -171,7 +171,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let clock = PEThreadEntryClockCurrent()!
         if clock.pointee.armedAtStart {
             // Only this VM's JS counts the countdown down from where `armAtStart` set it.
-            lastEntryRanLong = Int32.max - counter.pointee >= Self.ticksToFirstCheck
+            lastEntryRanLong = Int64(Int32.max) - Int64(PECheckPointsGet(counter)) >= Int64(Self.ticksToFirstCheck)
             clock.pointee.armedAtStart = false
         } else {
             lastEntryRanLong = watchdogArmed
@@ -199,7 +199,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// call from a loop 3 → 9 ns (the compiled loop then calls out, which clobbers what it had
     /// hoisted).
     func tock() {
-        counter.pointee = .max
+        PECheckPointsSet(counter, .max)
         let entry = PEThreadEntryCurrent()
         guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
         if entry == endRequested { return runWatchdog(Self.endDelay, for: entry) }

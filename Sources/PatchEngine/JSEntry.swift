@@ -83,7 +83,10 @@ extension Engine {
     /// The tracker may skip its list while this thread is alone in the VM (`occupancy`), which it
     /// can tell only when the thread's entry is counted there: JS run outside `entering` (a JS
     /// getter a C API call on native code's side ran) passes no occupancy and is listed.
+    /// It also counts the call against the limits' check points (`PECheckPoints.h`): a loop
+    /// whose time goes to native calls is checked as soon as one of JS.
     @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
+        PECheckPointsCountNativeCall(timeLimit.counter)
         let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
         let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
         defer { PELockDropOrderPop(record) }

@@ -49,6 +49,14 @@ final class CheckPointLimitTests: TimeLimitTestCase {
         XCTAssertEqual(render(try apply("(function () {}) instanceof Function && Function.prototype.constructor === Function")), "true")
     }
 
+    /// A loop whose iterations spend their time in native code (0.5 ms of CPU a call, against
+    /// ≈ 1 ns for a check point): each call from JS into native code counts as 100 check points
+    /// (`PECheckPoints.h`), so the first check comes after ≈ 1,000 calls (0.5 s) instead of
+    /// 100,000 iterations (50 s).
+    func testALoopWhoseTimeGoesToNativeCallsIsEnded() {
+        assertEnded("var b = require('PFCPUBurner'), t0 = Date.now(); while (Date.now() - t0 < 5000) b.burnMilliseconds(0.5); 'survived'")
+    }
+
     /// The loop swallows every exception (`catch`, `finally` with `continue`): the termination is
     /// not one it can swallow.
     func testRunawayThatCatchesAndContinuesIsEnded() {
