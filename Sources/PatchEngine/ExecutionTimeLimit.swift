@@ -127,11 +127,14 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// outermost entry starts the countdown to its first tock (and clears a watchdog left armed
     /// by threads that left together: `disarmIfAlone`). After an entry that ran long, the next one
     /// arms the watchdog at its start instead (`armAtStart`).
-    @inline(__always) func beginEntry() {
+    /// `armingAtStart`: a script's top level (an evaluation), which is armed at its start like an
+    /// entry after a long one (`armAtStart`): evaluations are few and cost far more than the
+    /// watchdog's start (≈ 1 µs), and a script's top-level loop then never meets a tock.
+    @inline(__always) func beginEntry(armingAtStart: Bool = false) {
         let entry = PEThreadEntryBegin()
         guard entry != 0 else { return }
         if watchdogArmed { disarmIfAlone() }
-        if lastEntryRanLong { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
+        if lastEntryRanLong || armingAtStart { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
     }
 
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry

@@ -25,7 +25,7 @@ extension Engine {
         var error: Error?
         var outerBatch = PEPoolBatchState()
         PEPoolEntryBegin(&outerBatch)
-        let result = entering { () -> JSValueRef? in
+        let result = entering(armingAtStart: topLevel) { () -> JSValueRef? in
             let saved = topLevel ? enterTopLevel() : nil
             let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
             defer {
@@ -55,7 +55,8 @@ extension Engine {
     /// An entry into a secondary VM is no replay's JS (`PEThreadReplaying`): a replay marks its
     /// own inside its entry (`evaluateRaw(replaying:)`); this one may be app code a replay's native
     /// call ran on this thread (+initialize).
-    @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
+    /// `armingAtStart`: a script's top level (`ExecutionTimeLimit.beginEntry`).
+    @inline(__always) func entering<R>(armingAtStart: Bool = false, _ body: () throws -> R) rethrows -> R {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let previous = PEThreadEngineSwap(me)
         let arriving = previous != me
@@ -69,7 +70,7 @@ extension Engine {
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
-            timeLimit.beginEntry()
+            timeLimit.beginEntry(armingAtStart: armingAtStart)
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }
