@@ -60,7 +60,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Whether JavaScriptCore's watchdog has a limit now, and for which thread entry it was set.
     @exclusivity(unchecked) private var watchdogArmed = false
     private var watchdogEntry: UInt64 = 0
-    private var watchdogCreated = false
     /// The entry the engine asked JavaScriptCore to end, and the entry last ended for its heap growth.
     private var endRequested: UInt64 = 0
     private var heapEnd: (entry: UInt64, exceeded: HeapGrowthExceeded)?
@@ -83,6 +82,15 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
         counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         counter.initialize(to: .max)
+        // The watchdog is made now, before any entry into the VM, whatever the bounds: JavaScriptCore
+        // marks a VM as entered (`Watchdog::enteredVM`, what lets a limit set inside an entry start
+        // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
+        // an entry another thread has open (bounds turned on while a thread is in a native call),
+        // a tock's arming there would start no timer and the runaway would never be ended.
+        if let setFunction, let clearFunction {
+            setFunction(group, 1e6, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+            clearFunction(group)
+        }
     }
 
     var isAvailable: Bool { setFunction != nil && clearFunction != nil }
@@ -102,20 +110,14 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         return true
     }
 
-    /// Takes the bounds set (`limit`, `heapGrowth`) into use. API lock held. The first time a bound
-    /// is on, JavaScriptCore's watchdog is made (setting a limit makes it) and its limit cleared:
-    /// arming it later, from inside an entry, then finds it there.
+    /// Takes the bounds set (`limit`, `heapGrowth`) into use. API lock held. (JavaScriptCore's
+    /// watchdog was made with the VM, `init`: arming it from inside an entry finds it there.)
     func arm() {
-        guard let setFunction, let clearFunction else { return }
+        guard isAvailable else { return }
         armedLimit = settings.withLock { $0.limit } ?? 0
         heapOn = heapGrowth.bytes != nil
         let on = armedLimit > 0 || heapOn
         entryTicks = on ? Self.ticksToFirstCheck : .max
-        if on && !watchdogCreated {
-            setFunction(group, 1e6, Self.callback, Unmanaged.passUnretained(self).toOpaque())
-            clearFunction(group)
-            watchdogCreated = true
-        }
     }
 
     /// The `Int32Array` scripts count down (`__peTick`), over `counter`.

@@ -62,8 +62,11 @@ final class VMPool: @unchecked Sendable {
         let engine = Engine(main: main, index: count + 1)
         engine.occupancy.pointee = 1   // this thread's, before any other thread can see it
         engine.start()
-        engine.takeLimits(from: main)
+        // Limits taken once the VM is listed: a limit set meanwhile (`PatchEngine.executionTimeLimit`
+        // sets the main VM's, then every listed VM's) is then either taken here or set there; taken
+        // before the listing, such a change missed the VM, which kept the old bounds (none, say).
         state.withLock { $0.secondaries.append(engine) }
+        engine.takeLimits(from: main)
         return engine
     }
 
