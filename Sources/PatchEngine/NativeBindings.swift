@@ -121,6 +121,15 @@ extension NativeBinding {
             guard let object = e.unbox(value) else { return value }
             return e.box(object, retain: true)
         },
+        // protocol('NSCopying'): `@protocol(NSCopying)`, the runtime's protocol object, for
+        // conformsToProtocol: and other `Protocol *` parameters (defineProtocol's ones included).
+        .init("protocol", .values, .replayable) { (e: Engine, name: String) in
+            guard let proto = PEProtocolLookup(name) else {
+                throw BridgeError("protocol('\(name)'): no Objective-C protocol named \(name) in the runtime (declare it with "
+                    + "defineProtocol; on GCC's runtime a protocol no class or category adopts isn't there)")
+            }
+            return e.box(proto)
+        },
     ]
 
     // Pointers and memory (JSPatch's memory extension), for out-parameters such as NSError **.

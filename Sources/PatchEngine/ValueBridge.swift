@@ -18,8 +18,13 @@ extension Engine {
     /// A strong box is the object's live box when it has one (`BoxCache`); a new one is a plain
     /// object whose read-only `__handle` is an `OCObject`-class object that holds the reference
     /// (see `BoxBits` for why the box itself is no object of a class).
+    /// A protocol object is first made the runtime's one for its name (`PEObjectCanonical`).
     func box(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
         guard let object else { return shortcuts.makeBoolean(false, ctx) }
+        return boxCanonical(PEObjectCanonical(object), retain: retain)
+    }
+
+    private func boxCanonical(_ object: UnsafeMutableRawPointer, retain: Bool) -> JSValueRef {
         if retain {
             if let live = boxCache.box(of: object, ctx) { return live }
             // A retain now would not keep it: the memory goes when its -dealloc returns.
@@ -175,15 +180,16 @@ extension Engine {
 
     /// An object pointer as JS: numbers and booleans unwrap, blocks become callable, the rest is boxed.
     func objectToJS(_ object: UnsafeMutableRawPointer?, retain: Bool = true) -> JSValueRef {
-        guard let object else { return JSValueMakeBoolean(ctx, false) }
+        guard let native = object else { return JSValueMakeBoolean(ctx, false) }
+        let object = PEObjectCanonical(native)!
         switch PEObjectGetKind(object) {
         case PEObjectKindNumber: return JSValueMakeNumber(ctx, PENumberGetDouble(object))
         case PEObjectKindBoolean: return JSValueMakeBoolean(ctx, PENumberGetDouble(object) != 0)
         case PEObjectKindBlock: return blockToJS(object)
         case PEObjectKindString, PEObjectKindArray, PEObjectKindDictionary, PEObjectKindNull:
             // autoConvertOCType(1): these arrive as JS values (jspatch.js).
-            return jspatch.autoConvert ? deepObjectToJS(object) : box(object, retain: retain)
-        default: return box(object, retain: retain)
+            return jspatch.autoConvert ? deepObjectToJS(object) : boxCanonical(object, retain: retain)
+        default: return boxCanonical(object, retain: retain)
         }
     }
 

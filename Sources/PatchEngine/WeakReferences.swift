@@ -8,7 +8,8 @@ import PatchRuntime
 /// when its -dealloc starts. A message to a zeroed weak box answers false, like any message to nil.
 extension Engine {
     func makeWeak(_ object: UnsafeMutableRawPointer) throws -> JSValueRef {
-        if PEObjectGetKind(object) == PEObjectKindClass { return box(object) }   // classes never go away
+        // Classes and protocols never go away (and a protocol's class can't take the cleanup).
+        if PEObjectGetKind(object) == PEObjectKindClass || PEObjectIsProtocol(object) { return box(object) }
         var error: UnsafeMutablePointer<CChar>?
         guard PEClassEnablePropertyCleanup(PEObjectGetClass(object), &error) else {
             defer { free(error) }

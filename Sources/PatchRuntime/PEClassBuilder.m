@@ -50,14 +50,7 @@ bool PEClassEnablePropertyCleanup(void *cls, char **error) {
    (module-abi-8.h: class pointer, name, inherited list, instance and class method description
    lists, with registered selectors, as the runtime leaves them after loading a module) and
    registered with the exported __objc_protocols_add_protocol, which objc_getProtocol reads. */
-struct GNUMethodDescriptionList { int count; struct objc_method_description list[]; };
-struct GNUProtocol {
-    Class class_pointer;
-    char *protocol_name;
-    void *protocol_list;
-    struct GNUMethodDescriptionList *instance_methods, *class_methods;
-};
-extern void __objc_protocols_add_protocol(const char *name, struct GNUProtocol *object);
+extern void __objc_protocols_add_protocol(const char *name, struct PEGNUProtocol *object);
 
 /* The types as GCC's runtime can parse them: it rejects a block's "@?" (and its extended
    "<...>" signature) with an abort, so anything reading the protocol (GNUstep's forwarding does)
@@ -75,9 +68,9 @@ static char *runtimeTypes(const char *types) {
     return out;
 }
 
-static struct GNUMethodDescriptionList *descriptionList(unsigned count, const char *const *selectors,
+static struct PEGNUMethodDescriptionList *descriptionList(unsigned count, const char *const *selectors,
                                                          const char *const *types, const bool *instance, bool wanted) {
-    struct GNUMethodDescriptionList *list = calloc(1, sizeof *list + sizeof(struct objc_method_description) * (count + 1));
+    struct PEGNUMethodDescriptionList *list = calloc(1, sizeof *list + sizeof(struct objc_method_description) * (count + 1));
     for (unsigned i = 0; i < count; i++) {
         if (instance[i] != wanted) continue;
         char *t = runtimeTypes(types[i]);
@@ -88,18 +81,35 @@ static struct GNUMethodDescriptionList *descriptionList(unsigned count, const ch
     return list;
 }
 
-void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
-                       const char *const *types, const bool *instance, char **error) {
+static void *makeProtocol(const char *name, unsigned count, const char *const *selectors, const char *const *types,
+                          const bool *instance, struct PEGNUProtocolList *inherited, char **error) {
     if (objc_getProtocol(name)) { if (error) *error = strdup("a protocol with that name exists"); return NULL; }
     Class protocolClass = objc_lookUpClass("Protocol");
     if (!protocolClass) { if (error) *error = strdup("the runtime has no Protocol class"); return NULL; }
-    struct GNUProtocol *proto = calloc(1, sizeof *proto);
+    struct PEGNUProtocol *proto = calloc(1, sizeof *proto);
     proto->class_pointer = protocolClass;
     proto->protocol_name = strdup(name);
+    proto->protocol_list = inherited;
     proto->instance_methods = descriptionList(count, selectors, types, instance, true);
     proto->class_methods = descriptionList(count, selectors, types, instance, false);
     __objc_protocols_add_protocol(proto->protocol_name, proto);
     return proto;
+}
+
+void *PEGNUProtocolCreate(const char *name, unsigned count, const char *const *selectors, const char *const *types,
+                          const bool *instance, struct PEGNUProtocolList *inherited, char **error) {
+    /* One at a time: defineProtocol and a compiled protocol's twin (PEGNUCanonicalProtocol) may
+       be made for one name on two threads, and the runtime's table keeps the first. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    void *proto = makeProtocol(name, count, selectors, types, instance, inherited, error);
+    pthread_mutex_unlock(&lock);
+    return proto;
+}
+
+void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,
+                       const char *const *types, const bool *instance, char **error) {
+    return PEGNUProtocolCreate(name, count, selectors, types, instance, NULL, error);
 }
 #else
 void *PEProtocolCreate(const char *name, unsigned count, const char *const *selectors,

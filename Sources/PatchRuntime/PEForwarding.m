@@ -2,6 +2,7 @@
    forwarding IMP, and the engine's -forwardInvocation: (installed once per class, keeping the
    class's previous one for selectors it doesn't own) turns the NSInvocation into a frame. */
 #include "PESlot.h"
+#include "PEObjects.h"
 #include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
@@ -47,12 +48,14 @@ static void forwardingClosure(ffi_cif *cif, void *ret, void **args, void *userDa
     [inv setSelector:sel];
     unsigned count = PESignatureGetArgumentCount(entry->sig);
     for (unsigned i = 2; i < count; i++) [inv setArgument:args[i] atIndex:(NSInteger)i];
+    const PEType *rt = PESignatureGetReturnType(entry->sig);
+    bool objectResult = PETypeGetKind(rt) == PETypeKindObject;
+    PEGNUInvocationClearReturn(inv, objectResult);
     SEL fwd = @selector(forwardInvocation:);
     void (*forward)(id, SEL, NSInvocation *) = (void (*)(id, SEL, NSInvocation *))PELookupIMP(receiver, fwd);
     forward(receiver, fwd, inv);
-    const PEType *rt = PESignatureGetReturnType(entry->sig);
     if (PETypeGetKind(rt) != PETypeKindVoid) {
-        [inv getReturnValue:ret];
+        PEGNUInvocationReturn(inv, ret, objectResult);
         PEWidenReturn(rt, ret);
     }
 }
@@ -169,7 +172,7 @@ static void PEFrameFromInvocationAndRun(PESlot *slot, NSInvocation *inv, void (*
     if (ret) memset(ret, 0, retSize);
     PEFrame frame = { sig, args, ret };
     run(slot, &frame);
-    if (ret) [inv setReturnValue:ret];
+    if (ret) PEPlatformSetInvocationReturn(inv, ret, PETypeGetKind(rt) == PETypeKindObject && PEObjectIsProtocol(*(void **)ret));
 }
 
 

@@ -148,4 +148,48 @@ bool PEGNUAddMethod(Class cls, SEL sel, IMP imp, const char *types) {
     objc_mutex_unlock(__objc_runtime_mutex);
     return added;
 }
+/* A compiled protocol no module registered: its method descriptions still hold selector names,
+   not selectors (the runtime registers them when it registers the protocol). */
+static void *registerTwin(struct PEGNUProtocol *compiled) {
+    size_t parents = 0;
+    for (struct PEGNUProtocolList *l = compiled->protocol_list; l; l = l->next) parents += l->count;
+    /* Kept by the twin for the process, as a loaded module's list is. Protocols can't inherit in
+       a cycle, so the recursion ends. */
+    struct PEGNUProtocolList *inherited = NULL;
+    if (parents) {
+        inherited = calloc(1, sizeof *inherited + parents * sizeof(struct PEGNUProtocol *));
+        for (struct PEGNUProtocolList *l = compiled->protocol_list; l; l = l->next)
+            for (size_t i = 0; i < l->count; i++)
+                if (l->list[i]) inherited->list[inherited->count++] = PEGNUCanonicalProtocol(l->list[i]);
+    }
+    struct PEGNUMethodDescriptionList *lists[2] = { compiled->instance_methods, compiled->class_methods };
+    unsigned total = 0;
+    for (int k = 0; k < 2; k++) if (lists[k] && lists[k]->count > 0) total += (unsigned)lists[k]->count;
+    const char **names = calloc(total + 1, sizeof *names), **types = calloc(total + 1, sizeof *types);
+    bool *instance = calloc(total + 1, sizeof *instance);
+    unsigned n = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; lists[k] && i < lists[k]->count; i++) {
+            const char *name = (const char *)(void *)lists[k]->list[i].name, *t = lists[k]->list[i].types;
+            if (!name || !t) continue;
+            names[n] = name; types[n] = t; instance[n] = k == 0; n++;
+        }
+    }
+    void *twin = PEGNUProtocolCreate(compiled->protocol_name, n, names, types, instance, inherited, NULL);
+    free(names); free(types); free(instance);
+    if (!twin) {
+        free(inherited);   /* another thread registered one meanwhile */
+        twin = objc_getProtocol(compiled->protocol_name);
+    }
+    return twin;
+}
+
+void *PEGNUCanonicalProtocol(void *protocol) {
+    struct PEGNUProtocol *p = protocol;
+    /* protocol_getName answers NULL for an unregistered one: its name is read from the ABI's field. */
+    if (!p || !p->protocol_name) return protocol;
+    void *registered = objc_getProtocol(p->protocol_name);
+    if (!registered && (uintptr_t)p->class_pointer == PE_GNU_UNREGISTERED_PROTOCOL_WORD) registered = registerTwin(p);
+    return registered ? registered : protocol;
+}
 #endif

@@ -97,18 +97,34 @@ void PEFlushDeferredAutoreleases(void) {
     while (deferredAutoreleaseCount) PEObjectAutorelease(deferredAutoreleases[--deferredAutoreleaseCount]);
 }
 
+static Class protocolClass(void) {
+    static void *cls;   /* the same answer on every thread: a racing first store is harmless */
+    void *known = __atomic_load_n(&cls, __ATOMIC_RELAXED);
+    if (!known) __atomic_store_n(&cls, known = (void *)objc_lookUpClass("Protocol"), __ATOMIC_RELAXED);
+    return (Class)known;
+}
+
+bool PEObjectIsProtocol(void *obj) {
+    Class cls = protocolClass();
+    return obj && cls && !PEIsBlock(obj) && PEPlatformIsProtocol(obj, cls);
+}
+
+void *PEObjectCanonical(void *obj) {
+    return PEObjectIsProtocol(obj) ? PEPlatformCanonicalProtocol(obj) : obj;
+}
+
 void *PEObjectRetain(void *obj) {
-    if (!obj) return obj;
+    if (!obj || PEObjectIsProtocol(obj)) return obj;
     if (PEIsBlock(obj)) return PEBlockCopy(obj);
     return [(id)obj retain];
 }
 void PEObjectRelease(void *obj) {
-    if (!obj) return;
+    if (!obj || PEObjectIsProtocol(obj)) return;
     if (PEIsBlock(obj)) PEBlockRelease(obj);
     else [(id)obj release];
 }
 void *PEObjectAutorelease(void *obj) {
-    if (!obj || PEIsBlock(obj)) return obj;
+    if (!obj || PEIsBlock(obj) || PEObjectIsProtocol(obj)) return obj;
     return [(id)obj autorelease];
 }
 
@@ -130,6 +146,9 @@ PEObjectKind PEObjectGetKind(void *ptr) {
     id obj = (id)ptr;
     Class cls = object_getClass(obj);
     if (cls == lastKindClass) return lastKind;
+    /* Before anything reads the class: an unregistered protocol has none (PEPlatform.h), and a
+       registered one answers no -isKindOfClass:. */
+    if (PEObjectIsProtocol(obj)) return PEObjectKindOther;
     if (class_isMetaClass(cls)) return PEObjectKindClass;
     PEObjectKind kind = objectKindOfClass(obj);
     if (kind != PEObjectKindNumber && kind != PEObjectKindBoolean) { lastKindClass = cls; lastKind = kind; }
@@ -171,6 +190,13 @@ void *PEClassGetMetaClass(void *cls) { return cls ? object_getClass((id)cls) : N
 char *PEObjectDescription(void *obj) {
     if (!obj) return strdup("nil");
     if (PEIsBlock(obj)) return strdup("<block>");
+    if (PEObjectIsProtocol(obj)) {   /* answers no -description (PEPlatform.h) */
+        const char *name = protocol_getName((Protocol *)PEObjectCanonical(obj));
+        size_t length = strlen(name ? name : "?") + 12;
+        char *result = malloc(length);
+        snprintf(result, length, "<Protocol %s>", name ? name : "?");
+        return result;
+    }
     char *result = NULL;
     NSAutoreleasePool *pool = [NSAutoreleasePool new];
     @try { result = strdup([[(id)obj description] UTF8String] ?: ""); }
@@ -187,6 +213,7 @@ const char *PEObjectMethodTypes(void *receiver, const char *selector) {
 
 char *PEObjectForwardedMethodTypes(void *receiver, const char *selector, char **error) {
     char *types = NULL;
+    if (PEObjectIsProtocol(receiver)) return NULL;   /* answers no -methodSignatureForSelector: */
     PE_TRY(error, {
         NSMethodSignature *sig = [(id)receiver methodSignatureForSelector:sel_registerName(selector)];
         if (sig) {

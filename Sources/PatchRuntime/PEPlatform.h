@@ -308,6 +308,86 @@ uintptr_t PEIsaClassMask(void);
 bool PEObjectHasIsaWord(const void *obj);
 #endif
 
+/* Protocol objects. Apple: every `@protocol(X)` in compiled code is the runtime's one protocol
+   object for X (the runtime fixes protocol references up at load), a Protocol, an NSObject.
+   GCC's runtime, for clang's -fobjc-runtime=gcc code (verified): a module's compiled
+   `@protocol(X)` object is registered (its class word set to the Protocol class) only when a
+   class or category of that same module adopts X. Otherwise its class word stays the GCC ABI's
+   protocol version, 2: it is no object (any message crashes), protocol_getName answers NULL for
+   it, and `[obj conformsToProtocol:]` with it answers NO. A registered one may still be another
+   module's copy, not the one objc_getProtocol answers. And a Protocol is a subclass of the bare
+   root class Object: it answers -isEqual:, -class, -_conformsToProtocolNamed: and the port-coder
+   pair, and a message it lacks (-retain, -release, -description, -methodSignatureForSelector:...)
+   raises. So wherever a protocol pointer crosses into JS the engine takes the canonical one, and
+   never sends a protocol a message it does not answer. */
+#if PE_GNU_RUNTIME
+#define PE_GNU_UNREGISTERED_PROTOCOL_WORD ((uintptr_t)2)
+/* The GCC ABI's protocol (module-abi-8.h), and its method description and protocol lists. */
+struct PEGNUMethodDescriptionList { int count; struct objc_method_description list[]; };
+struct PEGNUProtocolList { struct PEGNUProtocolList *next; size_t count; struct PEGNUProtocol *list[]; };
+struct PEGNUProtocol {
+    Class class_pointer;
+    char *protocol_name;
+    struct PEGNUProtocolList *protocol_list;
+    struct PEGNUMethodDescriptionList *instance_methods, *class_methods;
+};
+/* Whether `obj`'s first word makes it a protocol object, registered or not. */
+static inline bool PEPlatformIsProtocol(const void *obj, Class protocolClass) {
+    uintptr_t word = *(const uintptr_t *)obj;
+    return word == (uintptr_t)protocolClass || word == PE_GNU_UNREGISTERED_PROTOCOL_WORD;
+}
+/* Builds and registers a protocol in the ABI's layout (defineProtocol's, PEClassBuilder.m), with
+   `inherited` (may be NULL) as its protocol list. */
+void *PEGNUProtocolCreate(const char *name, unsigned count, const char *const *selectors, const char *const *types,
+                          const bool *instance, struct PEGNUProtocolList *inherited, char **error);
+/* The protocol objc_getProtocol answers for `protocol`'s name. A compiled protocol no module
+   registered gets a registered twin first: its name, its methods (their selectors registered
+   with their types, as the runtime does for a registered one) and its inherited protocols
+   (canonical in turn), so that it exists for the runtime as it would on Apple. PEGNURuntime.m. */
+void *PEGNUCanonicalProtocol(void *protocol);
+static inline void *PEPlatformCanonicalProtocol(void *protocol) { return PEGNUCanonicalProtocol(protocol); }
+#else
+static inline bool PEPlatformIsProtocol(const void *obj, Class protocolClass) {
+    return object_getClass((id)obj) == protocolClass;
+}
+static inline void *PEPlatformCanonicalProtocol(void *protocol) { return protocol; }
+#endif
+
+/* A forwarded call's object result that must not be retained: a protocol object, which answers
+   no -retain on GCC's runtime (above). GNUstep's -setReturnValue: retains an object result, and
+   the invocation's -dealloc (or GNUstep's forwarding callback) releases or autoreleases it again
+   (verified: a patched method returning a protocol on the forwarding route raised "does not
+   respond to forwardInvocation: for 'retain'"). So on GNUstep such a result is written straight
+   into the invocation's return buffer (NSInvocation's public ivars there) and left marked as not
+   set, which makes all of them leave it alone; PEGNUInvocationReturn reads it back for the
+   engine's own forwarding closure (GNUstep's callback returns that buffer as it is). Apple: a
+   Protocol is an NSObject, and -setReturnValue: is right. */
+static inline void PEPlatformSetInvocationReturn(NSInvocation *inv, void *ret, bool unretained) {
+#if PE_GNU_RUNTIME
+    if (unretained) {
+        *(void **)inv->_retval = *(void **)ret;
+        inv->_validReturn = NO;
+        return;
+    }
+#else
+    (void)unretained;
+#endif
+    [inv setReturnValue:ret];
+}
+#if PE_GNU_RUNTIME
+/* The result of a forwarded call the engine's forwarding closure made: `objectResult` when the
+   method returns an object, which may have been set unretained (above). The invocation's return
+   buffer is cleared before the call (PEGNUInvocationClearReturn), so a result nobody set reads
+   as nil there rather than as what the buffer held. */
+static inline void PEGNUInvocationClearReturn(NSInvocation *inv, bool objectResult) {
+    if (objectResult) *(void **)inv->_retval = NULL;
+}
+static inline void PEGNUInvocationReturn(NSInvocation *inv, void *ret, bool objectResult) {
+    if (objectResult && !inv->_validReturn) *(void **)ret = *(void **)inv->_retval;
+    else [inv getReturnValue:ret];
+}
+#endif
+
 /* The address of the word a method's IMP is kept in, so that a reader can see a replacement
    (method_setImplementation, method_exchangeImplementations, class_replaceMethod) without a call.
    GCC's runtime: `struct objc_method {SEL; const char *types; IMP}`, the IMP written in place.

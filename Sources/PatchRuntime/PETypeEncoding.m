@@ -393,8 +393,9 @@ const PESignature *PESignatureParse(const char *types, const char **error) {
     return sig;
 }
 
-/* C type names accepted by block("...") and defineProtocol, mapped to encodings. */
-static const char *encodingForTypeName(const char *name) {
+/* C type names accepted by block("...") and defineProtocol, mapped to encodings. A composed
+   encoding (a pointer's) is written into `out`. */
+static const char *encodingForTypeName(const char *name, char *out, size_t size) {
     static const struct { const char *name, *enc; } map[] = {
         {"void", "v"}, {"id", "@"}, {"NSObject*", "@"}, {"BOOL", "B"}, {"bool", "B"},
         {"char", "c"}, {"unsigned char", "C"}, {"short", "s"}, {"unsigned short", "S"},
@@ -415,7 +416,21 @@ static const char *encodingForTypeName(const char *name) {
     /* A struct encoding ("{CGSize=dd}"): the engine writes these for struct names it resolved
        itself (TypeNames.swift); the signature parser checks them. */
     if (n > 2 && name[0] == '{' && name[n - 1] == '}' && strchr(name, '=')) return name;
-    if (n > 1 && name[n - 1] == '*') return "@";   /* NSString*, NSArray* ... */
+    if (n > 1 && n <= 128 && name[n - 1] == '*' && size > 1) {
+        /* `T *`: an object when T names no type (a class: NSString*, NSArray* ...), else a
+           pointer to T (`BOOL *stop` of an enumeration block, `NSError **`, `CGRect *`). Read as
+           an object, such a pointer was boxed as one and its first message crashed. */
+        char stem[128];
+        memcpy(stem, name, n - 1);
+        stem[n - 1] = 0;
+        const char *pointee = encodingForTypeName(stem, out + 1, size - 1);
+        if (!pointee) return "@";
+        size_t length = strlen(pointee);
+        if (length + 2 > size) return NULL;
+        memmove(out + 1, pointee, length + 1);
+        out[0] = '^';
+        return out;
+    }
     return NULL;
 }
 
@@ -455,7 +470,8 @@ static const PESignature *signatureFromTypeList(const char *list, const char *im
         name[k] = 0;
         const char *enc = NULL;
         if (k == 0 && index == 0 && !end) enc = "v";
-        else if (k > 0) enc = encodingForTypeName(name);
+        char composed[256];
+        if (k > 0 && !enc) enc = encodingForTypeName(name, composed, sizeof composed);
         if (!enc) {
             *error = k == 0 ? "empty type name in type list" : "unknown type name in type list";
             return NULL;

@@ -24,7 +24,7 @@ final class ConversionCorpusTests: XCTestCase {
     }
 
     static let files = [("CCCorpus.m", "CCCorpus"), ("NotCompiled/CCModern.m", "CCModern"), ("CCSilent.m", "CCSilent"),
-                        ("NotCompiled/CCSilentModern.m", "CCSilentModern")]
+                        ("NotCompiled/CCSilentModern.m", "CCSilentModern"), ("CCProtocols.m", "CCProtocols")]
 
     func testCorpusConvertsToTheExpectedScripts() throws {
         for (source, name) in Self.files {

@@ -169,6 +169,39 @@ final class PatchCheckerTests: XCTestCase {
                        "p.js:1:23: error: 'taxCent' (taxCent) is no selector the app's interface declares; did you mean 'taxCents' (taxCents)?")
     }
 
+    /// `protocol('X')` (convert's `@protocol(X)`) is no call of a method: a protocol the interface
+    /// or the patch declares is no finding; an unknown name is an error at the name, with a guess.
+    func testProtocolValuesAreCheckedByName() {
+        let script = """
+            defineProtocol('SKPatchShape', { area: { paramsType: '', returnType: 'double' } });
+            defineClass('SKCart', {
+              totalCents: function () {
+                var copies = self.conformsToProtocol(protocol('NSCopying')) && self.conformsToProtocol(protocol('SKPatchShape'));
+                return copies ? self.ORIGtotalCents() : self.conformsToProtocol(protocol('NSCopyng'));
+              }
+            });
+            """
+        XCTAssertEqual(checker.check(script).map { $0.formatted(file: "p.js") }, [
+            "p.js:5:79: error: protocol('NSCopyng'): no such protocol in the app's interface or this patch's defineProtocol; did you mean 'NSCopying'?",
+        ])
+        XCTAssertEqual(PatchChecker(interface: ObjCInterface()).check("var p = protocol('Anything');"), [], "no protocols known: nothing to compare with")
+    }
+
+    /// convert's output for the corpus's `@protocol(X)` expressions checks clean against the
+    /// interface its .m file gives; a misspelt protocol in it is found.
+    func testConvertedProtocolExpressionsCheckClean() throws {
+        let file = ConversionCorpusTests.directory.appendingPathComponent("CCProtocols.m").path
+        let converted = try ConversionCorpusTests.convert("CCProtocols.m")
+        let reader = ClangInterfaceReader(includePaths: [ConversionCorpusTests.directory.path,
+                                                         ConversionCorpusTests.directory.appendingPathComponent("include").path])
+        let checker = PatchChecker(interface: try reader.read(implementations: [file]))
+        XCTAssertEqual(checker.check(converted.script), [])
+        let misspelt = checker.check(converted.script.replacingOccurrences(of: "protocol('CCNamed')", with: "protocol('CCName')"))
+        XCTAssertFalse(misspelt.isEmpty)
+        XCTAssertTrue(misspelt.allSatisfy { $0.message.hasPrefix("protocol('CCName'): no such protocol") && $0.message.hasSuffix("did you mean 'CCNamed'?") },
+                      "\(misspelt)")
+    }
+
     /// What convert's own output calls beyond the app's selectors (JSPatch's `addExtensions`,
     /// `Number.isInteger` in its `$object` helper, `Math.trunc` for integer division) is no finding.
     func testConvertsOwnCallsAreNoFindings() {

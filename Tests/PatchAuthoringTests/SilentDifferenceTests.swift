@@ -33,6 +33,26 @@ final class SilentDifferenceTests: XCTestCase {
         try ConversionCorpusTests.assertConvertedBehaveAsNative("CCSilent.m", calls: Self.calls, classes: "CCSilent, NSString", skipping: Self.refused)
     }
 
+    /// `@protocol(X)` (Tests/ConversionCorpus/CCProtocols.m) becomes `protocol('X')`: conformsToProtocol:
+    /// of instances and classes, a protocol passed as an argument and one returned.
+    func testProtocolExpressionsBehaveAsTheCompiledMethods() throws {
+        XCTAssertEqual(cc_protocols_class_count(), 2)
+        let calls = ["CCProtocols.new().conformances(CCProtocolShape.new())", "CCProtocols.new().conformances(NSObject.new())",
+                     "CCProtocols.new().conformances(NSString.stringWithString('s'))",
+                     "CCProtocols.new().passed(CCProtocolShape.new())", "CCProtocols.new().passed(NSObject.new())",
+                     "CCProtocols.new().object_adopts(CCProtocolShape.new(), protocol('CCNamed'))",
+                     "CCProtocols.new().object_adopts(NSObject.new(), protocol('CCNamed'))",
+                     "CCProtocolShape.new().conformsToProtocol(CCProtocols.new().protocolFor(1))",
+                     "NSObject.new().conformsToProtocol(CCProtocols.new().protocolFor(0))",
+                     "CCProtocols.new().returned(CCProtocolShape.new())", "CCProtocols.new().returned(NSObject.new())",
+                     "CCProtocolShape.new().copy().name()"]
+        try ConversionCorpusTests.assertConvertedBehaveAsNative("CCProtocols.m", calls: calls, classes: "CCProtocols, CCProtocolShape, NSObject, NSString",
+                                                                skipping: [])
+        let converted = try ConversionCorpusTests.convert("CCProtocols.m")
+        XCTAssertTrue(converted.script.contains(".conformsToProtocol(protocol('NSCopying'))"), converted.script)
+        XCTAssertEqual(converted.errors, [])
+    }
+
     /// What can't be converted faithfully is refused where it is, with the reason.
     func testRefusalsAreReportedAtTheirPlace() throws {
         let silent = try ConversionCorpusTests.convert("CCSilent.m", methods: [Self.method("-[CCSilent refusedCounter]"), Self.method("-[CCSilent refusedVariadic]")])

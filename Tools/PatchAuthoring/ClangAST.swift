@@ -73,6 +73,8 @@ public final class ClangNode {
     public let isByReference: Bool
     /// A method or function declared with `...`.
     public let isVariadic: Bool
+    /// `@protocol(X)`'s protocol name.
+    public let protocolName: String?
 
     init(kind: String, id: String, name: String?, type: String?, desugaredType: String?, position: SourcePosition?,
          inner: [ClangNode], fields: [String: Any]) {
@@ -106,6 +108,7 @@ public final class ClangNode {
         capturedVariable = Self.reference(fields["var"])
         isByReference = fields["byref"] as? Bool ?? false
         isVariadic = fields["variadic"] as? Bool ?? false
+        protocolName = (fields["protocol"] as? [String: Any])?["name"] as? String
     }
 
     private static func reference(_ value: Any?) -> Reference? {

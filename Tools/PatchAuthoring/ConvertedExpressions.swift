@@ -119,7 +119,9 @@ extension MethodConverter {
         case "ObjCEncodeExpr":
             return unconverted("@encode", node)
         case "ObjCProtocolExpr":
-            return unconverted("@protocol(...) expression", node)
+            // The runtime's protocol object, looked up by name when the patch runs.
+            guard let name = node.protocolName else { return unconverted("@protocol(...) without a protocol name", node) }
+            return "protocol(\(JSNames.string(name)))"
         case "ObjCIsaExpr":
             return unconverted("isa access", node)
         case "VAArgExpr":

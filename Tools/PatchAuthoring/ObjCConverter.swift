@@ -203,6 +203,7 @@ enum JSNames {
         "eval", "undefined", "NaN", "Infinity", "Math", "String", "Number", "Object", "Array", "Error", "console",
         "require", "defineClass", "defineProtocol", "defineCFunction", "block", "self", "nsnull", "include",
         "malloc", "free", "pval", "sizeof", "__weak", "__strong", "assignPointer", "externConstant", "OCNumber",
+        "protocol",
     ]
 
     static func local(_ name: String) -> String { reserved.contains(name) ? name + "_" : name }

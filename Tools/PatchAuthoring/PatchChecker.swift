@@ -19,6 +19,9 @@ import PatchEngine
 ///    literal shaped as one struct (`{x, y, width, height}`) passed where the method takes another
 ///    type (error).
 /// 5. `require('A, B')` of classes the interface doesn't know and the patch doesn't define (error).
+/// 6. `protocol('X')` (`@protocol(X)`) of a protocol neither the interface nor the patch's
+///    `defineProtocol` declares (error: the engine throws when the line runs), when the interface
+///    has protocols to compare with.
 public struct PatchChecker {
     public enum Severity: String, Codable, Sendable { case error, warning }
 
@@ -181,9 +184,7 @@ public struct PatchChecker {
 
         // 5: require.
         let definedNames = Set(defined.map(\.name))
-        for k in tokens.indices where tokens[k].kind == .identifier && tokens[k].text == "require"
-            && (k == 0 || tokens[k - 1].text != ".") && k + 2 < tokens.count && tokens[k + 1].text == "(" && tokens[k + 2].kind == .string {
-            let token = tokens[k + 2]
+        for token in Self.stringArguments(of: "require", in: tokens) {
             var offset = 1
             for part in token.text.split(separator: ",", omittingEmptySubsequences: false) {
                 let name = part.trimmingCharacters(in: .whitespaces)
@@ -197,7 +198,26 @@ public struct PatchChecker {
                 offset += part.count + 1
             }
         }
+        // 6: protocol('X').
+        if !interface.protocols.isEmpty {
+            let declared = Set(Self.stringArguments(of: "defineProtocol", in: tokens).map(\.text))
+            for token in Self.stringArguments(of: "protocol", in: tokens)
+            where interface.protocols[token.text] == nil && !declared.contains(token.text) {
+                let guess = ScriptLinter.closest(to: token.text, in: Set(interface.protocols.keys))
+                report(.error, token, columnOffset: 1, "protocol('\(token.text)'): no such protocol in the app's interface or this patch's defineProtocol"
+                       + (guess.map { "; did you mean '\($0)'?" } ?? ""))
+            }
+        }
         return diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
+    /// The string literal each call `function('…'` starts with (a global call, not a method's).
+    static func stringArguments(of function: String, in tokens: [ScriptToken]) -> [ScriptToken] {
+        tokens.indices.compactMap { k in
+            guard tokens[k].kind == .identifier, tokens[k].text == function, k == 0 || (tokens[k - 1].text != "." && tokens[k - 1].text != "?."),
+                  k + 2 < tokens.count, tokens[k + 1].text == "(", tokens[k + 2].kind == .string else { return nil }
+            return tokens[k + 2]
+        }
     }
 
     /// A receiver whose class the script makes known: an instance of `name`, or the class itself.

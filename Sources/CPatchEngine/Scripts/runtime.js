@@ -366,6 +366,14 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   global.YES = 1;
   global.NO = 0;
 
+  // protocol('NSCopying') is @protocol(NSCopying). Protocols are never removed from the runtime,
+  // so each name keeps one box: the same protocol is === itself, as a Protocol * is in C.
+  var protocolBoxes = Object.create(null);
+  global.protocol = function (name) {
+    name = String(name);
+    return protocolBoxes[name] || (protocolBoxes[name] = N.protocol(name));
+  };
+
   global.__weak = function (obj) { return N.weak(obj); };
   global.__strong = function (obj) { return N.strong(obj); };
 

@@ -25,6 +25,17 @@ void PEDrainDeferredReleases(void);
    PEFlushDeferredAutoreleases after that pool is gone (into the native caller's pool). Per thread. */
 void PEDeferAutorelease(void *obj);
 void PEFlushDeferredAutoreleases(void);
+/* Protocol objects (objc_getProtocol, @protocol) live as long as the program and are never
+   retained or released here: on GCC's runtime a Protocol is an object of class Protocol, a
+   subclass of the runtime's bare root class `Object`, which answers no -retain, -release,
+   -description or -isKindOfClass: (a message it lacks raises), so every object operation below
+   checks for one. A compiled `@protocol(X)` may also be one the runtime never registered, which
+   has no class at all (PEPlatform.h). */
+bool PEObjectIsProtocol(void *obj);
+/* The object as it should cross into JavaScript: a protocol object becomes the runtime's one for
+   its name (objc_getProtocol), so that it has a class, answers messages as a protocol does, and
+   is the same pointer as `protocol('X')`; any other object is returned as it is. */
+void *PEObjectCanonical(void *obj);
 void *PEObjectRetain(void *obj);
 void PEObjectRelease(void *obj);
 void *PEObjectAutorelease(void *obj);

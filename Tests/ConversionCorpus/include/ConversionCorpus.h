@@ -7,5 +7,6 @@
 /* Keeps the corpus classes linked into the test executable. */
 int cc_corpus_class_count(void);
 int cc_silent_class_count(void);
+int cc_protocols_class_count(void);
 
 #endif

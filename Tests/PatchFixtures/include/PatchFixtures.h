@@ -28,6 +28,8 @@
 #include "PFDirectCallsFixture.h"
 #include "PFLockDropFixture.h"
 #include "PFLateInitializeFixture.h"
+#include "PFProtocolValuesFixture.h"
+#include "PFEnumerationFixture.h"
 #include "PFRecycledFixture.h"
 #include "PFChainFixture.h"
 
