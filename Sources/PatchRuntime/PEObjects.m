@@ -104,27 +104,34 @@ static Class protocolClass(void) {
     return (Class)known;
 }
 
-bool PEObjectIsProtocol(void *obj) {
+/* `obj`, neither NULL nor a block, is a protocol object. */
+static inline bool isProtocolObject(void *obj) {
     Class cls = protocolClass();
-    return obj && cls && !PEIsBlock(obj) && PEPlatformIsProtocol(obj, cls);
+    return cls && PEPlatformIsProtocol(obj, cls);
+}
+
+bool PEObjectIsProtocol(void *obj) {
+    return obj && !PEIsBlock(obj) && isProtocolObject(obj);
 }
 
 void *PEObjectCanonical(void *obj) {
     return PEObjectIsProtocol(obj) ? PEPlatformCanonicalProtocol(obj) : obj;
 }
 
+/* Each tests for a block once (a retain or release is on every boxing's path), then for a protocol. */
 void *PEObjectRetain(void *obj) {
-    if (!obj || PEObjectIsProtocol(obj)) return obj;
+    if (!obj) return obj;
     if (PEIsBlock(obj)) return PEBlockCopy(obj);
+    if (isProtocolObject(obj)) return obj;
     return [(id)obj retain];
 }
 void PEObjectRelease(void *obj) {
-    if (!obj || PEObjectIsProtocol(obj)) return;
+    if (!obj) return;
     if (PEIsBlock(obj)) PEBlockRelease(obj);
-    else [(id)obj release];
+    else if (!isProtocolObject(obj)) [(id)obj release];
 }
 void *PEObjectAutorelease(void *obj) {
-    if (!obj || PEIsBlock(obj) || PEObjectIsProtocol(obj)) return obj;
+    if (!obj || PEIsBlock(obj) || isProtocolObject(obj)) return obj;
     return [(id)obj autorelease];
 }
 

@@ -12,7 +12,19 @@
 #define NS_REQUIRES_NIL_TERMINATION __attribute__((sentinel(0,1)))
 #endif
 
+/* NSObjCRuntime.h's block annotation. */
+#ifndef NS_NOESCAPE
+#define NS_NOESCAPE __attribute__((noescape))
+#endif
+
 NS_ASSUME_NONNULL_BEGIN
+
+/* ---- NSObject.h (NSCoding), NSCoder.h ---- */
+@class NSCoder;
+@protocol NSCoding
+- (void)encodeWithCoder:(NSCoder *)coder;
+- (nullable instancetype)initWithCoder:(NSCoder *)coder;
+@end
 
 /* ---- NSDate.h ---- */
 typedef double NSTimeInterval;
@@ -93,7 +105,11 @@ typedef unsigned short unichar;
 - (nullable ObjectType)nextObject;
 @end
 
+@interface NSArray<ObjectType> (PEAppleCheckNSArray)
+- (instancetype)initWithObjects:(const ObjectType _Nonnull [_Nullable])objects count:(NSUInteger)cnt;
+@end
 @interface NSArray<ObjectType> (PEAppleCheckNSExtendedArray)
+- (NSUInteger)indexOfObject:(ObjectType)anObject;
 - (NSString *)componentsJoinedByString:(NSString *)separator;
 @property (nullable, nonatomic, readonly) ObjectType lastObject;
 - (NSEnumerator<ObjectType> *)objectEnumerator;
@@ -109,6 +125,9 @@ typedef unsigned short unichar;
 @end
 
 /* ---- NSDictionary.h ---- */
+@interface NSDictionary<KeyType, ObjectType> (PEAppleCheckNSExtendedDictionary)
+- (void)enumerateKeysAndObjectsUsingBlock:(void (NS_NOESCAPE ^)(KeyType key, ObjectType obj, BOOL *stop))block;
+@end
 @interface NSDictionary<KeyType, ObjectType> (PEAppleCheckNSDictionaryCreation)
 + (instancetype)dictionaryWithObjectsAndKeys:(id)firstObject, ... NS_REQUIRES_NIL_TERMINATION;
 + (instancetype)dictionaryWithObjects:(const ObjectType _Nonnull [_Nullable])objects forKeys:(const KeyType <NSCopying> _Nonnull [_Nullable])keys count:(NSUInteger)cnt;
