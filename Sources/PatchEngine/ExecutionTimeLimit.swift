@@ -51,6 +51,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// The VM's check-point counter: native memory, which scripts see as `__peTick[0]` (an
     /// `Int32Array` over it, `installCheckPoints`). One per VM, for the VM's life.
     let counter: UnsafeMutablePointer<Int32>
+    /// The number of the last outermost entry begun in the VM (`PEThreadEntryBegin`), which
+    /// `LimitMonitor` watches: a stamp that stays while an entry is open is an entry that runs long.
+    private let stamp: UnsafeMutablePointer<UInt64>
     /// Guarded by the API lock (`set`, `arm` and `tock` take it; entries hold it):
     /// the time limit in force (0: off), whether the heap limit is on, what an entry's counter
     /// starts at.
@@ -82,6 +85,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
         counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         counter.initialize(to: .max)
+        stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        stamp.initialize(to: 0)
         // The watchdog is made now, before any entry into the VM, whatever the bounds: JavaScriptCore
         // marks a VM as entered (`Watchdog::enteredVM`, what lets a limit set inside an entry start
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
@@ -90,6 +95,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         if let setFunction, let clearFunction {
             setFunction(group, 1e6, Self.callback, Unmanaged.passUnretained(self).toOpaque())
             clearFunction(group)
+            LimitMonitor.shared.watch(self)
         }
     }
 
@@ -135,6 +141,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     @inline(__always) func beginEntry(armingAtStart: Bool = false) {
         let entry = PEThreadEntryBegin()
         guard entry != 0 else { return }
+        PECheckPointsStamp(stamp, entry)
         if watchdogArmed { disarmIfAlone() }
         if lastEntryRanLong || armingAtStart { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
     }
@@ -246,8 +253,25 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard let setFunction else { return }
         watchdogArmed = true
         watchdogEntry = entry
+        #if DEBUG
+        if Self.armingsToLose.withLock({ count in count > 0 ? { count -= 1; return true }() : false }) { return }
+        #endif
         setFunction(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
+
+    #if DEBUG
+    /// Tests: how many of the next armings to drop, as if JavaScriptCore never fired their timer
+    /// (what `LimitMonitor` is the backstop for).
+    static let armingsToLose = LockedValue(0)
+    #endif
+
+    /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM, the
+    /// last outermost entry begun, whether a bound is on, and the nudge: the counter set to 0, so
+    /// the running entry's next check point calls the tock (a relaxed store, no lock).
+    var hasOpenEntry: Bool { PEAtomicLoadLong(occupancy) >= PEVMOpenEntry }
+    var stampedEntry: UInt64 { PECheckPointsStampGet(stamp) }
+    var boundsOn: Bool { seconds != nil || heapGrowth.bytes != nil }
+    func nudge() { PECheckPointsSet(counter, 0) }
 
     /// Runs on the thread running JS once JavaScriptCore's watchdog passed its deadline (API lock
     /// held): ends that thread's entry only if it is the one asked to end, or past its own bound;

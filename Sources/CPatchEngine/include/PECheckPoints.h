@@ -21,4 +21,9 @@ static inline void PECheckPointsCountNativeCall(int32_t *counter) {
 static inline int32_t PECheckPointsGet(const int32_t *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
 static inline void PECheckPointsSet(int32_t *counter, int32_t value) { __atomic_store_n(counter, value, __ATOMIC_RELAXED); }
 
+/* The VM's entry stamp (ExecutionTimeLimit.stamp): the number of the last outermost entry begun in
+   it, stored at its start, read by the limits' monitor thread (LimitMonitor.swift). */
+static inline void PECheckPointsStamp(uint64_t *stamp, uint64_t entry) { __atomic_store_n(stamp, entry, __ATOMIC_RELAXED); }
+static inline uint64_t PECheckPointsStampGet(const uint64_t *stamp) { return __atomic_load_n(stamp, __ATOMIC_RELAXED); }
+
 #endif
