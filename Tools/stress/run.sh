@@ -22,7 +22,7 @@ RUN_TIMEOUT=${STRESS_RUN_TIMEOUT:-900}
 CONFIGS=${STRESS_CONFIGS:-app-store no-libffi forwarding closure}
 # Every suite with a test that starts threads (grep Tests/PatchEngineTests for concurrentPerform,
 # Thread, Worker, DispatchQueue.global), and the limit suites whose watchdog runs on its own thread.
-SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests CheckPointLimitTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
+SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests CheckPointLimitTests LimitMonitorTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
 APP_STORE="PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1"
 
 filter=$(echo $SUITES | sed 's/ /|/g; s/\([A-Za-z]*\)/\\.\1\\b/g')
