@@ -182,8 +182,7 @@ extension Engine {
         case kJSTypeString: return JSC.toString(ctx, value)
         default:
             if let object = unbox(value) { return ObjCObject(retaining: object) }
-            let object = JSValueToObject(ctx, value, nil)!
-            if JSObjectIsFunction(ctx, object) { return nil }
+            guard let object = JSValueToObject(ctx, value, nil), !JSObjectIsFunction(ctx, object) else { return nil }
             if JSValueIsArray(ctx, value) {
                 return (0..<JSC.arrayLength(ctx, object)).map { toSwift(JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil)) }
             }

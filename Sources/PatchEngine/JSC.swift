@@ -25,9 +25,29 @@ enum JSC {
         return swiftString(js)
     }
 
+    /// `object[name]`; undefined when the read threw (a getter's exception, or JavaScriptCore
+    /// ending the script: it then answers NULL to the C API). Where the exception matters, `read`.
     static func get(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> JSValueRef {
+        (try? read(ctx, object, name)) ?? JSValueMakeUndefined(ctx)
+    }
+
+    /// `object[name]`, or the exception its read threw.
+    static func read(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) throws -> JSValueRef {
         let js = string(name); defer { JSStringRelease(js) }
-        return JSObjectGetProperty(ctx, object, js, nil)
+        var exception: JSValueRef?
+        return try checked(ctx, JSObjectGetProperty(ctx, object, js, &exception), exception)
+    }
+
+    /// `object[index]`, or the exception its read threw.
+    static func read(_ ctx: JSContextRef, _ object: JSObjectRef, _ index: Int) throws -> JSValueRef {
+        var exception: JSValueRef?
+        return try checked(ctx, JSObjectGetPropertyAtIndex(ctx, object, UInt32(index), &exception), exception)
+    }
+
+    private static func checked(_ ctx: JSContextRef, _ value: JSValueRef?, _ exception: JSValueRef?) throws -> JSValueRef {
+        if let exception { throw JSException(ctx: ctx, value: exception) }
+        guard let value else { throw BridgeError("JavaScriptCore answered no value (the script is being ended)") }
+        return value
     }
 
     static func has(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> Bool {

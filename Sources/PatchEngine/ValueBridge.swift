@@ -338,7 +338,9 @@ extension Engine {
             if pointerValue(value) != nil {
                 throw BridgeError("\(what()) expects an object, got a pointer (use pval() to read it)")
             }
-            let object = JSValueToObject(ctx, value, nil)!
+            guard let object = JSValueToObject(ctx, value, nil) else {
+                throw BridgeError("\(what()): JavaScriptCore answered no object (the script is being ended)")
+            }
             if JSObjectIsFunction(ctx, object) {
                 throw BridgeError("\(what()) got a JS function: wrap it with block(\"returnType, argTypes\", fn) to pass a block")
             }
@@ -346,14 +348,14 @@ extension Engine {
                 let array = PEArrayCreate()
                 let n = JSC.arrayLength(ctx, object)
                 for i in 0..<n {
-                    let item = JSObjectGetPropertyAtIndex(ctx, object, UInt32(i), nil)!
+                    let item = try JSC.read(ctx, object, Int(i))
                     PEArrayAppend(array, try jsToObject(item, what: "\(what())[\(i)]"))
                 }
                 return array
             }
             let dict = PEDictionaryCreate()
             for key in JSC.propertyNames(ctx, object) {
-                let item = JSC.get(ctx, object, key)
+                let item = try JSC.read(ctx, object, key)
                 let keyObject = key.withCString { PEStringCreate($0, strlen($0)) }
                 PEDictionarySet(dict, keyObject, try jsToObject(item, what: "\(what()).\(key)"))
             }
