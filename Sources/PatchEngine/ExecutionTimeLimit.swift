@@ -171,17 +171,11 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             return
         }
         PECheckPointsSet(counter, .max)
-        let clock = PEThreadEntryClockCurrent()!
-        clock.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0, armedAtStart: true)
-        // The heap's baseline is taken now (a footprint read, ≈ 10 µs): taken at a first deadline
-        // soon after, it cost the entry a watchdog trap, which throws its optimised code away.
+        PEThreadEntryClockCurrent()!.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0,
+                                                                  armedAtStart: true)
+        // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
         let untilLimit = armedLimit > 0 ? armedLimit : .infinity
-        var untilHeap = TimeInterval.infinity
-        if heapOn, let next = heapGrowth.check(entry: entry, spent: 0).next {
-            clock.pointee.nextHeapCheck = next
-            untilHeap = next
-        }
-        runWatchdog(min(untilLimit, untilHeap), for: entry)
+        runWatchdog(min(untilLimit, heapOn ? HeapGrowthLimit.checkPeriod : .infinity), for: entry)
     }
 
     /// The thread's outermost entry ended: whether it ran long, and the watchdog cleared.
@@ -226,8 +220,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         if clock.pointee.entry != entry {
             clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
         }
-        // The monitor saw the footprint grow (`LimitMonitor`): the heap is checked now.
-        if PEHeapWatchTakeRequest(heapGrowth.watch) { clock.pointee.nextHeapCheck = 0 }
         guard let step = check(entry, clock, now) else { return requestEnd(entry) }
         runWatchdog(step, for: entry)
     }

@@ -13,8 +13,7 @@ import PatchSupport
 /// JavaScriptCore's allocator. Its own maximum-heap option (`gcMaxHeapSize`) crashes the process.
 ///
 /// How: the engine checks an entry at its check points' tocks and at the watchdog's deadlines it
-/// sets from there (`ExecutionTimeLimit`), at the steps `check` gives, and when `LimitMonitor`
-/// sees the footprint grow between them (`watch`), and ends it through
+/// sets from there (`ExecutionTimeLimit`), at the steps `check` gives, and ends it through
 /// JavaScriptCore's watchdog (the only way to end running JS). What is measured is the process's
 /// footprint (`PEProcessFootprint`: resident memory on Linux, `phys_footprint` on Apple), not
 /// JavaScriptCore's heap: `JSGetMemoryUsageStatistics` walks every live object (0.2 ms with an
@@ -34,25 +33,8 @@ final class HeapGrowthLimit: @unchecked Sendable {
     /// `checkPeriod`...`longestStep`.
     static let longestStep: TimeInterval = 0.16
 
-    /// The step after an entry's first check, when nothing is known yet of how fast it grows:
-    /// the longest. Fast growth is caught between the watchdog's checks by `LimitMonitor`, which
-    /// looks at the footprint every `checkPeriod` of wall time while an entry is measured and asks
-    /// for a check at the entry's next check point once it has grown by `monitorThreshold`. A
-    /// first step of `checkPeriod` made every entry of 10 ms or more take a watchdog trap, which
-    /// throws away the optimised code of the JS running, also in polling-trap mode (measured with
-    /// the bare C API, WebKitGTK 2.50: one DFG recompilation of the running loop per trap).
-    static let firstStep: TimeInterval = longestStep
-    /// How much an entry grows before the monitor asks for a check: an eighth of the budget.
-    static func monitorThreshold(_ budget: Int) -> Int64 { Int64(budget / 8) }
-
     /// The budget in bytes (nil: off): set by the app on any thread, read at each check.
     private let budget = LockedValue<Int?>(nil)
-    /// What `LimitMonitor` reads: the entry measured and its baseline; its requests for a check.
-    let watch: UnsafeMutablePointer<PEHeapWatch> = {
-        let watch = UnsafeMutablePointer<PEHeapWatch>.allocate(capacity: 1)
-        watch.initialize(to: PEHeapWatch(entry: 0, baseline: 0, checkRequested: 0))
-        return watch
-    }()
     /// The entry measured, and the footprint at its first check; guarded by the API lock.
     private var measuredEntry: UInt64 = .max
     private var baseline: Int64 = 0
@@ -75,8 +57,7 @@ final class HeapGrowthLimit: @unchecked Sendable {
         guard now >= 0 else { return (nil, Self.longestStep) }
         if entry != measuredEntry {
             (measuredEntry, baseline, lastFootprint, lastSpent) = (entry, now, now, spent)
-            PEHeapWatchSetBaseline(watch, entry, now)
-            return (nil, Self.firstStep)
+            return (nil, Self.checkPeriod)
         }
         let grown = now - baseline
         if grown > Int64(budget) { return (HeapGrowthExceeded(grown: Int(grown), allowed: budget), nil) }

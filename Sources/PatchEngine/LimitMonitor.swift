@@ -19,45 +19,26 @@ import PatchSupport
 /// `nudgeAfter`; an entry shorter than that is never touched, and an entry costs nothing more
 /// than the store of its stamp.
 ///
-/// It also watches the heap growth of entries the heap growth limit measures (those past their
-/// first check: `HeapGrowthLimit.watch`), every `HeapGrowthLimit.checkPeriod` while there is one:
-/// an entry whose footprint grew by an eighth of the budget since its first check, and still
-/// grows, gets a heap check at its next check point (a request, then the nudge). That is what lets
-/// the watchdog's own heap checks start at their longest step (`HeapGrowthLimit.firstStep`): each
-/// of those is a JavaScriptCore trap, which throws away the optimised code of the JS running.
-///
 /// Wall time, not CPU time: a nudge is a request to check, and the check measures CPU time; a
 /// busy machine only makes nudges come early. Not covered: a single builtin call that runs long
-/// before its entry's first tock has no check point to take the nudge (docs/limits.md), and
-/// growth inside one builtin call is seen at the watchdog's next heap check only.
+/// before its entry's first tock has no check point to take the nudge (docs/limits.md).
 final class LimitMonitor: @unchecked Sendable {
     static let shared = LimitMonitor()
 
-    /// How often the thread looks (seconds); `HeapGrowthLimit.checkPeriod` while an entry's heap
-    /// growth is watched.
+    /// How often the thread looks (seconds).
     static let period: TimeInterval = 0.1
     /// How long an entry stays open before it is nudged (and again after as long): half the
     /// time limit, at least 0.5 s (a tock inside a loop JavaScriptCore optimised recompiles it,
     /// `ExecutionTimeLimit.armAtStart`: only entries this long pay for that); 1 s when only the
     /// heap growth limit is on.
     static func nudgeAfter(limit: TimeInterval?) -> TimeInterval {
-        #if DEBUG
-        if let seconds = nudgeAfterForTests.withLock({ $0 }) { return seconds }
-        #endif
-        return max(0.5, (limit ?? 2) / 2)
+        max(0.5, (limit ?? 2) / 2)
     }
-
-    #if DEBUG
-    /// Tests: `nudgeAfter` whatever the limit (to tell the heap watch's nudges from the others).
-    static let nudgeAfterForTests = LockedValue<TimeInterval?>(nil)
-    #endif
 
     private struct Watched {
         let limit: ExecutionTimeLimit
         var stamp: UInt64 = 0
         var since: TimeInterval = 0
-        /// The footprint at the last look, while the entry's heap growth is watched.
-        var footprint: Int64 = -1
     }
     private let watched = LockedValue<[Watched]>([])
     private let started = LockedValue(false)
@@ -78,49 +59,30 @@ final class LimitMonitor: @unchecked Sendable {
     }
 
     private func run() {
-        var watchingHeap = false
         while true {
-            Thread.sleep(forTimeInterval: watchingHeap ? HeapGrowthLimit.checkPeriod : Self.period)
-            watchingHeap = look(now: ProcessInfo.processInfo.systemUptime)
+            Thread.sleep(forTimeInterval: Self.period)
+            look(now: ProcessInfo.processInfo.systemUptime)
         }
     }
 
-    /// One look at every VM: an entry open with the same stamp for `nudgeAfter` is nudged, and
-    /// one whose heap grows fast gets a heap check. Returns whether an entry's heap is watched.
-    @discardableResult
-    func look(now: TimeInterval) -> Bool {
-        var footprint: Int64?   // read once a look, when needed
-        var watchingHeap = false
+    /// One look at every VM: an entry open with the same stamp for `nudgeAfter` is nudged.
+    func look(now: TimeInterval) {
         watched.withLock { list in
             for index in list.indices {
                 let limit = list[index].limit
                 guard limit.hasOpenEntry, limit.boundsOn else {
                     list[index].stamp = 0
-                    list[index].footprint = -1
                     continue
                 }
                 let stamp = limit.stampedEntry
                 if stamp != list[index].stamp {
                     list[index].stamp = stamp
                     list[index].since = now
-                    list[index].footprint = -1
                 } else if now - list[index].since >= Self.nudgeAfter(limit: limit.seconds) {
                     limit.nudge()
                     list[index].since = now
                 }
-                let heap = limit.heapGrowth
-                guard let budget = heap.bytes, PEHeapWatchEntry(heap.watch) == stamp else { continue }
-                watchingHeap = true
-                let current = footprint ?? PEProcessFootprint()
-                footprint = current
-                let grew = list[index].footprint >= 0 && current > list[index].footprint
-                list[index].footprint = current
-                if grew, current - PEHeapWatchBaseline(heap.watch) >= HeapGrowthLimit.monitorThreshold(budget) {
-                    PEHeapWatchRequestCheck(heap.watch)
-                    limit.nudge()
-                }
             }
         }
-        return watchingHeap
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import PatchEngine
+import PatchEngine
 import PatchFixtures
 
 /// A patch can't grow the app's memory without bound: an entry into JS that grows it past
@@ -41,18 +41,6 @@ final class HeapGrowthLimitTests: PatchTestCase {
         }
     }
 
-    /// The watchdog never fires for the heap (the arming at the entry's first check is dropped, a
-    /// debug-build switch, as if its timer were lost): the monitor sees the footprint grow and asks
-    /// for a check at the next check point, which ends the growth as the watchdog would. Without
-    /// it the array grows until the address-space cap stops the child (the monitor's other nudge,
-    /// for entries open long, is put off for the test).
-    func testASparseArrayIsEndedByTheMonitorWhenTheWatchdogNeverChecks() throws {
-        try runChild("testASparseArrayIsEndedByTheMonitorWhenTheWatchdogNeverChecks", "sparse-unchecked", capped: true,
-                     armingsLost: 1) {
-            "var a = []; var t0 = Date.now(); for (var i = 0; Date.now() - t0 < 20000; i++) a[i * 64] = i; return 99"
-        }
-    }
-
     /// The issue's second case: many small objects under an address-space cap (the process
     /// aborted inside JavaScriptCore's allocator 3 runs in 5 before).
     func testManySmallObjectsUnderAnAddressSpaceCapEndWithTheErrorAndTheOriginal() throws {
@@ -88,12 +76,9 @@ final class HeapGrowthLimitTests: PatchTestCase {
 
     /// Runs this test again in a child (`scenario`), whose patched `-[PFFailing riskyValue]` runs
     /// `body`, and checks what the child saw.
-    /// `armingsLost`: how many of the watchdog's armings the child drops from its call on.
     private func runChild(_ test: String, _ scenario: String, capped: Bool = false, timeLimitOff: Bool = true,
-                          armingsLost: Int = 0, body: () -> String) throws {
-        if Self.childScenario == scenario {
-            return try patchedCallChild(body(), capped: capped, timeLimitOff: timeLimitOff, armingsLost: armingsLost)
-        }
+                          body: () -> String) throws {
+        if Self.childScenario == scenario { return try patchedCallChild(body(), capped: capped, timeLimitOff: timeLimitOff) }
         try runChildProcess(test, scenario, capped: capped)
     }
 
@@ -138,18 +123,13 @@ final class HeapGrowthLimitTests: PatchTestCase {
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) >> 20 : 0
     }
 
-    private func patchedCallChild(_ body: String, capped: Bool, timeLimitOff: Bool, armingsLost: Int) throws {
+    private func patchedCallChild(_ body: String, capped: Bool, timeLimitOff: Bool) throws {
         if capped { capAddressSpace(timeLimitOff: timeLimitOff) }
         let errors = captureErrors()
         let name = uniqueScriptName()
         try PatchEngine.evaluate("defineClass('PFFailing', { riskyValue: function() { \(body) } })", name: name)
         let before = residentMB()
         var raised: Int32 = 0
-        if armingsLost > 0 {
-            // Only the heap watch may nudge: the entry's long-entry nudge comes after a minute.
-            LimitMonitor.nudgeAfterForTests.withLock { $0 = 60 }
-            ExecutionTimeLimit.armingsToLose.withLock { $0 = armingsLost }
-        }
         let result = pf_failing_risky_value(&raised)
         let ended = errors.errors.first
         report(result: "\(result) \(ended?.kind.rawValue ?? "none") \(PatchEngine.appliedPatchNames.contains(name) ? "applied" : "reverted")",

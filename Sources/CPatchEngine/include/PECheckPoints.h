@@ -1,6 +1,5 @@
 #ifndef PE_CHECK_POINTS_H
 #define PE_CHECK_POINTS_H
-#include <stdbool.h>
 #include <stdint.h>
 
 /* The native side of the check-point counter (ExecutionTimeLimit.swift): scripts count it down at
@@ -26,26 +25,5 @@ static inline void PECheckPointsSet(int32_t *counter, int32_t value) { __atomic_
    it, stored at its start, read by the limits' monitor thread (LimitMonitor.swift). */
 static inline void PECheckPointsStamp(uint64_t *stamp, uint64_t entry) { __atomic_store_n(stamp, entry, __ATOMIC_RELAXED); }
 static inline uint64_t PECheckPointsStampGet(const uint64_t *stamp) { return __atomic_load_n(stamp, __ATOMIC_RELAXED); }
-
-/* An entry's heap growth as the limits' monitor watches it (LimitMonitor.swift, HeapGrowthLimit.swift):
-   the entry measured and the process's footprint at its first check, published by the thread
-   running it; and the monitor's request that the entry's next tock checks the heap at once. */
-typedef struct PEHeapWatch {
-    uint64_t entry;
-    int64_t baseline;
-    int32_t checkRequested;
-} PEHeapWatch;
-
-static inline void PEHeapWatchSetBaseline(PEHeapWatch *watch, uint64_t entry, int64_t baseline) {
-    __atomic_store_n(&watch->baseline, baseline, __ATOMIC_RELAXED);
-    __atomic_store_n(&watch->entry, entry, __ATOMIC_RELEASE);
-}
-static inline uint64_t PEHeapWatchEntry(const PEHeapWatch *watch) { return __atomic_load_n(&watch->entry, __ATOMIC_ACQUIRE); }
-static inline int64_t PEHeapWatchBaseline(const PEHeapWatch *watch) { return __atomic_load_n(&watch->baseline, __ATOMIC_RELAXED); }
-static inline void PEHeapWatchRequestCheck(PEHeapWatch *watch) { __atomic_store_n(&watch->checkRequested, 1, __ATOMIC_RELAXED); }
-static inline bool PEHeapWatchTakeRequest(PEHeapWatch *watch) {
-    return __atomic_load_n(&watch->checkRequested, __ATOMIC_RELAXED) != 0
-        && __atomic_exchange_n(&watch->checkRequested, 0, __ATOMIC_RELAXED) != 0;
-}
 
 #endif
