@@ -172,7 +172,10 @@ extension Engine {
             if let object = unbox(value) { return ObjCObject(retaining: object) }
             guard let object = JSValueToObject(ctx, value, nil), !JSObjectIsFunction(ctx, object) else { return nil }
             if JSValueIsArray(ctx, value) {
-                return (0..<JSC.arrayLength(ctx, object)).map { toSwift(JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil)) }
+                // A read that throws reads as undefined, as `JSC.get` does for the dictionary below.
+                return (0..<JSC.arrayLength(ctx, object)).map {
+                    toSwift(JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil) ?? JSValueMakeUndefined(ctx))
+                }
             }
             var result: [String: Any?] = [:]
             for key in JSC.propertyNames(ctx, object) { result[key] = toSwift(JSC.get(ctx, object, key)) }

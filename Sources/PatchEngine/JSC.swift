@@ -27,8 +27,11 @@ enum JSC {
 
     /// `object[name]`; undefined when the read threw (a getter's exception, or JavaScriptCore
     /// ending the script: it then answers NULL to the C API). Where the exception matters, `read`.
+    /// The exception is not described here: `JSException` reads its properties through this, and
+    /// a thrown value whose getters throw again would recurse without end.
     static func get(_ ctx: JSContextRef, _ object: JSObjectRef, _ name: String) -> JSValueRef {
-        (try? read(ctx, object, name)) ?? JSValueMakeUndefined(ctx)
+        let js = string(name); defer { JSStringRelease(js) }
+        return JSObjectGetProperty(ctx, object, js, nil) ?? JSValueMakeUndefined(ctx)
     }
 
     /// `object[name]`, or the exception its read threw.

@@ -76,7 +76,22 @@ final class ValueBridgeTests: PatchTestCase {
         XCTAssertTrue(array?.message.contains("boom at index") == true, "\(String(describing: array))")
         // An evaluation's value with such a getter comes back without it (its read threw).
         XCTAssertEqual(render(try apply("({ a: 1, get bad() { throw new Error('boom') } })")), "{a: 1, bad: nil}")
+        XCTAssertEqual(render(try apply("var a = [1, 2]; Object.defineProperty(a, 1, { get: function () { throw 1 } }); a")), "[1, nil]")
         XCTAssertEqual(render(try apply(box + "b.describe({a: 1}).toJS()")), #""{a: 1}""#, "the bridge works after")
+    }
+
+    /// A thrown value whose position properties throw in turn (here: itself) reads as an exception
+    /// without a position: reading them must neither crash on the NULL the C API answers nor
+    /// describe the exception they throw, which throws again, without end.
+    func testAThrownValueWhosePropertiesThrowIsAnErrorNotACrash() throws {
+        let error = applyExpectingError("""
+        var e = { toString: function () { return 'hostile' } };
+        ['line', 'column', 'sourceURL', 'stack'].forEach(function (k) { Object.defineProperty(e, k, { get: function () { throw e } }) });
+        throw e
+        """)
+        XCTAssertEqual(error?.kind, .evaluation)
+        XCTAssertTrue(error?.message.contains("hostile") == true, "\(String(describing: error))")
+        XCTAssertEqual(render(try apply("6 * 7")), "42", "the engine works after")
     }
 
     func testBoxedObjectsInsideJSArrayPassedToObjC() throws {
