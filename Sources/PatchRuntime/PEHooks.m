@@ -20,7 +20,24 @@ static void destroyHook(void *item) {
 }
 
 static uint64_t lastHookIdentifier;
-static unsigned instanceHookCount;   /* live instance-level hooks: most deallocs have none to clear */
+
+/* Live instance hooks counted by a hash of their object's address. Every -dealloc of a class whose
+   objects carry state asks its object's bucket first: a zero bucket means no hook of this object,
+   so the dealloc walks no slot and takes no lock. (One count for all objects made every dealloc in
+   the process walk every slot twice, under the write lock, as long as one hooked object lived
+   anywhere.) A collision only costs the walk. */
+enum { PEHookedObjectBuckets = 1024 };
+static unsigned hookedObjects[PEHookedObjectBuckets];
+static unsigned long deallocScans;
+
+static unsigned *hookedObjectBucket(const void *object) {
+    uintptr_t address = (uintptr_t)object;
+    return &hookedObjects[((address >> 4) ^ (address >> 14)) % PEHookedObjectBuckets];
+}
+static bool mayHaveInstanceHooks(const void *object) {
+    return __atomic_load_n(hookedObjectBucket(object), __ATOMIC_ACQUIRE) != 0;
+}
+unsigned long PEHooksDeallocScanCount(void) { return __atomic_load_n(&deallocScans, __ATOMIC_RELAXED); }
 
 #pragma mark - Running hooks
 
@@ -221,7 +238,7 @@ static uint64_t addHook(Class cls, void *object, const char *selector, int optio
         while (*tail) tail = &(*tail)->next;
         __atomic_store_n(tail, hook, __ATOMIC_RELEASE);     /* readers see it fully built */
         __atomic_add_fetch(&slot->hookCount, 1, __ATOMIC_RELEASE);
-        if (object) __atomic_add_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
+        if (object) __atomic_add_fetch(hookedObjectBucket(object), 1, __ATOMIC_RELEASE);
     });
     PESlotEnsureInstalled(slot);
     return identifier;
@@ -264,7 +281,8 @@ bool PEHookRemove(uint64_t identifier) {
 }
 
 void PEHooksObjectDeallocating(void *object) {
-    if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
+    if (!mayHaveInstanceHooks(object)) return;
+    __atomic_add_fetch(&deallocScans, 1, __ATOMIC_RELAXED);
     PEEpochRecord *thread = PEEpochThisThread();
     /* Marked in place, no list changes: readers only ever see the flag appear. */
     pthread_rwlock_rdlock(&PELayerLock);
@@ -274,21 +292,23 @@ void PEHooksObjectDeallocating(void *object) {
     pthread_rwlock_unlock(&PELayerLock);
 }
 
-static void clearObjectHooks(bool (^match)(struct PEHook *));
+static void clearObjectHooks(void *object, bool (^match)(struct PEHook *));
 
 void PEHooksClearObject(void *object) {
-    clearObjectHooks(^bool(struct PEHook *h) { return h->object == object; });
+    clearObjectHooks(object, ^bool(struct PEHook *h) { return h->object == object; });
 }
 
 void PEHooksClearDying(void *object) {
     PEEpochRecord *thread = PEEpochThisThread();
-    clearObjectHooks(^bool(struct PEHook *h) {
+    clearObjectHooks(object, ^bool(struct PEHook *h) {
         return h->object == object && __atomic_load_n(&h->dyingOn, __ATOMIC_ACQUIRE) == thread;
     });
 }
 
-static void clearObjectHooks(bool (^match)(struct PEHook *)) {
-    if (!__atomic_load_n(&instanceHookCount, __ATOMIC_ACQUIRE)) return;
+/* `match` selects only hooks of `object`. */
+static void clearObjectHooks(void *object, bool (^match)(struct PEHook *)) {
+    if (!mayHaveInstanceHooks(object)) return;
+    __atomic_add_fetch(&deallocScans, 1, __ATOMIC_RELAXED);
     struct PEHook *removed = NULL;
     struct PEHookPlan *retiredPlans = NULL;
     pthread_rwlock_wrlock(&PELayerLock);
@@ -314,7 +334,7 @@ static unsigned unlinkHooks(bool (^match)(struct PEHook *), struct PEHook **remo
         while (*link) {
             struct PEHook *h = *link;
             if (match(h)) {
-                if (h->object) __atomic_sub_fetch(&instanceHookCount, 1, __ATOMIC_RELEASE);
+                if (h->object) __atomic_sub_fetch(hookedObjectBucket(h->object), 1, __ATOMIC_RELEASE);
                 /* Unlinked, not changed: a reader standing on it still walks on to the rest. */
                 __atomic_store_n(link, h->next, __ATOMIC_RELEASE);
                 h->retiredNext = *removed;

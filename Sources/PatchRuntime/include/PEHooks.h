@@ -37,5 +37,8 @@ bool PEHookRemove(uint64_t identifier);
 /* The signature a hook block for (cls, selector) should have: "v@?@<args>" (for Instead hooks the
    method's return type instead of v). NULL if the class doesn't respond. */
 const char *PEHookBlockEncoding(void *cls, const char *selector, bool instead);
+/* How many times a -dealloc or an object's state clearing looked through the hooks for its object
+   (diagnostics: an object that never had an instance hook should rarely cost a look). */
+unsigned long PEHooksDeallocScanCount(void);
 
 #endif
