@@ -10,5 +10,4 @@
 #include "PELockDropOrder.h"
 #include "PEFootprint.h"
 #include "PEJSCPrivateSymbols.h"
-#include "PECheckPoints.h"
 #endif
