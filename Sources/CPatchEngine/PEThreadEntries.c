@@ -1,5 +1,6 @@
 /* The engine's entries into JavaScript per thread (PEThreadEntries.h). */
 #include "PEThreadEntries.h"
+#include <time.h>
 
 static _Thread_local unsigned depth;
 static _Thread_local uint64_t current;
@@ -21,15 +22,26 @@ uint64_t PEThreadEntryBegin(void) {
     return current;
 }
 
-void PEThreadEntryEnd(void) {
-    if (depth == 0 || --depth > 0) return;
+bool PEThreadEntryEnd(void) {
+    if (depth == 0 || --depth > 0) return false;
     current = 0;
     terminated = false;
+    return true;
 }
 
 uint64_t PEThreadEntryCurrent(void) { return current; }
 void PEThreadEntryMarkTerminated(void) { terminated = true; }
 bool PEThreadEntryWasTerminated(void) { return terminated; }
+
+static _Thread_local PEThreadEntryClock entryClock;
+
+PEThreadEntryClock *PEThreadEntryClockCurrent(void) { return &entryClock; }
+
+double PEThreadCPUTime(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static _Thread_local void *currentEngine;
 

@@ -546,7 +546,7 @@ public final class DevelopmentSession: @unchecked Sendable {
         let version = fetched.version
         state.withLock { state in state.evaluatingVersion = version }
         let outcome = ScriptSwap.replace(live?.scripts, with: fetched.scripts, applier: applier) { [self] script in
-            let map = Preprocessor.rewrite(script.source)
+            let map = Preprocessor.prepare(script.source)   // what the engine runs, check points included
             state.withLock { state in
                 if state.sourceMaps.count >= Self.maxSourceMaps { state.sourceMaps.removeAll() }
                 state.sourceMaps[script.name] = map

@@ -6,7 +6,7 @@ import PatchRuntime
 /// user's source.
 extension Engine {
     func evaluate(_ script: String, name: String, baseDirectory: URL?, bundle: [String: String]? = nil) throws -> Any? {
-        let preprocessed = Preprocessor.rewrite(script)
+        let preprocessed = try Self.prepared(script, name: name)
         transactions.setSourceMap(preprocessed, for: name, script: name)
         // Evaluations are serialised; include() nests on the same thread.
         return try evaluations.serialised { try evaluateSerialised(preprocessed, name: name, baseDirectory: baseDirectory, bundle: bundle) }
@@ -47,6 +47,14 @@ extension Engine {
         }
     }
 
+    /// `source` as the engine runs it (`Preprocessor.prepare`: check points inserted), or a
+    /// `.syntax` error positioned where it names the check points' reserved identifiers.
+    static func prepared(_ source: String, name: String) throws -> Preprocessed {
+        do { return try Preprocessor.checked(source) } catch let reserved as ReservedNameError {
+            throw PatchError(kind: .syntax, message: reserved.message, scriptName: name, line: reserved.line, column: reserved.column)
+        }
+    }
+
     /// `include(path)`: evaluates a file relative to the current script, once per file, as part of
     /// the current script's transaction (a revert forgets it, so evaluating the script again
     /// includes the file again).
@@ -63,7 +71,11 @@ extension Engine {
             transactions.unmarkIncluded(url.path, script: script)
             throw BridgeError("include(\"\(path)\"): cannot read \(url.path)")
         }
-        let preprocessed = Preprocessor.rewrite(source)
+        let preprocessed: Preprocessed
+        do { preprocessed = try Self.prepared(source, name: url.path) } catch {
+            transactions.unmarkIncluded(url.path, script: script)
+            throw error
+        }
         transactions.setSourceMap(preprocessed, for: url.path, script: script)
         // An exception in the file keeps its own position (the file's line and column).
         return try evaluations.within(Evaluation(name: script, baseDirectory: url.deletingLastPathComponent(), bundle: nil)) {
@@ -91,7 +103,7 @@ extension Engine {
             throw BridgeError("include(\"\(path)\"): the patch \(outer.name) carries no script of that name")
         }
         guard transactions.markIncluded(key, script: outer.name) else { return JSValueMakeUndefined(ctx) }
-        let preprocessed = Preprocessor.rewrite(source)
+        let preprocessed = try Self.prepared(source, name: key)
         transactions.setSourceMap(preprocessed, for: key, script: outer.name)
         return try evaluations.within(Evaluation(name: outer.name, baseDirectory: nil, bundle: bundle)) {
             try evaluateRaw(preprocessed.code, sourceURL: key, passingExceptions: true)

@@ -1,40 +1,39 @@
 import CJavaScriptCore
-import Foundation
 import CPatchEngine
+import Foundation
 import PatchRuntime
 import PatchSupport
 
-/// JavaScriptCore's execution time limit for the engine's context group, applied per thread, and
-/// the recognition of the terminations it causes.
+/// The execution time limit and the heap growth limit of one VM (the engine's context group),
+/// applied per thread entry, and the recognition of the terminations they cause.
 ///
-/// How JavaScriptCore measures it (WebKit's `Watchdog`): one clock per VM, started when a thread
-/// makes the VM's outermost entry (an evaluation, or a native → JS call while no JS is open on any
-/// thread), counting the CPU time of the thread that started it. When its timer fires, the thread
-/// then running JS compares its own CPU clock with that deadline and, past it, asks `callback`;
-/// true throws an uncatchable "JavaScript execution terminated." at that thread's current entry.
-/// With several threads the clock and the thread judged differ (docs/threads.md): a fresh thread
-/// running away under a deadline taken on the main thread's long CPU history was never ended, and
-/// a thread with a long history was ended for another thread's deadline.
+/// An entry into JS costs them one store: the outermost entry of a thread resets the VM's
+/// check-point counter (`counter`, `__peTick[0]` to scripts). The preprocessor puts a check point
+/// at the start of every loop body and every function body of every script (`Preprocessor.prepare`):
+/// a decrement of that counter, which calls `tock` (`__peTock`) when it reaches zero. So an entry
+/// that runs `ticksToFirstCheck` check points reaches its first tock; short entries (a patched
+/// call) never do. JavaScriptCore's watchdog exists (made and cleared at start) but has no limit
+/// set between checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only
+/// tests `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
 ///
-/// So the engine judges each thread by its own entry (`PEThreadEntries.h`): every entry into JS
-/// runs under the API lock between `beginEntry` and `endEntry`; a thread's outermost entry made
-/// while another thread has one open (JavaScriptCore starts no clock for it) restarts the clock on
-/// the entering thread, and `deadlineEntry` records whose entry the clock was started for. The
-/// callback ends JS only on the thread in that entry; on any other thread it restarts the clock
-/// there and lets the JS go on. The limit is CPU time of the thread's outermost entry: a thread
-/// waiting for the API lock, or sleeping in a native call, is not running away.
+/// At its first tock (on the running thread) the engine reads the thread's CPU clock: the entry's
+/// time counts from there (`PEThreadEntryClock`), like its heap growth. It then arms
+/// JavaScriptCore's watchdog from inside the entry for the earlier of the time left and the next
+/// heap check: from then on JavaScriptCore's own timer and traps cover everything the entry runs,
+/// long builtins included, and its callback (`callback`, on the thread then running JS) judges
+/// that thread's entry by its own clock (`check`) and sets the next deadline. Past a bound, the
+/// engine asks JavaScriptCore to end the entry (`requestEnd`: a limit of 1 ms; its callback says
+/// yes only for that entry), and JavaScriptCore throws its uncatchable "JavaScript execution
+/// terminated." there. The thread's outermost `endEntry` clears the watchdog when an entry armed
+/// it (one branch on the hot path).
 ///
 /// A termination inside a nested entry also ends the JS around it on that thread (seen with
 /// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
-/// resumes); the thread stays marked until its outermost entry ends, and the clock is restarted
-/// for any JS still running there. JavaScriptCore keeps a termination in force until the VM's
-/// outermost entry ends: JS another thread runs meanwhile is ended too, without being asked about
-/// (`Termination.otherThreads`); that thread's script is not blamed for it.
-///
-/// The same watchdog enforces the heap growth limit (`HeapGrowthLimit`): while it is set the clock
-/// runs in steps (`HeapGrowthLimit.check` gives each next one), and the callback counts the steps
-/// an entry has run for (a lower bound of its CPU time), checks the footprint, and ends the entry
-/// at whichever bound it passes first (`judge`).
+/// resumes); the thread stays marked until its outermost entry ends. JavaScriptCore keeps a
+/// termination in force until the VM's outermost entry ends: JS another thread runs meanwhile is
+/// ended too, without being asked about (`Termination.otherThreads`); that thread's script is not
+/// blamed for it. An innocent entry is never ended by the engine's callback: it says yes only for
+/// the entry that is past its own bound.
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
@@ -47,30 +46,57 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         var terminationValue: JSValueRef?
     }
     private let settings = LockedValue(Settings())
-    /// The watchdog's step, 0 when neither bound is on; guarded by the API lock (read by every
-    /// entry, `beginEntry`).
-    private var armed: TimeInterval = 0
-    /// The time limit in force, 0 when off; guarded by the API lock.
-    private var armedLimit: TimeInterval = 0
-    /// The heap growth limit, checked at every step.
+    /// The heap growth limit, checked at the same checks.
     let heapGrowth = HeapGrowthLimit()
-    /// The clock JavaScriptCore runs now, and how much of `deadlineEntry`'s CPU time the clock
-    /// has counted before it; guarded by the API lock.
-    private var step: TimeInterval = 0
-    private var spent: TimeInterval = 0
-    /// The entry last ended for its heap growth (`Termination.heapGrowth`); guarded by the API lock.
+    /// The VM's check-point counter: native memory, which scripts see as `__peTick[0]` (an
+    /// `Int32Array` over it, `installCheckPoints`). One per VM, for the VM's life.
+    let counter: UnsafeMutablePointer<Int32>
+    /// The number of the last outermost entry begun in the VM (`PEThreadEntryBegin`), which
+    /// `LimitMonitor` watches: a stamp that stays while an entry is open is an entry that runs long.
+    private let stamp: UnsafeMutablePointer<UInt64>
+    /// Guarded by the API lock (`set`, `arm` and `tock` take it; entries hold it):
+    /// the time limit in force (0: off), whether the heap limit is on, what an entry's counter
+    /// starts at.
+    private var armedLimit: TimeInterval = 0
+    private var heapOn = false
+    @exclusivity(unchecked) private var entryTicks: Int32 = .max
+    /// Whether JavaScriptCore's watchdog has a limit now, and for which thread entry it was set.
+    @exclusivity(unchecked) private var watchdogArmed = false
+    private var watchdogEntry: UInt64 = 0
+    /// The entry the engine asked JavaScriptCore to end, and the entry last ended for its heap growth.
+    private var endRequested: UInt64 = 0
     private var heapEnd: (entry: UInt64, exceeded: HeapGrowthExceeded)?
-    /// The thread entry (`PEThreadEntryCurrent`) JavaScriptCore's clock was last started for;
-    /// guarded by the API lock.
-    private var deadlineEntry: UInt64 = .max
 
     /// The text of JavaScriptCore's termination exception.
     static let terminationMessage = "JavaScript execution terminated."
+    /// Check points an entry runs before its first tock. A tight loop runs them in ≈ 0.1–0.3 ms;
+    /// an entry of a few calls never reaches it, so a patched call costs no tock.
+    static let ticksToFirstCheck: Int32 = 100_000
+    /// How soon JavaScriptCore ends an entry the engine asks it to end (CPU seconds).
+    static let endDelay: TimeInterval = 0.001
 
-    init(group: JSContextGroupRef) {
+    /// The VM's occupancy word (`Engine.occupancy`): how many threads have an entry open in it.
+    private let occupancy: UnsafeMutablePointer<Int>
+
+    init(group: JSContextGroupRef, occupancy: UnsafeMutablePointer<Int>) {
         self.group = group
+        self.occupancy = occupancy
         setFunction = JSCPrivateFunctions.setExecutionTimeLimit
         clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
+        counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        counter.initialize(to: .max)
+        stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        stamp.initialize(to: 0)
+        // The watchdog is made now, before any entry into the VM, whatever the bounds: JavaScriptCore
+        // marks a VM as entered (`Watchdog::enteredVM`, what lets a limit set inside an entry start
+        // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
+        // an entry another thread has open (bounds turned on while a thread is in a native call),
+        // a tock's arming there would start no timer and the runaway would never be ended.
+        if let setFunction, let clearFunction {
+            setFunction(group, 1e6, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+            clearFunction(group)
+            LimitMonitor.shared.watch(self)
+        }
     }
 
     var isAvailable: Bool { setFunction != nil && clearFunction != nil }
@@ -90,73 +116,186 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         return true
     }
 
-    /// Arms the watchdog for the bounds set (`limit`, `heapGrowth`), or clears it. API lock held.
+    /// Takes the bounds set (`limit`, `heapGrowth`) into use. API lock held. (JavaScriptCore's
+    /// watchdog was made with the VM, `init`: arming it from inside an entry finds it there.)
     func arm() {
-        guard let clearFunction else { return }
-        let limit = seconds
-        armedLimit = limit ?? 0
-        armed = heapGrowth.bytes == nil ? armedLimit : min(limit ?? .infinity, HeapGrowthLimit.checkPeriod)
-        if armed > 0 { restartClock() } else { clearFunction(group) }
+        guard isAvailable else { return }
+        armedLimit = settings.withLock { $0.limit } ?? 0
+        heapOn = heapGrowth.bytes != nil
+        let on = armedLimit > 0 || heapOn
+        entryTicks = on ? Self.ticksToFirstCheck : .max
     }
 
-    /// Restarts JavaScriptCore's clock on this thread, for this thread's entry. API lock held.
-    private func restartClock() {
-        spent = 0
-        runClock(armed)
+    /// The `Int32Array` scripts count down (`__peTick`), over `counter`.
+    func makeCounterArray(_ ctx: JSContextRef) -> JSObjectRef? {
+        JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeInt32Array, counter, 4, nil, nil, nil)
     }
 
-    private func runClock(_ seconds: TimeInterval) {
-        guard seconds > 0, let setFunction else { return }
-        deadlineEntry = PEThreadEntryCurrent()
-        step = seconds
+    /// Before an entry into JS, with the API lock held until the matching `endEntry`: a thread's
+    /// outermost entry starts the countdown to its first tock (and clears a watchdog left armed
+    /// by threads that left together: `disarmIfAlone`). After an entry that ran long, the next one
+    /// arms the watchdog at its start instead (`armAtStart`).
+    /// `armingAtStart`: a script's top level (an evaluation), which is armed at its start like an
+    /// entry after a long one (`armAtStart`): evaluations are few and cost far more than the
+    /// watchdog's start (≈ 1 µs), and a script's top-level loop then never meets a tock.
+    @inline(__always) func beginEntry(armingAtStart: Bool = false) {
+        let entry = PEThreadEntryBegin()
+        guard entry != 0 else { return }
+        PECheckPointsStamp(stamp, entry)
+        if watchdogArmed { disarmIfAlone() }
+        if lastEntryRanLong || armingAtStart { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
+    }
+
+    /// After the entry's JS returned, still under the API lock: the thread's outermost entry
+    /// clears JavaScriptCore's watchdog if a check armed it (the next entry then reads no clock).
+    @inline(__always) func endEntry() {
+        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong) { outermostEntryEnded() }
+    }
+
+    /// Whether the VM's last outermost entry ran long: it reached its first tock, or, armed at its
+    /// start, ran as many check points. Guarded by the API lock.
+    @exclusivity(unchecked) private var lastEntryRanLong = false
+
+    /// Arms the watchdog at the start of `entry` (this thread's) and sets the countdown as far as
+    /// it goes. Why: an entry's first tock comes inside a loop JavaScriptCore has optimised without
+    /// ever seeing the call-out taken; it leaves that code (an "InadequateCoverage" exit) and
+    /// compiles the loop again with the call-out in it, and a loop that may call out keeps no load
+    /// hoisted: JS calling a JS-defined method in a loop, 3.8–4.2 ns a call with the check points
+    /// and no tock, 8–9 ns once a tock had happened in it (`make bench`). A VM whose entries run
+    /// long (a patched method with a long loop, called again and again) meets the tock once; its
+    /// next entries pay the watchdog's start instead (≈ 1 µs, against ≥ 0.1 ms of JS).
+    private func armAtStart(_ entry: UInt64) {
+        guard armedLimit > 0 || heapOn, setFunction != nil else {
+            lastEntryRanLong = false
+            PECheckPointsSet(counter, entryTicks)
+            return
+        }
+        PECheckPointsSet(counter, .max)
+        PEThreadEntryClockCurrent()!.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0,
+                                                                  armedAtStart: true)
+        // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
+        let untilLimit = armedLimit > 0 ? armedLimit : .infinity
+        runWatchdog(min(untilLimit, heapOn ? HeapGrowthLimit.checkPeriod : .infinity), for: entry)
+    }
+
+    /// The thread's outermost entry ended: whether it ran long, and the watchdog cleared.
+    private func outermostEntryEnded() {
+        let clock = PEThreadEntryClockCurrent()!
+        if clock.pointee.armedAtStart {
+            // Only this VM's JS counts the countdown down from where `armAtStart` set it.
+            lastEntryRanLong = Int64(Int32.max) - Int64(PECheckPointsGet(counter)) >= Int64(Self.ticksToFirstCheck)
+            clock.pointee.armedAtStart = false
+        } else {
+            lastEntryRanLong = watchdogArmed
+        }
+        if watchdogArmed { disarmIfAlone() }
+    }
+
+    /// Clears the watchdog's limit, but only while no other thread has an entry open in the VM
+    /// (this thread's is counted until after `endEntry`). Clearing also drops the callback, and a
+    /// timer already dispatched still fires: inside an entry still open, JavaScriptCore then ends
+    /// whatever JS runs without asking (seen: innocent threads ended while a runaway was being
+    /// ended). Once the VM's outermost entry has ended, JavaScriptCore forgets the timer's deadline.
+    private func disarmIfAlone() {
+        guard PEAtomicLoadLong(occupancy) < 2 * PEVMOpenEntry else { return }
+        clearFunction?(group)
+        watchdogArmed = false
+        watchdogEntry = 0
+    }
+
+    /// `__peTock()`: the counter reached zero on this thread, inside its entry. Under the API lock
+    /// (the binding takes it: JavaScriptCore drops it around native callbacks). The entry's first
+    /// tock starts its clock and arms the watchdog, whose callback makes every later check; the
+    /// countdown is then set as far as it goes (≈ 2 billion check points), so the JS's optimised
+    /// code keeps never taking the call: a tock every few milliseconds made a JS-defined method
+    /// call from a loop 3 → 9 ns (the compiled loop then calls out, which clobbers what it had
+    /// hoisted).
+    func tock() {
+        PECheckPointsSet(counter, .max)
+        let entry = PEThreadEntryCurrent()
+        guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
+        if entry == endRequested { return runWatchdog(Self.endDelay, for: entry) }
+        let clock = PEThreadEntryClockCurrent()!
+        let now = PEThreadCPUTime()
+        if clock.pointee.entry != entry {
+            clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
+        }
+        guard let step = check(entry, clock, now) else { return requestEnd(entry) }
+        runWatchdog(step, for: entry)
+    }
+
+    /// A check of `entry`, this thread's, `now` CPU seconds: nil when it is past a bound (the
+    /// heap's recorded in `heapEnd`), else the CPU time until its next check by the watchdog.
+    private func check(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval) -> TimeInterval? {
+        let spent = now - clock.pointee.start
+        if armedLimit > 0 && armedLimit - spent <= armedLimit * 1e-9 { return nil }
+        if heapOn && spent >= clock.pointee.nextHeapCheck {
+            let heap = heapGrowth.check(entry: entry, spent: spent)
+            if let exceeded = heap.exceeded {
+                heapEnd = (entry, exceeded)
+                return nil
+            }
+            clock.pointee.nextHeapCheck = spent + (heap.next ?? HeapGrowthLimit.longestStep)
+        }
+        let untilLimit = armedLimit > 0 ? armedLimit - spent : .infinity
+        let untilHeap = heapOn ? clock.pointee.nextHeapCheck - spent : .infinity
+        return max(min(untilLimit, untilHeap), Self.endDelay)
+    }
+
+    /// Asks JavaScriptCore to end `entry` (this thread's) at once.
+    private func requestEnd(_ entry: UInt64) {
+        endRequested = entry
+        runWatchdog(Self.endDelay, for: entry)
+    }
+
+    /// Sets JavaScriptCore's watchdog to `seconds` of this thread's CPU time, from inside the entry.
+    private func runWatchdog(_ seconds: TimeInterval, for entry: UInt64) {
+        guard let setFunction else { return }
+        watchdogArmed = true
+        watchdogEntry = entry
+        #if DEBUG
+        if Self.armingsToLose.withLock({ count in count > 0 ? { count -= 1; return true }() : false }) { return }
+        #endif
         setFunction(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// At the end of a step of `deadlineEntry` on its own thread: true ends the entry (past the
-    /// time limit, or grown past the heap budget); otherwise the clock runs the next step.
-    private func judge(_ entry: UInt64) -> Bool {
-        spent += step
-        let heap = heapGrowth.check(entry: entry, spent: spent)
-        if let exceeded = heap.exceeded {
-            heapEnd = (entry, exceeded)
-            return true
-        }
-        let next = heap.next ?? armed
-        guard armedLimit > 0 else { runClock(next); return false }
-        let left = armedLimit - spent
-        if left <= armedLimit * 1e-9 { return true }
-        runClock(min(next, left))
-        return false
-    }
+    #if DEBUG
+    /// Tests: how many of the next armings to drop, as if JavaScriptCore never fired their timer
+    /// (what `LimitMonitor` is the backstop for).
+    static let armingsToLose = LockedValue(0)
+    #endif
 
-    /// Before an entry into JS, with the API lock held until the matching `endEntry`.
-    /// `othersInVM`: another thread has an entry open in this VM (threads in other VMs don't nest
-    /// this entry: each VM has its own outermost entry and watchdog).
-    @inline(__always) func beginEntry(othersInVM: Bool) {
-        let entry = PEThreadEntryBegin()
-        guard entry != 0, armed > 0 else { return }
-        // Alone, the VM's outermost entry: JavaScriptCore starts the clock on this thread itself.
-        // Nested in another thread's, it starts none: restart it here, so it measures this thread.
-        if othersInVM { restartClock() } else { deadlineEntry = entry; spent = 0 }
-    }
+    /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM, the
+    /// last outermost entry begun, whether a bound is on, and the nudge: the counter set to 0, so
+    /// the running entry's next check point calls the tock (a relaxed store, no lock).
+    var hasOpenEntry: Bool { PEAtomicLoadLong(occupancy) >= PEVMOpenEntry }
+    var stampedEntry: UInt64 { PECheckPointsStampGet(stamp) }
+    var boundsOn: Bool { seconds != nil || heapGrowth.bytes != nil }
+    func nudge() { PECheckPointsSet(counter, 0) }
 
-    /// After the entry's JS returned, still under the API lock.
-    @inline(__always) func endEntry() { PEThreadEntryEnd() }
-
-    /// Runs on the thread running JS once JavaScriptCore's clock passed its deadline.
+    /// Runs on the thread running JS once JavaScriptCore's watchdog passed its deadline (API lock
+    /// held): ends that thread's entry only if it is the one asked to end, or past its own bound;
+    /// otherwise sets the watchdog for its next check. An entry that never reached a tock is
+    /// measured from here.
     private static let callback: PEJSShouldTerminateCallback = { _, context in
         let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
         let entry = PEThreadEntryCurrent()
-        if entry == limit.deadlineEntry {
-            guard limit.judge(entry) else { return false }
-            if entry != 0 { PEThreadEntryMarkTerminated() }
-            return true
+        guard entry != 0 else { return false }
+        if entry != limit.endRequested {
+            let clock = PEThreadEntryClockCurrent()!
+            let now = PEThreadCPUTime()
+            if clock.pointee.entry != entry {
+                clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
+            }
+            if let step = limit.check(entry, clock, now) {
+                // Bounds turned off meanwhile: a day, until an entry alone clears it.
+                limit.runWatchdog(limit.armedLimit > 0 || limit.heapOn ? step : 86_400, for: entry)
+                return false
+            }
+            limit.endRequested = entry
         }
-        // The clock measured another thread, or an earlier entry of this one: this entry has not
-        // been judged. Measure it from now on its own thread's clock: a runaway is ended after at
-        // most one more limit of its CPU time.
-        limit.restartClock()
-        return false
+        PEThreadEntryMarkTerminated()
+        return true
     }
 
     /// How an exception returned by an entry into JS relates to the time limit.
@@ -172,8 +311,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Classifies `value` (`exception`), just returned to this thread by an entry into JS, under
-    /// the API lock. After this thread's own termination, restarts the clock for any JS still
-    /// running around this entry on this thread.
+    /// the API lock.
     func termination(of value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Termination {
         guard exception.message == Self.terminationMessage else { return .none }
         let known = settings.withLock { settings -> JSValueRef? in
@@ -182,7 +320,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             return known
         }
         if PEThreadEntryWasTerminated() {
-            restartClock()
             if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }
             return .timeout
         }

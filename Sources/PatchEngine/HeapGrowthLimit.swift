@@ -12,22 +12,23 @@ import PatchSupport
 /// app), and many small objects under an address-space cap aborted the process inside
 /// JavaScriptCore's allocator. Its own maximum-heap option (`gcMaxHeapSize`) crashes the process.
 ///
-/// How: JavaScriptCore's watchdog is the only public way to end running JS, so the engine's
-/// watchdog (`ExecutionTimeLimit`) fires `checkPeriod` into an entry's CPU time, then in adaptive steps, while a budget
-/// is set, and asks `check` there. What is measured is the process's footprint
-/// (`PEProcessFootprint`: resident memory on Linux, `phys_footprint` on Apple), not JavaScriptCore's
-/// heap: `JSGetMemoryUsageStatistics` walks every live object (0.2 ms with an empty heap, 0.5 s
-/// with 17 M objects, measured) and doesn't count a sparse array's storage (its heap size stayed at
-/// 96 MB while the process grew by 200 MB). The growth is counted from the entry's first check (one
-/// period of its CPU time after it began): reading the footprint at every entry would cost each
+/// How: the engine checks an entry at its check points' tocks and at the watchdog's deadlines it
+/// sets from there (`ExecutionTimeLimit`), at the steps `check` gives, and ends it through
+/// JavaScriptCore's watchdog (the only way to end running JS). What is measured is the process's
+/// footprint (`PEProcessFootprint`: resident memory on Linux, `phys_footprint` on Apple), not
+/// JavaScriptCore's heap: `JSGetMemoryUsageStatistics` walks every live object (0.2 ms with an
+/// empty heap, 0.5 s with 17 M objects, measured) and doesn't count a sparse array's storage (its
+/// heap size stayed at 96 MB while the process grew by 200 MB). The growth is counted from the
+/// entry's first check (its first tock): reading the footprint at every entry would cost each
 /// patched call a system call. Memory other threads allocate meanwhile counts too.
 final class HeapGrowthLimit: @unchecked Sendable {
     /// The first check of a running entry and the shortest step between checks, in CPU seconds of
     /// its thread: growth of 2.3 GB/s (the sparse array) overshoots the budget by ≈ 25 MB at most.
     static let checkPeriod: TimeInterval = 0.01
-    /// The longest step between checks. Each check is a JavaScriptCore trap, which in its signal
-    /// mode (Apple's; Linux uses polling, PEPlatform.h) throws away the optimised code of the JS
-    /// running (measured: JS method calls in a long loop 5–8× slower with a check every 10 ms), so an entry whose memory doesn't grow is checked rarely: the step is half
+    /// The longest step between checks. A check the watchdog makes is a JavaScriptCore trap, which
+    /// in its signal mode (Apple's; Linux uses polling, PEPlatform.h) throws away the optimised code
+    /// of the JS running (measured: JS method calls in a long loop 5–8× slower with a check every
+    /// 10 ms), so an entry whose memory doesn't grow is checked rarely: the step is half
     /// the time the growth seen since the last check would take to reach the budget, within
     /// `checkPeriod`...`longestStep`.
     static let longestStep: TimeInterval = 0.16
@@ -41,7 +42,7 @@ final class HeapGrowthLimit: @unchecked Sendable {
     private var lastFootprint: Int64 = 0
     private var lastSpent: TimeInterval = 0
 
-    /// The budget in bytes; nil: off. Setting it doesn't arm the watchdog (`ExecutionTimeLimit.arm`).
+    /// The budget in bytes; nil: off. Setting it takes effect at `ExecutionTimeLimit.arm`.
     var bytes: Int? {
         get { budget.withLock { $0 } }
         set { budget.withLock { $0 = newValue.flatMap { $0 > 0 ? $0 : nil } } }

@@ -25,7 +25,7 @@ extension Engine {
         var error: Error?
         var outerBatch = PEPoolBatchState()
         PEPoolEntryBegin(&outerBatch)
-        let result = entering { () -> JSValueRef? in
+        let result = entering(armingAtStart: topLevel) { () -> JSValueRef? in
             let saved = topLevel ? enterTopLevel() : nil
             let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
             defer {
@@ -55,23 +55,22 @@ extension Engine {
     /// An entry into a secondary VM is no replay's JS (`PEThreadReplaying`): a replay marks its
     /// own inside its entry (`evaluateRaw(replaying:)`); this one may be app code a replay's native
     /// call ran on this thread (+initialize).
-    @inline(__always) func entering<R>(_ body: () throws -> R) rethrows -> R {
+    /// `armingAtStart`: a script's top level (`ExecutionTimeLimit.beginEntry`).
+    @inline(__always) func entering<R>(armingAtStart: Bool = false, _ body: () throws -> R) rethrows -> R {
         let me = Unmanaged.passUnretained(self).toOpaque()
         let previous = PEThreadEngineSwap(me)
         let arriving = previous != me
         let replaying = replayed == nil ? nil : PEThreadReplaying()
         if replaying != nil { PEThreadReplayingSwap(nil) }
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
-        // Whether another thread has an entry open in this VM (then JavaScriptCore nests this
-        // entry in that thread's and starts no clock for it: `ExecutionTimeLimit.beginEntry`).
-        let othersInVM = arriving && PEAtomicAddLong(occupancy, Engine.openEntry) >= 2 * Engine.openEntry
+        if arriving { PEAtomicAddLong(occupancy, Engine.openEntry) }
         defer {
             PEThreadEngineSwap(previous)
             if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()
-            timeLimit.beginEntry(othersInVM: othersInVM)
+            timeLimit.beginEntry(armingAtStart: armingAtStart)
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
             return try body()
         }
@@ -85,7 +84,10 @@ extension Engine {
     /// The tracker may skip its list while this thread is alone in the VM (`occupancy`), which it
     /// can tell only when the thread's entry is counted there: JS run outside `entering` (a JS
     /// getter a C API call on native code's side ran) passes no occupancy and is listed.
+    /// It also counts the call against the limits' check points (`PECheckPoints.h`): a loop
+    /// whose time goes to native calls is checked as soon as one of JS.
     @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
+        PECheckPointsCountNativeCall(timeLimit.counter)
         let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
         let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
         defer { PELockDropOrderPop(record) }

@@ -170,6 +170,15 @@ extension NativeBinding {
     ]
 
     private static let helpers: [NativeBinding] = [
+        // A check point's call-out (`__peTock`): false, which the check points' forms rely on.
+        .init("tock", .helpers, .replayable) { (e: Engine) in
+            e.apiLock.withLock(e.ctx) { e.timeLimit.tock() }
+            return JSValueMakeBoolean(e.ctx, false)
+        },
+        // Source made at run time (eval, Function…: runtime.js), preprocessed with check points.
+        .init("preprocess", .helpers, .replayable) { (e: Engine, code: String, functionBody: Bool) in
+            JSC.makeString(e.ctx, try Preprocessor.checked(code, functionBody: functionBody).code)
+        },
         .init("describe", .helpers) { (e: Engine, value: JSValueRef) in
             if let object = e.unbox(value) {
                 let text = PEObjectDescription(object)!

@@ -83,7 +83,7 @@ public enum PatchEngine {
     /// Checks a script's syntax with JavaScriptCore without running it.
     /// - Throws: `PatchError` of kind `.syntax` positioned in `script`.
     public static func checkSyntax(_ script: String, name: String = "main.js") throws {
-        let preprocessed = Preprocessor.rewrite(script)
+        let preprocessed = try Engine.prepared(script, name: name)
         do { try Engine.shared.checkSyntax(preprocessed.code, sourceURL: name) } catch let error as JSException {
             let position = error.originalPosition(in: preprocessed)
             throw PatchError(kind: .syntax, message: error.message, scriptName: name, line: position.line, column: position.column)
@@ -127,7 +127,10 @@ public enum PatchEngine {
     /// no limit.
     ///
     /// Each thread is judged by the CPU time of its own outermost entry into JS, so
-    /// JS → Objective-C → JS is one clock, and other threads' JS doesn't count (docs/threads.md). A terminated evaluation is rolled back and
+    /// JS → Objective-C → JS is one clock, and other threads' JS doesn't count (docs/threads.md).
+    /// The time counts from the entry's first check (after 100,000 of the check points the engine
+    /// puts in every loop and function body; a short call is never judged and pays no clock read:
+    /// docs/limits.md, "Check points"). A terminated evaluation is rolled back and
     /// throws a `.timeout` `PatchError`. A terminated call is reported to `errorHandler` as
     /// `.timeout`, the native caller gets the original implementation's result (zero/nil for a
     /// method the patch added, or a block), and the script it belongs to is reverted: a patch that
@@ -156,14 +159,14 @@ public enum PatchEngine {
     /// Each entry is bounded on its own: memory a script keeps across calls is not (docs/limits.md).
     ///
     /// What is measured is the process's footprint (resident memory on Linux, `phys_footprint`
-    /// on Apple: what the OS kills an app for), 10 ms of the entry's CPU time after it began, then in
-    /// steps of 10–160 ms, the shorter the faster it grows (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
+    /// on Apple: what the OS kills an app for), at the entry's first check (as for
+    /// `executionTimeLimit`), then in steps of 10–160 ms of its CPU time, the shorter the faster it
+    /// grows (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
     /// terminated evaluation is rolled back and throws a `.heapGrowth` `PatchError`; a terminated
     /// call is reported to `errorHandler` as `.heapGrowth`, the native caller gets the original
     /// implementation's result, the script it belongs to is reverted, and the garbage is collected.
-    /// It runs on JavaScriptCore's watchdog, so it needs `isExecutionTimeLimitAvailable`; with it on,
-    /// each entry into JS costs what the time limit's does (`make bench`). Setting waits while
-    /// another thread runs JS.
+    /// It ends entries through JavaScriptCore's watchdog, so it needs `isExecutionTimeLimitAvailable`.
+    /// Setting waits while another thread runs JS.
     public static var heapGrowthLimit: Int? {
         get { Engine.shared.timeLimit.isAvailable ? Engine.shared.timeLimit.heapGrowth.bytes : nil }
         set {

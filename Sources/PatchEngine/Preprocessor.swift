@@ -15,14 +15,38 @@
 public enum Preprocessor {
     /// Rewrites `source` in one pass over its UTF-8 bytes.
     public static func rewrite(_ source: String) -> Preprocessed {
+        run(source, checkPoints: false, functionBody: false)
+    }
+
+    /// What the engine evaluates: the rewrite, plus a check point (`ScriptLexer.CheckPoint`) at
+    /// the start of every loop body and every function body, where the execution time and heap
+    /// growth limits are checked (`ExecutionTimeLimit`). `functionBody`: `source` is the body of
+    /// a function made at run time (`new Function`), which gets a check point first.
+    /// A script that names the check points' reserved identifiers has `reservedName` set and must
+    /// be refused (`ReservedNameError`).
+    public static func prepare(_ source: String, functionBody: Bool = false) -> Preprocessed {
+        run(source, checkPoints: true, functionBody: functionBody)
+    }
+
+    /// `prepare`, throwing `ReservedNameError` for a script that names the reserved identifiers.
+    static func checked(_ source: String, functionBody: Bool = false) throws -> Preprocessed {
+        let prepared = prepare(source, functionBody: functionBody)
+        if let reserved = prepared.reservedName { throw reserved }
+        return prepared
+    }
+
+    private static func run(_ source: String, checkPoints: Bool, functionBody: Bool) -> Preprocessed {
         var bytes = source  // withUTF8 may make the storage contiguous, hence a mutable copy
-        let (output, insertions) = bytes.withUTF8 { buffer in
-            var lexer = ScriptLexer(buffer)
+        let (output, insertions, reserved) = bytes.withUTF8 { buffer in
+            var lexer = ScriptLexer(buffer, checkPoints: checkPoints, functionBody: functionBody)
             lexer.run()
-            return (lexer.output, lexer.insertions)
+            let reserved = lexer.reserved.map { (line: Int($0.line), column: utf16Count(buffer, $0.lineStart, $0.start) + 1) }
+            return (lexer.output, lexer.insertions, reserved)
         }
-        if insertions.isEmpty { return Preprocessed(code: source, insertions: []) }
-        return Preprocessed(code: String(decoding: output, as: UTF8.self), insertions: insertions)
+        let code = insertions.isEmpty ? source : String(decoding: output, as: UTF8.self)
+        var result = Preprocessed(code: code, insertions: insertions)
+        if let reserved { result.reservedName = ReservedNameError(line: reserved.line, column: reserved.column) }
+        return result
     }
 
     /// Undoes the rewrite in text quoted from rewritten code, such as JavaScriptCore's error
@@ -80,8 +104,10 @@ public enum Preprocessor {
 public struct Preprocessed: Sendable, Equatable {
     /// The script to evaluate.
     public let code: String
-    /// Rewritten calls, in source order.
+    /// Rewritten calls and inserted check points, in source order.
     let insertions: [ScriptLexer.Insertion]
+    /// Where the script names an identifier reserved for the check points (`Preprocessor.prepare`).
+    var reservedName: ReservedNameError?
 
     init(code: String, insertions: [ScriptLexer.Insertion]) {
         self.code = code
@@ -89,7 +115,7 @@ public struct Preprocessed: Sendable, Equatable {
     }
 
     /// How many `.name(` calls were rewritten.
-    public var rewriteCount: Int { insertions.count }
+    public var rewriteCount: Int { insertions.lazy.filter { $0.inserted == 0 }.count }
 
     /// Maps a position in `code` to the same place in the original source.
     ///
@@ -119,6 +145,17 @@ public struct Preprocessed: Sendable, Equatable {
             while k < insertions.count && Int(insertions[k].line) == line {
                 let prefixStart = insertions[k].outputStart, length = Int(insertions[k].length)
                 units += utf16Count(bytes, position, prefixStart)
+                if insertions[k].inserted > 0 {
+                    // A check point (ASCII): a column inside it maps to the code it precedes.
+                    let added = Int(insertions[k].inserted)
+                    if target < units { break }
+                    if target < units + added { return (line, units - shift + 1) }
+                    shift += added
+                    units += added
+                    position = prefixStart + added
+                    k += 1
+                    continue
+                }
                 let nameUnits = utf16Count(bytes, prefixStart + prefix, prefixStart + prefix + length)
                 let added = prefix + suffix + nameUnits  // the name's second copy is inserted too
                 if target < units { break }
@@ -133,6 +170,19 @@ public struct Preprocessed: Sendable, Equatable {
             return (line, target - shift + 1)
         }
     }
+}
+
+/// A script names an identifier the engine's check points use (`__peTick`, `__peTock`, `__peTicked`, in any
+/// spelling): refused before it runs, since it could reach the counter that bounds its run time.
+struct ReservedNameError: Error, Equatable, Sendable, CustomStringConvertible {
+    let line: Int
+    let column: Int
+
+    var message: String {
+        "the identifiers __peTick, __peTock and __peTicked are reserved for the engine's execution checks; rename it"
+    }
+
+    var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// UTF-16 code units encoded by the UTF-8 bytes `from..<to` (clamped to the buffer).

@@ -62,10 +62,21 @@ final class VMPool: @unchecked Sendable {
         let engine = Engine(main: main, index: count + 1)
         engine.occupancy.pointee = 1   // this thread's, before any other thread can see it
         engine.start()
-        engine.takeLimits(from: main)
+        #if DEBUG
+        if let hook = Self.beforeListingForTests.withLock({ $0 }) { hook() }
+        #endif
+        // Limits taken once the VM is listed: a limit set meanwhile (`PatchEngine.executionTimeLimit`
+        // sets the main VM's, then every listed VM's) is then either taken here or set there; taken
+        // before the listing, such a change missed the VM, which kept the old bounds (none, say).
         state.withLock { $0.secondaries.append(engine) }
+        engine.takeLimits(from: main)
         return engine
     }
+
+    #if DEBUG
+    /// Tests: runs on the thread making a secondary VM, after its start and before it is listed.
+    static let beforeListingForTests = LockedValue<(@Sendable () -> Void)?>(nil)
+    #endif
 
     /// Makes secondary VMs until there are `count` (at most `maximum` − 1) and brings every free
     /// one up to the applied scripts, so that threads don't pay for it on their first patched call.

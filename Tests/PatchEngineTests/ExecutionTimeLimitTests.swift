@@ -9,29 +9,7 @@ import PatchRouterBindings
 /// end at `PatchEngine.executionTimeLimit` with a `.timeout` error, and the engine keeps working.
 /// Every runaway loop here is bounded by the clock (`spin(ms)`), so a missing limit fails the
 /// test instead of hanging the suite.
-final class ExecutionTimeLimitTests: PatchTestCase {
-    private var previousLimit: TimeInterval?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if runsWithoutPrivateSymbols {
-            // The fallback: no limit can be set, and the engine says so.
-            XCTAssertFalse(PatchEngine.isExecutionTimeLimitAvailable)
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
-    }
-
-    override func setUp() {
-        super.setUp()
-        previousLimit = PatchEngine.executionTimeLimit
-        PatchEngine.executionTimeLimit = 0.2
-    }
-
-    override func tearDown() {
-        PatchEngine.executionTimeLimit = previousLimit
-        super.tearDown()
-    }
-
+final class ExecutionTimeLimitTests: TimeLimitTestCase {
     /// JS that spins for `ms` milliseconds of wall-clock time (CPU-bound), then returns 'finished'.
     private func spin(_ ms: Int) -> String {
         "(function() { var t0 = Date.now(); while (Date.now() - t0 < \(ms)) {} return 'finished'; })()"
@@ -230,5 +208,27 @@ final class ExecutionTimeLimitTests: PatchTestCase {
         'survived ' + caught
         """)
         XCTAssertEqual(error?.kind, .timeout)
+    }
+}
+
+/// A test case run with a 0.2 s execution time limit (restored after), skipped where the limit is
+/// unavailable (`PATCHENGINE_PRIVATE_SYMBOLS=absent`: then the engine must say so).
+class TimeLimitTestCase: PatchTestCase {
+    private var previousLimit: TimeInterval?
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if runsWithoutPrivateSymbols {
+            // The fallback: no limit can be set, and the engine says so.
+            XCTAssertFalse(PatchEngine.isExecutionTimeLimitAvailable)
+            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
+        }
+        previousLimit = PatchEngine.executionTimeLimit
+        PatchEngine.executionTimeLimit = 0.2
+    }
+
+    override func tearDown() {
+        PatchEngine.executionTimeLimit = previousLimit
+        super.tearDown()
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PatchEngine
+@testable import PatchEngine
 import PatchFixtures
 import CPatchEngine
 import PatchRuntime
@@ -407,6 +407,30 @@ final class VMReplayTests: PatchTestCase {
             let after = workerCall { pf_accumulator_mix(object.raw, 2) }
             release(holder, gate: 2)
             return "worker \(worker) deallocated \(deallocated) after \(after) errors \(errors.errors.count)"
+        }
+    }
+
+    /// A limit set while a secondary VM is being made (after its start, before the pool lists it)
+    /// applies to that VM: a runaway the worker runs there is ended by it, the native caller gets
+    /// the original's 7. Broken if the VM took its limits before it was listed: the setting, which
+    /// goes to the main VM and the listed ones, missed it, and the runaway ran its 5 s (99).
+    func testALimitSetWhileASecondaryVMIsMadeAppliesToIt() throws {
+        if runsWithoutPrivateSymbols {
+            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
+        }
+        try inChild("testALimitSetWhileASecondaryVMIsMadeAppliesToIt", "worker 7 timeouts 1 while-held yes") {
+            _ = try holdable()
+            PatchEngine.executionTimeLimit = nil
+            PatchEngine.heapGrowthLimit = nil
+            try apply("defineClass('PFFailing', { riskyValue: function() { var t0 = Date.now(); while (Date.now() - t0 < 5000) {} return 99 } })")
+            VMPool.beforeListingForTests.withLock { $0 = { PatchEngine.executionTimeLimit = 0.2 } }
+            let holder = hold(gate: 1)
+            let worker = call { var raised: Int32 = 0; return pf_failing_risky_value(&raised) }
+            let whileHeld = finished(worker, within: 30) && !holder.isDone
+            release(holder, gate: 1)
+            VMPool.beforeListingForTests.withLock { $0 = nil }
+            let timeouts = errors.errors.filter { $0.kind == .timeout }.count
+            return "worker \(worker.result) timeouts \(timeouts) while-held \(yesNo(whileHeld))"
         }
     }
 

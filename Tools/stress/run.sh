@@ -7,8 +7,9 @@
 #     of configuration k gets PATCHENGINE_STRESS_SEED = base + 1000 * k + i, printed with any
 #     failure so the run can be repeated (`PATCHENGINE_STRESS_SEED=<seed> swift test ...`).
 # Configurations (STRESS_CONFIGS, default all): closure (the default route), forwarding
-# (PATCHENGINE_DISPATCH_ROUTE=forwarding), app-store (no libffi, no private symbol, no layout
-# shortcut, on the forwarding route: where issue 36's leak was seen).
+# (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, as `make test`
+# runs it: the limits are on there, unlike app-store), app-store (no libffi, no private symbol, no
+# layout shortcut, on the forwarding route: where issue 36's leak was seen).
 # Exits non-zero if any run failed; every failed run's log is kept in stress-results/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,10 +19,10 @@ RUNS=${STRESS_RUNS:-50}
 BASE_SEED=${PATCHENGINE_STRESS_SEED:-$(( $(date +%s) % 100000 * 100000 ))}
 BUSY=${STRESS_BUSY:-1}
 RUN_TIMEOUT=${STRESS_RUN_TIMEOUT:-900}
-CONFIGS=${STRESS_CONFIGS:-app-store forwarding closure}
+CONFIGS=${STRESS_CONFIGS:-app-store no-libffi forwarding closure}
 # Every suite with a test that starts threads (grep Tests/PatchEngineTests for concurrentPerform,
 # Thread, Worker, DispatchQueue.global), and the limit suites whose watchdog runs on its own thread.
-SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
+SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests CheckPointLimitTests LimitMonitorTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
 APP_STORE="PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1"
 
 filter=$(echo $SUITES | sed 's/ /|/g; s/\([A-Za-z]*\)/\\.\1\\b/g')
@@ -45,6 +46,7 @@ config_env() {
     case "$1" in
         closure) echo "" ;;
         forwarding) echo "PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
+        no-libffi) echo "PATCHENGINE_WITHOUT_LIBFFI=1" ;;
         app-store) echo "$APP_STORE PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
         *) echo "unknown configuration $1" >&2; exit 2 ;;
     esac

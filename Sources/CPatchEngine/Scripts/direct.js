@@ -11,6 +11,8 @@
   'use strict';
 
   var nativeCall = runtime.nativeCall, frame = runtime.frame, OCObject = runtime.OCObject;
+  // JavaScriptCore's own Function: scripts' is wrapped to preprocess what it compiles (runtime.js).
+  var makeFunction = runtime.makeFunction;
   // How an argument or result is checked: DirectValueCode (DirectCalls.swift), by name.
   var V = N.codes.value;
 
@@ -210,7 +212,7 @@
     }
     var factory = factories[k];
     if (factory === undefined) {
-      factory = factories[k] = new Function('nativeCall, convertArgument, finishDirect, failed, isPlainBox, frame, selfKeeper',
+      factory = factories[k] = new makeFunction('nativeCall, convertArgument, finishDirect, failed, isPlainBox, frame, selfKeeper',
                                             callerSource(k, codes, result))(nativeCall, convertArgument, finishDirect, failed,
                                                                             isPlainBox, frame, selfKeeper);
     }

@@ -3,6 +3,9 @@
 // `__PatchEngineNative` (taken off the global object below); this file hides them behind the documented API and keeps per-call context (self, the defining
 // class for super/ORIG) in JavaScript, where execution is serialised by the VM lock.
 var self;   // the receiver of the JS method running (JSPatch's convention): a global variable
+// The check points' counter and its call-out (ExecutionTimeLimit.swift): global lexical bindings,
+// which are no properties of the global object; scripts naming them are refused (Preprocessor).
+const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative.tock;
 (function (global) {
   'use strict';
 
@@ -158,7 +161,7 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
     if (direct === null) {
       // One native call loads it for every thread: other threads' JS runs while a native call is
       // out, so steps taken here could be seen half done. Each thread assigns the same values.
-      var loaded = N.loadDirectCalls({ nativeCall: nativeCall, frame: frame, OCObject: OCObject });
+      var loaded = N.loadDirectCalls({ nativeCall: nativeCall, frame: frame, OCObject: OCObject, makeFunction: RealFunction });
       generation = loaded.generation;
       directStates = loaded.states;
       direct = loaded;
@@ -422,6 +425,33 @@ var self;   // the receiver of the JS method running (JSPatch's convention): a g
   global.externConstant = function (name, type) { return N.externConstant(String(name), String(type)); };
   global.include = function (path) { return N.include(String(path)); };
   global.resourcePath = function (path) { return N.resourcePath(String(path || '')); };
+
+  // Code made at run time gets check points too, or a runaway in it would never be checked
+  // (docs/limits.md): eval, Function and the constructors of generator and async functions
+  // preprocess their source first (N.preprocess, which also refuses the check points' names).
+  // eval becomes indirect: the code runs in the global scope. Only the captured originals are
+  // called, through a captured Reflect.apply: no lookup a script could redirect reaches them.
+  var prepare = N.preprocess, applyFunction = Reflect.apply, defineProperty = Object.defineProperty;
+  var RealFunction = Function, realEval = global.eval;
+  defineProperty(global, 'eval', {
+    value: function (code) { return typeof code === 'string' ? realEval(prepare(code, false)) : code; },
+    writable: true, configurable: true
+  });
+  function checkedConstructor(Real) {
+    var made = function () {
+      var n = arguments.length, params = '';
+      for (var k = 0; k < n - 1; k++) params += (k ? ',' : '') + String(arguments[k]);
+      var body = prepare(n > 0 ? String(arguments[n - 1]) : '', true);
+      return n > 1 ? applyFunction(Real, undefined, [prepare(params, false), body]) : applyFunction(Real, undefined, [body]);
+    };
+    made.prototype = Real.prototype;
+    defineProperty(Real.prototype, 'constructor', { value: made, writable: true, configurable: true });
+    return made;
+  }
+  global.Function = checkedConstructor(RealFunction);
+  checkedConstructor(Object.getPrototypeOf(function* () {}).constructor);
+  checkedConstructor(Object.getPrototypeOf(async function () {}).constructor);
+  checkedConstructor(Object.getPrototypeOf(async function* () {}).constructor);
 
   // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {

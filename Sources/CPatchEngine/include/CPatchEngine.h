@@ -10,4 +10,5 @@
 #include "PELockDropOrder.h"
 #include "PEFootprint.h"
 #include "PEJSCPrivateSymbols.h"
+#include "PECheckPoints.h"
 #endif

@@ -17,13 +17,26 @@ static const long PEVMOpenEntry = 1L << 16;
 /* Begins an entry on this thread. For the thread's outermost entry returns its number (unique in
    the process, never 0); for a nested entry returns 0. */
 uint64_t PEThreadEntryBegin(void);
-/* Ends the entry begun last on this thread. */
-void PEThreadEntryEnd(void);
+/* Ends the entry begun last on this thread; true when that was the thread's outermost. */
+bool PEThreadEntryEnd(void);
 /* The number of this thread's open outermost entry; 0 when the thread is in none. */
 uint64_t PEThreadEntryCurrent(void);
 /* Marks this thread's open entry as ended by the time limit (until its outermost entry ends). */
 void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
+/* The limits' clock of this thread's entries (ExecutionTimeLimit): which outermost entry is
+   measured, this thread's CPU time when its measure began (its first tock, or its start when it
+   was armed at its start), the CPU time into the entry of its next heap check, and whether it was
+   armed at its start. Read and written by its own thread only. */
+typedef struct PEThreadEntryClock {
+    uint64_t entry;
+    double start;
+    double nextHeapCheck;
+    bool armedAtStart;
+} PEThreadEntryClock;
+PEThreadEntryClock *PEThreadEntryClockCurrent(void);
+/* CPU seconds this thread has run (a system call on Linux: only at check points). */
+double PEThreadCPUTime(void);
 /* The engine (an `Engine` instance: one JavaScriptCore VM) of this thread's innermost entry, or
    NULL outside every entry. Entries swap it in and back (Engine.entering); a native → JS call
    made on a thread already inside an entry stays in that entry's VM (docs/threads.md). */

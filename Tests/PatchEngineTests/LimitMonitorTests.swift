@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+@testable import PatchEngine
+import PatchFixtures
+
+/// The limits' backstop (`LimitMonitor`): an entry that stays open past `nudgeAfter` is made to
+/// run its check at its next check point, so a runaway is ended even when JavaScriptCore's
+/// watchdog never fires for the arming that should have ended it, and when its check points come
+/// too slowly to reach a tock. Each runaway spins for 5 s of wall-clock time: without the
+/// backstop it runs them all (its CPU time fails the test instead of hanging the suite).
+final class LimitMonitorTests: TimeLimitTestCase {
+    private let spin = "var t0 = Date.now(); while (Date.now() - t0 < 5000) {}"
+
+    override func tearDown() {
+        ExecutionTimeLimit.armingsToLose.withLock { $0 = 0 }
+        super.tearDown()
+    }
+
+    /// An evaluation is armed at its start; that arming is lost (as if the timer never fired),
+    /// so nothing but the monitor's nudge brings the script to a check.
+    func testAnEvaluationWhoseWatchdogNeverFiresIsEnded() {
+        let name = uniqueScriptName()
+        ExecutionTimeLimit.armingsToLose.withLock { $0 = 1 }
+        let started = threadCPUTime()
+        let error = applyExpectingError("\(spin) 'survived'", name: name)
+        XCTAssertLessThan(threadCPUTime() - started, 2.5, "the backstop must bring the runaway to its check")
+        XCTAssertEqual(error?.kind, .timeout, "\(String(describing: error))")
+        XCTAssertEqual(ExecutionTimeLimit.armingsToLose.withLock { $0 }, 0, "the arming was lost")
+    }
+
+    /// A patched call on a new thread reaches its tock, whose arming is lost: the native caller
+    /// still gets the original's result, the error handler a timeout, and the script is reverted.
+    func testAPatchedCallWhoseWatchdogNeverFiresIsEndedAndTheCallerGetsTheOriginal() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("defineClass('PFFailing', { riskyValue: function() { \(spin) return 99 } })", name: name)
+        ExecutionTimeLimit.armingsToLose.withLock { $0 = 1 }
+        nonisolated(unsafe) var result: Int32 = -1
+        nonisolated(unsafe) var elapsed = 0.0
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let started = threadCPUTime()
+            var raised: Int32 = 0
+            result = pf_failing_risky_value(&raised)
+            elapsed = threadCPUTime() - started
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(result, 7, "the native caller got the original's result")
+        XCTAssertLessThan(elapsed, 2.5, "ended by the backstop, not after the 5 s it spins")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
+    }
+
+    /// A patched method whose loop spends each iteration in a slow builtin (≈ 1 ms of JSON.parse):
+    /// 100,000 check points would take minutes, and builtins are not native calls the engine can
+    /// count. The nudge makes its next check point the tock; the limit then ends it.
+    func testALoopOfSlowBuiltinsIsEnded() throws {
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("""
+        var pfSlow = false, pfText = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i: i, s: 'x' + i })));
+        defineClass('PFFailing', { riskyValue: function() {
+          if (!pfSlow) return 1;
+          var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000) n += JSON.parse(pfText).length; return 99 } })
+        """, name: name)
+        var raised: Int32 = 0
+        XCTAssertEqual(pf_failing_risky_value(&raised), 1)   // a short entry: the next one is not armed at its start
+        _ = try apply("pfSlow = true")
+        let started = threadCPUTime()
+        XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the native caller got the original's result")
+        XCTAssertLessThan(threadCPUTime() - started, 2.5, "ended by the limit once nudged, not after the 5 s it spins")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
+    }
+}
