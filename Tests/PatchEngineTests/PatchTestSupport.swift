@@ -2,10 +2,18 @@ import Foundation
 import XCTest
 import PatchEngine
 import PatchFixtures
+import CPatchEngine
 
 /// Base class of the engine tests: every script is applied under a unique name and
 /// reverted when the test ends, so tests are independent and run in any order.
 class PatchTestCase: XCTestCase {
+    /// No entry into JS outlives the call that made it: a thread left inside an entry would have
+    /// its later calls counted as nested in it, and the time limit would judge them from its start.
+    override func tearDown() {
+        XCTAssertEqual(PEThreadEntryCurrent(), 0, "an entry into JS was left open on the test's thread")
+        super.tearDown()
+    }
+
     private static let counterLock = NSLock()
     nonisolated(unsafe) private static var counter = 0
 
