@@ -53,7 +53,9 @@ final class LimitMonitor: @unchecked Sendable {
         if start {
             let thread = Thread { [self] in run() }
             thread.name = "PatchEngine limit monitor"
-            thread.qualityOfService = .utility
+            // Not a low priority: a backstop starved by the load it should cut short fails open
+            // (its work is a few microseconds ten times a second).
+            thread.qualityOfService = .userInitiated
             thread.start()
         }
     }
