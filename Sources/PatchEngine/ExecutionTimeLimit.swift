@@ -141,6 +141,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     @inline(__always) func beginEntry(armingAtStart: Bool = false) {
         let entry = PEThreadEntryBegin()
         guard entry != 0 else { return }
+        if isShared { return joinSharedVM() }
         PECheckPointsStamp(stamp, entry)
         if watchdogArmed { disarmIfAlone() }
         if lastEntryRanLong || armingAtStart { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
@@ -176,6 +177,23 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
         let untilLimit = armedLimit > 0 ? armedLimit : .infinity
         runWatchdog(min(untilLimit, heapOn ? HeapGrowthLimit.checkPeriod : .infinity), for: entry)
+    }
+
+    /// Whether another thread has an entry open in this VM too (`occupancy` counts this thread's
+    /// from before the API lock): threads outnumbering the pool's VMs, or a method run in the main
+    /// VM because the thread's own has not replayed it. Their JS takes turns at lock drops (native
+    /// calls, the tocks). JavaScriptCore's watchdog has one CPU deadline per VM, taken from the
+    /// clock of the thread that armed it last, and judges whichever thread runs JS when it fires:
+    /// armed by one thread, it lets another run until that one's clock passes the deadline.
+    @inline(__always) private var isShared: Bool { PEAtomicLoadLong(occupancy) >= 2 * PEVMOpenEntry }
+
+    /// An outermost entry into a VM another thread is in: no arming at its start, and the countdown
+    /// lowered to `entryTicks` at most, never raised (as `armAtStart` would): the thread whose
+    /// entry is open is then checked again within that many check points, and its tock arms the
+    /// watchdog with its own clock. Nor a new stamp: `LimitMonitor` keeps watching the entry that
+    /// has been open since the VM was last entered alone.
+    private func joinSharedVM() {
+        if PECheckPointsGet(counter) > entryTicks { PECheckPointsSet(counter, entryTicks) }
     }
 
     /// The thread's outermost entry ended: whether it ran long, and the watchdog cleared.
@@ -257,6 +275,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         if Self.armingsToLose.withLock({ count in count > 0 ? { count -= 1; return true }() : false }) { return }
         #endif
         setFunction(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+        // In a shared VM the deadline just set is this thread's; another thread's JS may run next
+        // under it (`isShared`): checks keep coming every `ticksToFirstCheck` check points, and
+        // each re-arms the watchdog for the thread that reaches it.
+        if isShared { PECheckPointsSet(counter, Self.ticksToFirstCheck) }
     }
 
     #if DEBUG

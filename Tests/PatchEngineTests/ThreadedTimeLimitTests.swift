@@ -143,6 +143,62 @@ final class ThreadedTimeLimitTests: PatchTestCase {
         XCTAssertEqual(pf_failing_risky_value(&raised), 7, "reverting the next script removed its patch")
     }
 
+    /// One VM (`maximumVMs = 1`, as when threads outnumber the pool, or a method runs in the main
+    /// VM because the thread's own has not replayed it): a runaway on a new thread has reached
+    /// its first check (the watchdog armed with its clock) and is in a native call (the lock let
+    /// go, its entry open) when the main thread, 1 s of CPU ahead, makes two short patched calls
+    /// in the same VM; then it spins. It is ended after about 0.2 s of its own CPU time and the
+    /// main thread's calls ran the patch. Before, the main thread's second call (after an entry
+    /// that ended with the watchdog armed) armed it again at its start, with its own clock, and
+    /// stopped the countdown to the next check: JavaScriptCore keeps one CPU deadline per VM,
+    /// taken from the clock of the thread that armed it last, so the runaway spun until its clock
+    /// passed the main thread's (seen in `.ci/run`, four threads of calls beside it: 1.65 s), or
+    /// here until `LimitMonitor` nudged it (0.6-1.0 s).
+    func testARunawaySharingItsVMWithAnotherThreadsCallsEndsWithinTheLimit() throws {
+        let child = try runInChildProcess("testARunawaySharingItsVMWithAnotherThreadsCallsEndsWithinTheLimit") {
+            PatchEngine.maximumVMs = 1
+            try sharedVMCase()
+        }
+        guard let child else { return }
+        XCTAssertEqual(child.line("shared-vm: "), "runaway 7 within-limit yes main-calls-patched yes timeouts runaway innocent applied",
+                       "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    private func sharedVMCase() throws {
+        pf_gate_reset()
+        let errors = captureErrors()
+        let innocent = uniqueScriptName(), runaway = uniqueScriptName()
+        try apply(accumulatorPatch, name: innocent)
+        try apply("""
+        defineClass('PFFailing', { riskyValue: function() {
+          for (var i = 0; i < 300000; i++) {}                 // past its first check
+          require('PFGate').pass_(5);                         // natively until the test opens gate 5
+          var t0 = Date.now(); while (Date.now() - t0 < 5000) {} return 99 } })
+        """, name: runaway)
+        burnCPU(1.0)
+        let object = pf_accumulator_new(0)!
+        defer { pf_release(object) }
+        nonisolated(unsafe) var result: Int32 = -1
+        nonisolated(unsafe) var elapsed = 0.0
+        let runner = onNewThread {
+            let started = threadCPUTime()
+            var raised: Int32 = 0
+            result = pf_failing_risky_value(&raised)
+            elapsed = threadCPUTime() - started
+        }
+        XCTAssertEqual(pf_gate_wait_reached(5, 30), 1)
+        for _ in 0..<2 { pf_accumulator_add(object, 0) }
+        pf_gate_open(5)
+        XCTAssertEqual(runner.wait(timeout: .now() + 30), .success)
+        let patched = pf_accumulator_count(object) == 2 && pf_accumulator_all_equal(object, 1000) == 1
+        let timeouts = errors.errors.map { $0.kind == .timeout && $0.scriptName == runaway ? "runaway" : "\($0.kind) \($0.scriptName)" }
+        // Its own CPU time, which a busy machine does not stretch: the limit plus a check's delay;
+        // `LimitMonitor`'s nudge (after 0.5 s of wall time) must not be what ends it.
+        print("shared-vm: runaway \(result) within-limit \(elapsed < 0.35 ? "yes" : "no") main-calls-patched \(patched ? "yes" : "no") "
+              + "timeouts \(timeouts.joined(separator: ",")) innocent \(PatchEngine.appliedPatchNames.contains(innocent) ? "applied" : "reverted")")
+        print("shared-vm-detail: runaway cpu " + String(format: "%.3f", elapsed))
+    }
+
     /// The main thread, 1 s of CPU ahead, makes short patched calls for a second while a new
     /// thread holds the VM's outermost entry (asleep in a native call made from JS). Before, the
     /// main thread's calls were judged against the new thread's deadline and ended as timeouts
