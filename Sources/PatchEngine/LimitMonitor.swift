@@ -8,8 +8,9 @@ import PatchSupport
 /// Why: an entry is judged only at its tock (after 100,000 check points) and then by
 /// JavaScriptCore's watchdog, which the tock arms. Two things would leave a runaway running: an
 /// entry whose check points come too slowly to reach a tock (a loop of slow builtin calls), and
-/// a watchdog whose timer JavaScriptCore never fires after an arming (seen once under heavy load
-/// and not explained: `ThreadedTimeLimitTests`, issue 32). Either way the entry stays open and its
+/// a watchdog that does not end it when it should (JavaScriptCore keeps one CPU deadline per VM:
+/// one armed with another thread's clock postponed the check, `ExecutionTimeLimit.isShared`;
+/// other such holes are what this is for). Either way the entry stays open and its
 /// stamp (`ExecutionTimeLimit.stamp`, its number, stored at its start) does not change.
 ///
 /// What it does is one store: the VM's check-point counter set to 0 (`nudge`), from this thread,
