@@ -4,6 +4,7 @@
 #include "PEBlocks.h"
 #include "PESlot.h"
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if PE_GNU_RUNTIME
@@ -162,14 +163,41 @@ PEObjectKind PEObjectGetKind(void *ptr) {
     return kind;
 }
 
+/* The classes objectKindOfClass tests against, published whole. The first conversions may come
+   from several threads at once: with the values set one by one behind an "if not set yet", a
+   thread that saw the first one set while the rest were still nil took an NSNumber for an object,
+   or @YES for a number (PEObjectKindTests, through the hook below). Not a once-only lock either:
+   looking them up sends messages (+numberWithBool:), which a patch or a hook may have reached
+   first, and a lookup re-entered from there must not wait for itself. A thread that finds no
+   table builds one; the first one published is everyone's. */
+typedef struct PEKindClasses { Class str, num, arr, dict, null; id yes, no; } PEKindClasses;
+static const PEKindClasses *kindClasses;
+static void (*kindClassesHook)(void);
+
+void PEObjectKindSetLoadHook(void (*hook)(void)) { __atomic_store_n(&kindClassesHook, hook, __ATOMIC_RELEASE); }
+
+static const PEKindClasses *loadKindClasses(void) {
+    const PEKindClasses *table = __atomic_load_n(&kindClasses, __ATOMIC_ACQUIRE);
+    if (table) return table;
+    PEKindClasses *made = malloc(sizeof *made);
+    if (!made) abort();
+    made->str = [NSString class];
+    void (*hook)(void) = __atomic_load_n(&kindClassesHook, __ATOMIC_ACQUIRE);
+    if (hook) hook();
+    made->num = [NSNumber class]; made->arr = [NSArray class];
+    made->dict = [NSDictionary class]; made->null = [NSNull class];
+    made->yes = [[NSNumber numberWithBool:YES] retain]; made->no = [[NSNumber numberWithBool:NO] retain];
+    const PEKindClasses *expected = NULL;
+    if (__atomic_compare_exchange_n(&kindClasses, &expected, made, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return made;
+    [made->yes release]; [made->no release];
+    free(made);
+    return expected;
+}
+
 static PEObjectKind objectKindOfClass(id obj) {
-    static Class str, num, arr, dict, null;
-    static id yes, no;
-    if (!str) {
-        str = [NSString class]; num = [NSNumber class]; arr = [NSArray class];
-        dict = [NSDictionary class]; null = [NSNull class];
-        yes = [[NSNumber numberWithBool:YES] retain]; no = [[NSNumber numberWithBool:NO] retain];
-    }
+    const PEKindClasses *k = loadKindClasses();
+    Class str = k->str, num = k->num, arr = k->arr, dict = k->dict, null = k->null;
+    id yes = k->yes, no = k->no;
     if ([obj isKindOfClass:str]) return PEObjectKindString;
     if ([obj isKindOfClass:num]) {
         if (obj == yes || obj == no) return PEObjectKindBoolean;

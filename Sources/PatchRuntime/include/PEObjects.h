@@ -42,6 +42,9 @@ void *PEObjectAutorelease(void *obj);
 /* Frees malloc'd `bytes` when the current autorelease pool drains. */
 void PEAutoreleaseMalloced(void *bytes, size_t length);
 PEObjectKind PEObjectGetKind(void *obj);
+/* Tests: called once, in the middle of looking up the classes PEObjectGetKind tests against (at
+   its first use in the process), so a test can hold other threads' first conversions there. */
+void PEObjectKindSetLoadHook(void (*hook)(void));
 void *PEObjectGetClass(void *obj);              /* object_getClass: the metaclass for a class object */
 /* Whether `obj` has a first word that says its class (not a tagged pointer), and which of its bits
    do (`*mask`): the word changes exactly when object_setClass changes the object's class. */

@@ -32,6 +32,7 @@
 #include "PFEnumerationFixture.h"
 #include "PFRecycledFixture.h"
 #include "PFChainFixture.h"
+#include "PFKindFixture.h"
 
 #endif
 #include "PFModulesFixture.h"
