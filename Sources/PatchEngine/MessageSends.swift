@@ -133,18 +133,12 @@ extension Engine {
             return try registerValue(of: value, signature.argument(i + 2),
                                      what: "argument \(i + 1) of \(methodDescription(receiver, sendSelectors.name(number)))")
         }
-        // Only the arguments the method takes are converted (a call per unused register cost a
-        // -empty send ≈ 6 ns).
         var registers = (UInt(bitPattern: receiver), UInt(bitPattern: site.selector), UInt(0), UInt(0), UInt(0), UInt(0))
-        if expected > 0 {
-            registers.2 = try argument(0)
-            if expected > 1 {
-                registers.3 = try argument(1)
-                if expected > 2 {
-                    registers.4 = try argument(2)
-                    if expected > 3 { registers.5 = try argument(3) }
-                }
-            }
+        // Only the arguments the method takes are converted (a call per unused register cost a
+        // -empty send ≈ 6 ns); a register-only signature has at most four.
+        try withUnsafeMutableBytes(of: &registers) { raw in
+            let slots = raw.bindMemory(to: UInt.self)
+            for i in 0..<4 where i < expected { slots[i + 2] = try argument(i) }
         }
         if site.family == .initializer { _ = PEObjectRetain(receiver) }   // init consumes its receiver
         var result: UInt = 0

@@ -166,7 +166,7 @@ PEObjectKind PEObjectGetKind(void *ptr) {
 /* The classes objectKindOfClass tests against, published whole. The first conversions may come
    from several threads at once: with the values set one by one behind an "if not set yet", a
    thread that saw the first one set while the rest were still nil took an NSNumber for an object,
-   or @YES for a number (PEObjectKindTests, through the hook below). Not a once-only lock either:
+   or @YES for a number (ObjectKindFirstUseTests, through the hook below). Not a once-only lock either:
    looking them up sends messages (+numberWithBool:), which a patch or a hook may have reached
    first, and a lookup re-entered from there must not wait for itself. A thread that finds no
    table builds one; the first one published is everyone's. */

@@ -16,15 +16,20 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* Waits until `*count` reaches `target`, or 5 s have passed. */
+static void waitFor(const int *count, int target) {
+    double deadline = now() + 5;
+    while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < target && now() < deadline) {
+        struct timespec pause = { 0, 100000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* Only the first caller is held: with tables built per thread, the others pass through. */
 static void holdFirstLookup(void) {
     if (__atomic_fetch_add(&hookCalls, 1, __ATOMIC_ACQ_REL) != 0) return;
     __atomic_store_n(&held, 1, __ATOMIC_RELEASE);
-    double deadline = now() + 5;
-    while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < threadCount - 1 && now() < deadline) {
-        struct timespec pause = { 0, 100000 };
-        nanosleep(&pause, NULL);
-    }
+    waitFor(&finished, threadCount - 1);
 }
 
 static void classify(void) {
@@ -50,11 +55,7 @@ static void *firstThread(void *unused) {
 
 static void *laterThread(void *unused) {
     PEThreadRegister();
-    double deadline = now() + 5;
-    while (!__atomic_load_n(&held, __ATOMIC_ACQUIRE) && now() < deadline) {
-        struct timespec pause = { 0, 100000 };
-        nanosleep(&pause, NULL);
-    }
+    waitFor(&held, 1);
     classify();
     __atomic_fetch_add(&finished, 1, __ATOMIC_ACQ_REL);
     return NULL;

@@ -42,8 +42,9 @@ void *PEObjectAutorelease(void *obj);
 /* Frees malloc'd `bytes` when the current autorelease pool drains. */
 void PEAutoreleaseMalloced(void *bytes, size_t length);
 PEObjectKind PEObjectGetKind(void *obj);
-/* Tests: called once, in the middle of looking up the classes PEObjectGetKind tests against (at
-   its first use in the process), so a test can hold other threads' first conversions there. */
+/* Tests: called in the middle of each lookup of the classes PEObjectGetKind tests against (made
+   by every thread that finds none published yet, at the first uses in the process), so a test
+   can hold one thread there while others make their first conversions. */
 void PEObjectKindSetLoadHook(void (*hook)(void));
 void *PEObjectGetClass(void *obj);              /* object_getClass: the metaclass for a class object */
 /* Whether `obj` has a first word that says its class (not a tagged pointer), and which of its bits
