@@ -27,6 +27,8 @@ build: deps
 # default, every thread fully symbolicated, once hung a CI run until its time limit); a test run
 # that hangs is stopped after TEST_TIMEOUT seconds (the whole suite takes under a minute).
 export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,symbolicate=fast
+# A child test process that fails leaves its whole output here (Tests/.../ChildTestProcess.swift).
+export PATCHENGINE_CHILD_LOG_DIR ?= $(CURDIR)/.build/child-logs
 TEST_TIMEOUT ?= 900
 RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
 

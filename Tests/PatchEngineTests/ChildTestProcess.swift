@@ -35,7 +35,23 @@ struct ChildTestProcess {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         killer.cancel()
-        return ChildTestProcess(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let child = ChildTestProcess(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        if child.status != 0 { child.keepOutput(of: test) }
+        return child
+    }
+
+    /// A failed child's whole output in a file, its path printed: assertions quote only the end,
+    /// and a crash report (every thread's frames) is longer than that. Kept where
+    /// PATCHENGINE_CHILD_LOG_DIR says (`make test` and `make stress` set it), not otherwise: some
+    /// children are meant to fail.
+    private func keepOutput(of test: String) {
+        guard let folder = ProcessInfo.processInfo.environment["PATCHENGINE_CHILD_LOG_DIR"],
+              (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return }
+        let name = test.replacingOccurrences(of: "/", with: ".") + "-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
+        let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+        if FileManager.default.createFile(atPath: path, contents: Data(output.utf8)) {
+            print("child \(test) exited \(status); its whole output: \(path)")
+        }
     }
 
     /// The rest of the first output line starting with `prefix`.

@@ -30,6 +30,10 @@ filter="PatchEngineTests($filter)"
 cores=$(nproc)
 results=stress-results
 mkdir -p "$results"
+# A failed child process's whole output (its crash report with every thread) lands here.
+export PATCHENGINE_CHILD_LOG_DIR="$PWD/$results/children"
+# Every thread's frames in a crash report: a crash on a helper thread is explained by the others.
+export SWIFT_BACKTRACE=enable=yes,interactive=no,threads=all,preset=full,symbolicate=fast
 
 busy=()
 stop_busy() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done; wait "${busy[@]}" 2>/dev/null; }
@@ -78,7 +82,7 @@ for ((i = 1; i <= RUNS; i++)); do
         if [ $status -ne 0 ]; then
             failures=$((failures + 1))
             echo "FAIL run $i, $config, PATCHENGINE_STRESS_SEED=$seed (exit $status, $(( $(date +%s) - started )) s): $log"
-            grep -E "error: |Fatal error|Crash|timed out|Test Suite '.*' failed" "$log" | head -8 | sed 's/^/    /'
+            grep -E "error: |Fatal error|Crash|timed out|whole output|Test Suite '.*' failed" "$log" | head -10 | sed 's/^/    /'
         else
             echo "ok   run $i, $config, seed $seed ($(( $(date +%s) - started )) s)"
             rm -f "$log"
