@@ -45,29 +45,15 @@ public enum CanonicalJSON {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            // Sorting the names alone moves less than sorting (name, value) pairs.
-            for (n, key) in members.keys.sorted(by: utf8Precedes).enumerated() {
+            // Sorting the names alone moves less than sorting (name, value) pairs; UTF-8 order
+            // is code point order (`String`'s `<` is not).
+            for (n, key) in members.keys.sorted(by: JSONParser.utf8Precedes).enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, to: &out, fileForm: fileForm)
                 out.append(UInt8(ascii: ":"))
                 try write(members[key]!, to: &out, fileForm: fileForm)
             }
             out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    /// Whether `a`'s UTF-8 bytes sort before `b`'s (code point order; `String`'s `<` is not).
-    private static func utf8Precedes(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let common = min(x.count, y.count)
-                if common > 0, let xs = x.baseAddress, let ys = y.baseAddress {
-                    let order = memcmp(xs, ys, common)
-                    if order != 0 { return order < 0 }
-                }
-                return x.count < y.count
-            }
         }
     }
 

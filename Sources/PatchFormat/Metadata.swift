@@ -84,7 +84,7 @@ public struct Metadata<Role: RoleMetadata>: Sendable {
     /// §4.2: each key id appears once), a `signed` object of another type, anything malformed.
     public init(data: Data, name: String? = nil) throws {
         let what = name ?? Role.type
-        let document = try JSONValue.parse(data, what: what)
+        let (document, canonical) = try JSONParser.parseSignedDocument([UInt8](data), what: what)
         var fields = try JSONFields(document, context: what)
         let signedJSON = try fields.required("signed")
         let list = try fields.array("signatures")
@@ -101,7 +101,7 @@ public struct Metadata<Role: RoleMetadata>: Sendable {
         }
         self.signed = try Role(json: signedJSON)
         self.signatures = signatures
-        self.signedBytes = try CanonicalJSON.encode(signedJSON)
+        self.signedBytes = try canonical.map { Data($0) } ?? CanonicalJSON.encode(signedJSON)
         self.signedValue = signedJSON
         self.unrecognized = fields.remaining
     }

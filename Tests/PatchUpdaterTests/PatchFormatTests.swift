@@ -121,4 +121,25 @@ final class PatchFormatTests: XCTestCase {
         XCTAssertEqual(prefixed.roles(for: "x.txt").count, 0)
         XCTAssertThrowsError(try delegations(#"{"keys": {}, "roles": [{"name": "targets", "keyids": [], "threshold": 1, "terminating": false, "paths": ["*"]}]}"#))
     }
+
+    /// A target's members are read whatever they are: unknown ones kept (they are signed), a
+    /// target without `custom` has none, a malformed one is refused with its path named.
+    func testTargetFilesKeepUnknownMembersAndNameTheTargetThatIsMalformed() throws {
+        func targets(_ entries: String) throws -> Targets {
+            try Targets(json: try JSONValue.parse(Data(#"{"_type": "targets", "spec_version": "1.0.31", "version": 1, "expires": "2030-01-01T00:00:00Z", "targets": {\#(entries)}}"#.utf8)))
+        }
+        let read = try targets(#""a.js": {"length": 1, "hashes": {"sha256": "ab"}, "x-note": [1]}, "b.js": {"length": 2, "hashes": {"sha256": "cd"}, "custom": {"k": true}}"#)
+        XCTAssertEqual(read.targets["a.js"]?.unrecognized, ["x-note": .array([.integer(1)])])
+        XCTAssertNil(read.targets["a.js"]?.custom)
+        XCTAssertEqual(read.targets["b.js"]?.custom, .object(["k": .bool(true)]))
+        XCTAssertEqual(read.targets["b.js"]?.unrecognized, [:])
+        XCTAssertEqual(try Targets(json: read.json), read)
+        for (entry, message) in [(#""c.js": {"length": -1, "hashes": {"sha256": "ab"}}"#, "target c.js: length must not be negative"),
+                                 (#""c.js": {"length": 1, "hashes": {"sha256": 5}}"#, "target c.js: each hash must be a string"),
+                                 (#""c.js": {"length": 1, "hashes": {}}"#, "target c.js: hashes must not be empty"),
+                                 (#""c.js": {"hashes": {"sha256": "ab"}}"#, "target c.js: missing \"length\""),
+                                 (#""c.js": [1]"#, "target c.js must be an object")] {
+            XCTAssertThrowsError(try targets(entry), entry) { XCTAssertTrue("\($0)".contains(message), "\($0)") }
+        }
+    }
 }
