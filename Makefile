@@ -4,8 +4,9 @@
 SWIFT ?= swift
 # postgresql: PatchServiceTests start a throwaway server (initdb + pg_ctl); chromium: the status
 # page is checked in headless Chromium. Both are needed so CI never skips those tests.
-# faketime: the TUF conformance suite runs some clients at a faked date.
-DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium faketime
+# faketime: the TUF conformance suite runs some clients at a faked date. gdb: `make stress` turns
+# a crashed test process's core into its threads' frames.
+DEB_PACKAGES := libjavascriptcoregtk-4.1-dev libgnustep-base-dev libobjc-12-dev libffi-dev postgresql chromium faketime gdb
 
 .PHONY: deps build test stress jspatch-suite bench demo qa-demo clean tuf-conformance tuf-interop
 

@@ -34,6 +34,11 @@ mkdir -p "$results"
 export PATCHENGINE_CHILD_LOG_DIR="$PWD/$results/children"
 # Every thread's frames in a crash report: a crash on a helper thread is explained by the others.
 export SWIFT_BACKTRACE=enable=yes,interactive=no,threads=all,preset=full,symbolicate=fast
+# The backtracer cannot unwind through an abort() in libc or a library without frame pointers
+# (JavaScriptCore): a crashing process also leaves a core (in its folder, this one), which a
+# failed run turns into every thread's frames with gdb.
+ulimit -c unlimited 2>/dev/null || echo "stress: no core files (ulimit -c refused)"
+tests_binary="$("$SWIFT" build --show-bin-path)/PatchEnginePackageTests.xctest"
 
 busy=()
 stop_busy() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done; wait "${busy[@]}" 2>/dev/null; }
@@ -68,6 +73,7 @@ for ((i = 1; i <= RUNS; i++)); do
         seed=$((BASE_SEED + 1000 * k + i))
         log="$results/$config-$seed.log"
         started=$(date +%s)
+        rm -f core core.[0-9]*
         env $(config_env "$config") PATCHENGINE_STRESS_SEED=$seed \
             timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" \
             "$SWIFT" test --skip-build --filter "$filter" > "$log" 2>&1
@@ -83,9 +89,20 @@ for ((i = 1; i <= RUNS; i++)); do
             failures=$((failures + 1))
             echo "FAIL run $i, $config, PATCHENGINE_STRESS_SEED=$seed (exit $status, $(( $(date +%s) - started )) s): $log"
             grep -E "error: |Fatal error|Crash|timed out|whole output|Test Suite '.*' failed" "$log" | head -10 | sed 's/^/    /'
+            for core in core core.[0-9]*; do
+                [ -f "$core" ] || continue
+                frames="$results/$config-$seed-$core.gdb.txt"
+                if command -v gdb > /dev/null; then
+                    gdb -batch -ex "info threads" -ex "thread apply all bt 40" "$tests_binary" "$core" > "$frames" 2>&1
+                    rm -f "$core"
+                    echo "    a process crashed; its threads' frames: $frames"
+                else
+                    mv "$core" "$results/$config-$seed-$core" && echo "    a process crashed; its core: $results/$config-$seed-$core (no gdb)"
+                fi
+            done
         else
             echo "ok   run $i, $config, seed $seed ($(( $(date +%s) - started )) s)"
-            rm -f "$log"
+            rm -f "$log" core core.[0-9]*
         fi
     done
 done
