@@ -30,10 +30,10 @@ extension Engine {
             let outerReplay = replaying ? PEThreadReplayingSwap(Unmanaged.passUnretained(self).toOpaque()) : nil
             defer {
                 if replaying { PEThreadReplayingSwap(outerReplay) }
-                if let saved { leaveTopLevel(saved) }
+                if let saved { PETopLevelBeforeLeave(); leaveTopLevel(saved) }
             }
             let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
-            if let exception { error = thrownError(exception) }
+            if let exception { error = thrownError(exception, topLevel: saved) }
             return result
         }
         PEPoolEntryEnd(&outerBatch)
@@ -110,12 +110,14 @@ extension Engine {
     /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
     /// termination by the time limit, `JSException` otherwise.
     /// Called inside `entering`, with the API lock held.
-    private func thrownError(_ exception: JSValueRef) -> Error {
+    /// `topLevel`: the record of a script's top level (`enterTopLevel`), told of a reset.
+    private func thrownError(_ exception: JSValueRef, topLevel: JSObjectRef? = nil) -> Error {
         let js = JSException(ctx: ctx, value: exception)
         let termination = timeLimit.termination(of: exception, js, ctx: ctx)
         if termination == .none { return js }
         let running = runningScript()
-        resetCallContext()
+        let reset = resetCallContext()
+        if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }
         switch termination {
         case .otherThreads: return ExecutionEndedForAnotherThread()
         case let .heapGrowth(exceeded): return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running, heapGrowth: exceeded)
@@ -130,21 +132,32 @@ extension Engine {
         return JSValueIsString(ctx, script) ? JSC.toString(ctx, script) : nil
     }
 
-    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method
-    /// (`resetCallContext`); returns the previous ones, protected. Under the API lock.
-    private func enterTopLevel() -> (context: JSValueRef, globalSelf: JSValueRef)? {
-        guard let callFrame = runtime?.callFrame else { return nil }
-        let saved = (context: JSC.get(ctx, callFrame, "context"), globalSelf: JSC.get(ctx, JSContextGetGlobalObject(ctx), "self"))
-        JSValueProtect(ctx, saved.context); JSValueProtect(ctx, saved.globalSelf)
-        resetCallContext()
-        return saved
+    /// Swaps runtime.js's per-call context (and the global `self`) for those of no method; returns
+    /// what `leaveTopLevel` needs (protected), nil if runtime.js could not run (a VM still ending
+    /// a runaway: the context was reset then). One JS call, so that no other thread's JS runs in
+    /// the middle of the swap even where the API lock can't be held across C API calls.
+    private func enterTopLevel() -> JSObjectRef? {
+        guard let runtime, let entered = JSObjectCallAsFunction(ctx, runtime.topLevelEnter, nil, 0, nil, nil),
+              let object = JSValueToObject(ctx, entered, nil) else { return nil }
+        JSValueProtect(ctx, object)
+        return object
     }
 
-    private func leaveTopLevel(_ saved: (context: JSValueRef, globalSelf: JSValueRef)) {
-        guard let callFrame = runtime?.callFrame else { return }
-        JSC.set(ctx, callFrame, "context", saved.context)
-        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", saved.globalSelf)
-        JSValueUnprotect(ctx, saved.context); JSValueUnprotect(ctx, saved.globalSelf)
+    /// Swaps back what `enterTopLevel` saved, if the context is still the one it swapped in
+    /// (runtime.js, `topLevelLeave`). Where runtime.js can't run (the VM ending a runaway), the same
+    /// check and stores through the C API.
+    private func leaveTopLevel(_ entered: JSObjectRef) {
+        defer { JSValueUnprotect(ctx, entered) }
+        guard let runtime else { return }
+        var exception: JSValueRef?
+        var argument: JSValueRef? = entered
+        _ = JSObjectCallAsFunction(ctx, runtime.topLevelLeave, nil, 1, &argument, &exception)
+        guard exception != nil else { return }
+        let context = JSC.get(ctx, runtime.callFrame, "context")
+        guard JSValueIsStrictEqual(ctx, context, JSC.get(ctx, entered, "mine"))
+              || JSValueIsStrictEqual(ctx, context, JSC.get(ctx, entered, "reset")) else { return }
+        JSC.set(ctx, runtime.callFrame, "context", JSC.get(ctx, entered, "saved"))
+        JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", JSC.get(ctx, entered, "savedSelf"))
     }
 
     /// Makes runtime.js's per-call context that of no method (`self` undefined, no defining class),
@@ -153,13 +166,15 @@ extension Engine {
     /// done even while the VM is still terminating (a JS resetter was itself ended then, and the
     /// next script's definitions were recorded under the runaway's name). Under the API lock,
     /// before another thread runs JS.
-    private func resetCallContext() {
-        guard let callFrame = runtime?.callFrame else { return }
+    @discardableResult
+    private func resetCallContext() -> JSObjectRef? {
+        guard let callFrame = runtime?.callFrame else { return nil }
         let context = JSObjectMake(ctx, nil, nil)!
         JSC.set(ctx, context, "self", undefinedValue)
         JSC.set(ctx, context, "definingClass", JSValueMakeNull(ctx))
         JSC.set(ctx, callFrame, "context", context)
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "self", undefinedValue)
+        return context
     }
 
     /// Calls a JS function; a JS exception becomes `JSException`, a termination by the time

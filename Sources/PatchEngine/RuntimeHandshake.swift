@@ -13,6 +13,9 @@ struct RuntimeHandshake {
     let callFrame: JSObjectRef
     /// The script of the JS method running (`Engine.currentScript`).
     let scriptGetter: JSObjectRef
+    /// Swap a script's top level's context of no method in, and back (`Engine.enterTopLevel`).
+    let topLevelEnter: JSObjectRef
+    let topLevelLeave: JSObjectRef
 
     init(_ value: JSValueRef, ctx: JSContextRef) throws {
         guard let handshake = JSValueToObject(ctx, value, nil) else { throw BridgeError("runtime.js returned no handshake") }
@@ -27,5 +30,7 @@ struct RuntimeHandshake {
         jsOnlyRemover = try member("jsOnlyRemover", function: true)
         callFrame = try member("callFrame", function: false)
         scriptGetter = try member("scriptGetter", function: true)
+        topLevelEnter = try member("topLevelEnter", function: true)
+        topLevelLeave = try member("topLevelLeave", function: true)
     }
 }

@@ -467,6 +467,25 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     // JavaScriptCore is still terminating, a JS resetter would be ended before it ran), so the next
     // call doesn't run with a stale self or script.
     callFrame: frame,
-    scriptGetter: function () { return frame.context.script === undefined ? null : frame.context.script; }
+    scriptGetter: function () { return frame.context.script === undefined ? null : frame.context.script; },
+    // A script's top level runs with the context of no method (Engine.enterTopLevel), swapped in
+    // and back by one call each: without JSLock (the App Store configuration) the engine's C API
+    // calls each take JavaScriptCore's lock alone, and a thread that was out in a native call can
+    // resume its JS between two of them and restore its own context. The swap back is made only
+    // if the context is still the one swapped in; otherwise that thread has restored its own, and
+    // putting back what was saved would leave its finished method as every later call's context.
+    topLevelEnter: function () {
+      var entered = { mine: { self: undefined, definingClass: null }, saved: frame.context, savedSelf: self };
+      frame.context = entered.mine;
+      self = undefined;
+      return entered;
+    },
+    topLevelLeave: function (entered) {
+      // The context the engine put in place of the swapped-in one when this top level was ended
+      // by a limit (`reset`) counts as it.
+      if (frame.context !== entered.mine && frame.context !== entered.reset) return;
+      frame.context = entered.saved;
+      self = entered.savedSelf;
+    }
   };
 })(this);

@@ -11,4 +11,5 @@
 #include "PEFootprint.h"
 #include "PEJSCPrivateSymbols.h"
 #include "PECheckPoints.h"
+#include "PETopLevelSeam.h"
 #endif
