@@ -16,9 +16,9 @@ import PatchSupport
 /// What it does is one store: the VM's check-point counter set to 0 (`nudge`), from this thread,
 /// without any lock. The entry's next check point then calls the tock on its own thread, which
 /// judges it by its own CPU clock, ends it if it is past a bound and otherwise arms the watchdog
-/// again (a fresh timer). An innocent entry that is merely long pays one tock (≈ 1 µs) per
-/// `nudgeAfter`; an entry shorter than that is never touched, and an entry costs nothing more
-/// than the store of its stamp.
+/// again (a fresh timer). An innocent entry that is merely long pays a tock (≈ 1 µs) after
+/// `nudgeAfter` and then one per `period` (`look`); an entry shorter than that is never touched,
+/// and an entry costs nothing more than the store of its stamp.
 ///
 /// Wall time, not CPU time: a nudge is a request to check, and the check measures CPU time; a
 /// busy machine only makes nudges come early. Not covered: a single builtin call that runs long
@@ -40,6 +40,8 @@ final class LimitMonitor: @unchecked Sendable {
         let limit: ExecutionTimeLimit
         var stamp: UInt64 = 0
         var since: TimeInterval = 0
+        /// Nudged already: nudged again at every look until the entry ends.
+        var nudged = false
     }
     private let watched = LockedValue<[Watched]>([])
     private let started = LockedValue(false)
@@ -68,22 +70,28 @@ final class LimitMonitor: @unchecked Sendable {
         }
     }
 
-    /// One look at every VM: an entry open with the same stamp for `nudgeAfter` is nudged.
+    /// One look at every VM: an entry open with the same stamp for `nudgeAfter` is nudged, and
+    /// then at every look while it stays open. Why again: the nudge is a plain store, and the
+    /// running JS's own decrement of the counter (a load and a store) can write over it — one
+    /// such loss cost a runaway 0.5 s more before, now `period`.
     func look(now: TimeInterval) {
         watched.withLock { list in
             for index in list.indices {
                 let limit = list[index].limit
                 guard limit.hasOpenEntry, limit.boundsOn else {
                     list[index].stamp = 0
+                    list[index].nudged = false
                     continue
                 }
                 let stamp = limit.stampedEntry
                 if stamp != list[index].stamp {
                     list[index].stamp = stamp
                     list[index].since = now
-                } else if now - list[index].since >= Self.nudgeAfter(limit: limit.seconds) {
+                    list[index].nudged = false
+                } else if list[index].nudged || now - list[index].since >= Self.nudgeAfter(limit: limit.seconds) {
                     limit.nudge()
                     list[index].since = now
+                    list[index].nudged = true
                 }
             }
         }
