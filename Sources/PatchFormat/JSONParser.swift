@@ -34,12 +34,7 @@ public struct JSONParser {
     /// Parses `bytes` as one JSON document; the error names the problem and its byte offset.
     public static func parse(_ bytes: [UInt8], what: String) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes, what: what)
-        try parser.checkEncoding()
-        parser.skipWhitespace()
-        let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.error("content after the JSON value") }
-        return value
+        return try parser.document(recordsSigned: false)
     }
 
     /// Parses a metadata file (`bytes`) and, in the same pass, writes the canonical bytes of its
@@ -49,14 +44,20 @@ public struct JSONParser {
     /// parsed value. Same bytes either way; one pass instead of a second walk that sorts.
     public static func parseSignedDocument(_ bytes: [UInt8], what: String) throws -> (document: JSONValue, signedCanonical: [UInt8]?) {
         var parser = JSONParser(bytes: bytes, what: what)
-        try parser.checkEncoding()
-        parser.skipWhitespace()
         parser.canonical.reserveCapacity(bytes.count)
-        let value = try parser.value(depth: 0, recordsSigned: true)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.error("content after the JSON value") }
+        let value = try parser.document(recordsSigned: true)
         guard case .object(let members) = value, members["signed"] != nil, parser.inCanonicalOrder else { return (value, nil) }
         return (value, parser.canonical)
+    }
+
+    /// The whole input as one JSON value, nothing but spacing after it.
+    private mutating func document(recordsSigned: Bool) throws -> JSONValue {
+        try checkEncoding()
+        skipWhitespace()
+        let value = try value(depth: 0, recordsSigned: recordsSigned)
+        skipWhitespace()
+        guard index == bytes.count else { throw error("content after the JSON value") }
+        return value
     }
 
     private init(bytes: [UInt8], what: String) {
