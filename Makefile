@@ -26,12 +26,13 @@ build: deps
 
 # A crash prints the crashed thread's backtrace and ends the run at once (the backtracer's
 # default, every thread fully symbolicated, once hung a CI run until its time limit); a test run
-# that hangs is stopped after TEST_TIMEOUT seconds (the whole suite takes under a minute).
+# that hangs is stopped after TEST_TIMEOUT seconds; a step that fails prints its failures again at
+# its end (Tools/run-tests/run.sh).
 export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,symbolicate=fast
 # A child test process that fails leaves its whole output here (Tests/.../ChildTestProcess.swift).
 export PATCHENGINE_CHILD_LOG_DIR ?= $(CURDIR)/.build/child-logs
 TEST_TIMEOUT ?= 900
-RUN_TESTS = timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --skip-build
+RUN_TESTS = SWIFT=$(SWIFT) TEST_TIMEOUT=$(TEST_TIMEOUT) ./Tools/run-tests/run.sh
 
 # iOS as an App Store build runs: no libffi, no private symbol, no layout shortcut
 # (docs/private-symbols.md).
