@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One `make test` step: `swift test --skip-build` with the given arguments under a time limit.
-# Its output goes to the terminal as it comes and to a log; when the step fails, the failures are
-# printed again at the end, so that the last lines of a long run (all a CI page may keep) name the
-# failing test instead of the suites that passed after it.
+# Its output goes to the terminal as it comes and to a log, kept only if the step fails; then the
+# failures are printed again at the end, so that the last lines of a long run (all a CI page may
+# keep) name the failing test instead of the suites that passed after it.
 set -uo pipefail
 SWIFT=${SWIFT:-swift}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
@@ -15,5 +15,7 @@ if [ "$status" -ne 0 ]; then
     echo; echo "── this step failed (exit $status; 124: over ${TEST_TIMEOUT} s): swift test --skip-build $* ──"
     grep -E ": error: |Fatal error|Crash|timed out|whole output|Test Case '.*' failed" "$log" | head -40
     echo "── its whole output: $log ──"
+else
+    rm -f "$log"  # only a failed step's output is worth keeping; they would pile up run after run
 fi
 exit "$status"
