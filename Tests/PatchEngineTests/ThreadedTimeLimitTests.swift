@@ -75,15 +75,10 @@ final class ThreadedTimeLimitTests: PatchTestCase {
     defineClass('PFAccumulator', { addValue: function(n) { self.ORIGaddValue(n + 1000) } })
     """
 
-    /// A runaway's loop: 5 s of wall time *and* 5·10⁷ turns (≈ 1.9 s of CPU here, ≥ 1 s wherever
-    /// `Date.now()` costs ≥ 20 ns), so it is a runaway however little of a core its thread gets.
-    /// Bounded by wall time alone, a thread given under 0.2 s of CPU in those 5 s finishes before
-    /// its limit and returns 99 — as the four-thread case below did once in CI's `make stress`
-    /// (closure route; under 1 s of CPU, not ended, not reverted; the exact CPU time was not
-    /// recorded: its message says it now). Measured here with two busy processes pinned one per
-    /// core, the runaway took 1.3–2.0 s of wall time for its 0.2 s when its VM was shared
-    /// (`maximumVMs = 1`: it waits in drop order behind the other threads' calls) and 0.65–0.75 s
-    /// in a VM of its own.
+    /// A runaway's loop: 5 s of wall time *and* 5·10⁷ turns (≈ 1.9 s of CPU here), so it is a
+    /// runaway however little of a core its thread gets. Bounded by wall time alone, a thread given
+    /// under 0.2 s of CPU in those 5 s (a busy machine, a shared VM: docs/threads.md, "Not fair")
+    /// finished before its limit and returned 99, as the four-thread case once did in CI.
     private static let spin = "var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000 || n < 50000000) { n++ }"
 
     private let runawayPatch = """
@@ -184,7 +179,7 @@ final class ThreadedTimeLimitTests: PatchTestCase {
         defineClass('PFFailing', { riskyValue: function() {
           for (var i = 0; i < 300000; i++) {}                 // past its first check
           require('PFGate').pass_(5);                         // natively until the test opens gate 5
-          \(Self.spin) return 99 } })
+          \(ThreadedTimeLimitTests.spin) return 99 } })
         """, name: runaway)
         burnCPU(1.0)
         let object = pf_accumulator_new(0)!
