@@ -17,15 +17,16 @@ import PatchSupport
 /// tests `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
 ///
 /// At its first tock (on the running thread) the engine reads the thread's CPU clock: the entry's
-/// time counts from there (`PEThreadEntryClock`), like its heap growth. It then arms
-/// JavaScriptCore's watchdog from inside the entry for the earlier of the time left and the next
-/// heap check: from then on JavaScriptCore's own timer and traps cover everything the entry runs,
-/// long builtins included, and its callback (`callback`, on the thread then running JS) judges
-/// that thread's entry by its own clock (`check`) and sets the next deadline. Past a bound, the
-/// engine asks JavaScriptCore to end the entry (`requestEnd`: a limit of 1 ms; its callback says
-/// yes only for that entry), and JavaScriptCore throws its uncatchable "JavaScript execution
-/// terminated." there. The thread's outermost `endEntry` clears the watchdog when an entry armed
-/// it (one branch on the hot path).
+/// time counts from there (`PEThreadEntryClock`), like its heap growth, and the entry is measured
+/// by the limits' monitor (`LimitMonitor`) until it ends: the monitor nudges it to its next tock
+/// when its time is due and when the process grew past the heap budget, and each tock judges the
+/// entry by its own thread's clock (`timeLeft`). Past a bound, the engine asks JavaScriptCore to
+/// end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a limit of 0, its callback
+/// saying yes only for that entry, and JavaScriptCore throws its uncatchable "JavaScript execution
+/// terminated." there. That is the only arming of the watchdog: nothing periodic runs through it,
+/// so none of its timers can fire while its trap handling runs (docs/limits.md, "The watchdog only
+/// ends"). The thread's outermost `endEntry` clears the watchdog when an end armed it and ends
+/// the measure (one branch on the hot path).
 ///
 /// A termination inside a nested entry also ends the JS around it on that thread (seen with
 /// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
@@ -60,11 +61,16 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     private var armedLimit: TimeInterval = 0
     private var heapOn = false
     @exclusivity(unchecked) private var entryTicks: Int32 = .max
-    /// Whether JavaScriptCore's watchdog has a limit now, and for which thread entry it was set.
+    /// Whether JavaScriptCore's watchdog has a limit now (an end was asked for).
     @exclusivity(unchecked) private var watchdogArmed = false
-    private var watchdogEntry: UInt64 = 0
+    /// How many entries of this VM the monitor measures (threads sharing the VM each have theirs).
+    @exclusivity(unchecked) private var measuredEntries = 0
     /// The entry the engine asked JavaScriptCore to end, and the entry last ended for its heap growth.
     private var endRequested: UInt64 = 0
+    /// Whether the last end's timer has not been handled yet (the callback clears it), and when it
+    /// was armed (uptime).
+    private var endArmPending = false
+    private var endArmedAt: TimeInterval = 0
     private var heapEnd: (entry: UInt64, exceeded: HeapGrowthExceeded)?
 
     /// The text of JavaScriptCore's termination exception.
@@ -72,8 +78,15 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Check points an entry runs before its first tock. A tight loop runs them in ≈ 0.1–0.3 ms;
     /// an entry of a few calls never reaches it, so a patched call costs no tock.
     static let ticksToFirstCheck: Int32 = 100_000
-    /// How soon JavaScriptCore ends an entry the engine asks it to end (CPU seconds).
-    static let endDelay: TimeInterval = 0.001
+    /// The watchdog's limit when the engine asks JavaScriptCore to end an entry: 0, so the timer's
+    /// CPU deadline has passed when it fires on the thread that armed it and JavaScriptCore never
+    /// re-arms it from inside its trap handling (it does, for the CPU time left, when the thread's
+    /// clock has not reached the deadline).
+    static let endLimit: TimeInterval = 0
+    /// The shortest wait before an entry's next time check (seconds).
+    static let shortestStep: TimeInterval = 0.001
+    /// How long an end's timer may stay unhandled before the end is armed again (seconds).
+    static let endRetry: TimeInterval = 0.1
 
     /// The VM's occupancy word (`Engine.occupancy`): how many threads have an entry open in it.
     private let occupancy: UnsafeMutablePointer<Int>
@@ -148,23 +161,24 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry
-    /// clears JavaScriptCore's watchdog if a check armed it (the next entry then reads no clock).
+    /// clears JavaScriptCore's watchdog if an end armed it, and ends its measure.
     @inline(__always) func endEntry() {
-        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong) { outermostEntryEnded() }
+        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong || measuredEntries > 0) { outermostEntryEnded() }
     }
 
     /// Whether the VM's last outermost entry ran long: it reached its first tock, or, armed at its
     /// start, ran as many check points. Guarded by the API lock.
     @exclusivity(unchecked) private var lastEntryRanLong = false
 
-    /// Arms the watchdog at the start of `entry` (this thread's) and sets the countdown as far as
-    /// it goes. Why: an entry's first tock comes inside a loop JavaScriptCore has optimised without
+    /// Measures `entry` (this thread's) from its start and sets the countdown as far as it goes.
+    /// Why: an entry's first tock comes inside a loop JavaScriptCore has optimised without
     /// ever seeing the call-out taken; it leaves that code (an "InadequateCoverage" exit) and
     /// compiles the loop again with the call-out in it, and a loop that may call out keeps no load
     /// hoisted: JS calling a JS-defined method in a loop, 3.8–4.2 ns a call with the check points
     /// and no tock, 8–9 ns once a tock had happened in it (`make bench`). A VM whose entries run
     /// long (a patched method with a long loop, called again and again) meets the tock once; its
-    /// next entries pay the watchdog's start instead (≈ 1 µs, against ≥ 0.1 ms of JS).
+    /// next entries pay a clock read and the monitor's registration instead (≈ 1 µs, against
+    /// ≥ 0.1 ms of JS).
     private func armAtStart(_ entry: UInt64) {
         guard armedLimit > 0 || heapOn, setFunction != nil else {
             lastEntryRanLong = false
@@ -172,11 +186,20 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             return
         }
         PECheckPointsSet(counter, .max)
-        PEThreadEntryClockCurrent()!.pointee = PEThreadEntryClock(entry: entry, start: PEThreadCPUTime(), nextHeapCheck: 0,
-                                                                  armedAtStart: true)
-        // The heap's baseline is taken at the first deadline (a footprint read costs ≈ 10 µs).
-        let untilLimit = armedLimit > 0 ? armedLimit : .infinity
-        runWatchdog(min(untilLimit, heapOn ? HeapGrowthLimit.checkPeriod : .infinity), for: entry)
+        startMeasure(entry, PEThreadEntryClockCurrent()!, PEThreadCPUTime(), armedAtStart: true)
+    }
+
+    /// `entry` (this thread's) is measured from `now` (its CPU time): the clock's start, and the
+    /// monitor's watch (its heap baseline is read there, not here: ≈ 10 µs a footprint read).
+    private func startMeasure(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval, armedAtStart: Bool) {
+        if clock.pointee.registered { LimitMonitor.shared.forget(self, entry: clock.pointee.entry) } else { measuredEntries += 1 }
+        clock.pointee = PEThreadEntryClock(entry: entry, start: now, armedAtStart: armedAtStart, registered: true)
+        LimitMonitor.shared.measure(self, entry: entry, due: due(inCPU: armedLimit > 0 ? armedLimit : .infinity))
+    }
+
+    /// The uptime by which `seconds` of this thread's CPU time can have passed at the earliest.
+    private func due(inCPU seconds: TimeInterval) -> TimeInterval {
+        seconds.isFinite ? LimitMonitor.uptime + max(seconds, Self.shortestStep) : .infinity
     }
 
     /// Whether another thread has an entry open in this VM too (`occupancy` counts this thread's
@@ -196,15 +219,22 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         if PECheckPointsGet(counter) > entryTicks { PECheckPointsSet(counter, entryTicks) }
     }
 
-    /// The thread's outermost entry ended: whether it ran long, and the watchdog cleared.
+    /// The thread's outermost entry ended: whether it ran long, its measure ended, the watchdog
+    /// cleared.
     private func outermostEntryEnded() {
         let clock = PEThreadEntryClockCurrent()!
+        let measured = clock.pointee.registered
         if clock.pointee.armedAtStart {
             // Only this VM's JS counts the countdown down from where `armAtStart` set it.
             lastEntryRanLong = Int64(Int32.max) - Int64(PECheckPointsGet(counter)) >= Int64(Self.ticksToFirstCheck)
             clock.pointee.armedAtStart = false
         } else {
-            lastEntryRanLong = watchdogArmed
+            lastEntryRanLong = measured
+        }
+        if measured {
+            LimitMonitor.shared.forget(self, entry: clock.pointee.entry)
+            clock.pointee.registered = false
+            measuredEntries -= 1
         }
         if watchdogArmed { disarmIfAlone() }
     }
@@ -218,103 +248,99 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard PEAtomicLoadLong(occupancy) < 2 * PEVMOpenEntry else { return }
         clearFunction?(group)
         watchdogArmed = false
-        watchdogEntry = 0
     }
 
     /// `__peTock()`: the counter reached zero on this thread, inside its entry. Under the API lock
     /// (the binding takes it: JavaScriptCore drops it around native callbacks). The entry's first
-    /// tock starts its clock and arms the watchdog, whose callback makes every later check; the
-    /// countdown is then set as far as it goes (≈ 2 billion check points), so the JS's optimised
-    /// code keeps never taking the call: a tock every few milliseconds made a JS-defined method
-    /// call from a loop 3 → 9 ns (the compiled loop then calls out, which clobbers what it had
-    /// hoisted).
+    /// tock starts its measure (`startMeasure`); later ones come when the monitor nudges it (its
+    /// time due, the heap past its budget) and judge it. The countdown is then set as far as it
+    /// goes (≈ 2 billion check points), so the JS's optimised code keeps never taking the call: a
+    /// tock every few milliseconds made a JS-defined method call from a loop 3 → 9 ns (the compiled
+    /// loop then calls out, which clobbers what it had hoisted). In a VM shared by threads it is set
+    /// to `ticksToFirstCheck`: each thread running JS there reaches its own first tock.
     func tock() {
-        PECheckPointsSet(counter, .max)
+        PECheckPointsSet(counter, isShared ? Self.ticksToFirstCheck : .max)
         let entry = PEThreadEntryCurrent()
         guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
-        if entry == endRequested { return runWatchdog(Self.endDelay, for: entry) }
+        if entry == endRequested {
+            // Armed again only when the last arming's timer was handled without ending it (the
+            // callback ran for another thread's entry) or never came: two of its timers pending
+            // could fire one while JavaScriptCore handles the other.
+            if !endArmPending || LimitMonitor.uptime - endArmedAt > Self.endRetry { armEnd() }
+            return
+        }
         let clock = PEThreadEntryClockCurrent()!
         let now = PEThreadCPUTime()
-        if clock.pointee.entry != entry {
-            clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
+        if clock.pointee.entry != entry || !clock.pointee.registered {
+            return startMeasure(entry, clock, now, armedAtStart: false)
         }
-        guard let step = check(entry, clock, now) else { return requestEnd(entry) }
-        runWatchdog(step, for: entry)
+        guard let left = timeLeft(entry, clock, now) else { return requestEnd(entry) }
+        if left.isFinite { LimitMonitor.shared.reschedule(self, entry: entry, due: due(inCPU: left)) }
     }
 
     /// A check of `entry`, this thread's, `now` CPU seconds: nil when it is past a bound (the
-    /// heap's recorded in `heapEnd`), else the CPU time until its next check by the watchdog.
-    private func check(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval) -> TimeInterval? {
+    /// heap's recorded in `heapEnd`), else the CPU time it has left (infinity: no time limit).
+    private func timeLeft(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval) -> TimeInterval? {
         let spent = now - clock.pointee.start
         if armedLimit > 0 && armedLimit - spent <= armedLimit * 1e-9 { return nil }
-        if heapOn && spent >= clock.pointee.nextHeapCheck {
-            let heap = heapGrowth.check(entry: entry, spent: spent)
-            if let exceeded = heap.exceeded {
-                heapEnd = (entry, exceeded)
-                return nil
-            }
-            clock.pointee.nextHeapCheck = spent + (heap.next ?? HeapGrowthLimit.longestStep)
+        if heapOn, let exceeded = LimitMonitor.shared.heapExceeded(self, entry: entry) {
+            heapEnd = (entry, exceeded)
+            return nil
         }
-        let untilLimit = armedLimit > 0 ? armedLimit - spent : .infinity
-        let untilHeap = heapOn ? clock.pointee.nextHeapCheck - spent : .infinity
-        return max(min(untilLimit, untilHeap), Self.endDelay)
+        return armedLimit > 0 ? armedLimit - spent : .infinity
     }
 
-    /// Asks JavaScriptCore to end `entry` (this thread's) at once.
+    /// Asks JavaScriptCore to end `entry` (this thread's) at once. Should the end not come (its
+    /// trap handled on another thread of a shared VM), the monitor keeps nudging the entry, whose
+    /// next tock arms it again.
     private func requestEnd(_ entry: UInt64) {
         endRequested = entry
-        runWatchdog(Self.endDelay, for: entry)
+        LimitMonitor.shared.reschedule(self, entry: entry, due: LimitMonitor.uptime)
+        armEnd()
     }
 
-    /// Sets JavaScriptCore's watchdog to `seconds` of this thread's CPU time, from inside the entry.
-    private func runWatchdog(_ seconds: TimeInterval, for entry: UInt64) {
+    /// Arms JavaScriptCore's watchdog to end the entry asked for, from inside it, on its thread.
+    private func armEnd() {
         guard let setFunction else { return }
         watchdogArmed = true
-        watchdogEntry = entry
+        endArmPending = true
+        endArmedAt = LimitMonitor.uptime
         #if DEBUG
+        Self.armings.withLock { $0 += 1 }
         if Self.armingsToLose.withLock({ count in count > 0 ? { count -= 1; return true }() : false }) { return }
         #endif
-        setFunction(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
-        // In a shared VM the deadline just set is this thread's; another thread's JS may run next
-        // under it (`isShared`): checks keep coming every `ticksToFirstCheck` check points, and
-        // each re-arms the watchdog for the thread that reaches it.
-        if isShared { PECheckPointsSet(counter, Self.ticksToFirstCheck) }
+        setFunction(group, Self.endLimit, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     #if DEBUG
     /// Tests: how many of the next armings to drop, as if JavaScriptCore never fired their timer
-    /// (what `LimitMonitor` is the backstop for).
+    /// (the monitor keeps nudging the entry until an arming ends it), and how many there were.
     static let armingsToLose = LockedValue(0)
+    static let armings = LockedValue(0)
     #endif
 
     /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM, the
     /// last outermost entry begun, whether a bound is on, and the nudge: the counter set to 0, so
     /// the running entry's next check point calls the tock (a relaxed store, no lock).
     var hasOpenEntry: Bool { PEAtomicLoadLong(occupancy) >= PEVMOpenEntry }
+    var isSharedByThreads: Bool { isShared }
     var stampedEntry: UInt64 { PECheckPointsStampGet(stamp) }
     var boundsOn: Bool { seconds != nil || heapGrowth.bytes != nil }
     func nudge() { PECheckPointsSet(counter, 0) }
 
-    /// Runs on the thread running JS once JavaScriptCore's watchdog passed its deadline (API lock
-    /// held): ends that thread's entry only if it is the one asked to end, or past its own bound;
-    /// otherwise sets the watchdog for its next check. An entry that never reached a tock is
-    /// measured from here.
+    /// Runs on the thread running JS once JavaScriptCore's watchdog fired (API lock held): yes
+    /// only for the entry the engine asked to end. Any other entry (another thread's in a shared VM,
+    /// which runs JS when the timer fires; the asker's entry over) goes on: the counter is set to 0,
+    /// so the asker's next check point arms the end again. Nothing is armed from here: a timer
+    /// started inside JavaScriptCore's trap handling can fire while that handling runs
+    /// (docs/limits.md).
     private static let callback: PEJSShouldTerminateCallback = { _, context in
         let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
         let entry = PEThreadEntryCurrent()
-        guard entry != 0 else { return false }
-        if entry != limit.endRequested {
-            let clock = PEThreadEntryClockCurrent()!
-            let now = PEThreadCPUTime()
-            if clock.pointee.entry != entry {
-                clock.pointee = PEThreadEntryClock(entry: entry, start: now, nextHeapCheck: 0, armedAtStart: false)
-            }
-            if let step = limit.check(entry, clock, now) {
-                // Bounds turned off meanwhile: a day, until an entry alone clears it.
-                limit.runWatchdog(limit.armedLimit > 0 || limit.heapOn ? step : 86_400, for: entry)
-                return false
-            }
-            limit.endRequested = entry
+        limit.endArmPending = false
+        guard entry != 0, entry == limit.endRequested else {
+            limit.nudge()
+            return false
         }
         PEThreadEntryMarkTerminated()
         return true

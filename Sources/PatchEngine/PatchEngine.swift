@@ -159,9 +159,9 @@ public enum PatchEngine {
     /// Each entry is bounded on its own: memory a script keeps across calls is not (docs/limits.md).
     ///
     /// What is measured is the process's footprint (resident memory on Linux, `phys_footprint`
-    /// on Apple: what the OS kills an app for), at the entry's first check (as for
-    /// `executionTimeLimit`), then in steps of 10–160 ms of its CPU time, the shorter the faster it
-    /// grows (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
+    /// on Apple: what the OS kills an app for), from the entry's first check (as for
+    /// `executionTimeLimit`) on, every 10 ms by the engine's monitor thread while the entry runs
+    /// (docs/limits.md). An entry past it ends like one past `executionTimeLimit`: a
     /// terminated evaluation is rolled back and throws a `.heapGrowth` `PatchError`; a terminated
     /// call is reported to `errorHandler` as `.heapGrowth`, the native caller gets the original
     /// implementation's result, the script it belongs to is reverted, and the garbage is collected.

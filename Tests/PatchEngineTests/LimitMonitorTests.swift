@@ -16,6 +16,32 @@ final class LimitMonitorTests: TimeLimitTestCase {
         super.tearDown()
     }
 
+    /// JavaScriptCore's watchdog is armed only to end an entry: a long evaluation and a long
+    /// patched call within their bounds (0.3 s of wall time against a 1 s limit, with the heap
+    /// growth limit on) arm it not once, and a runaway arms it once, to end it. Before, every
+    /// check ran through it: an entry's first tock armed it, its callback armed it again at every
+    /// check (heap steps of 10–160 ms), and JavaScriptCore re-armed it from inside its trap handling
+    /// — where a timer firing during that handling aborted the process (docs/limits.md).
+    func testJavaScriptCoresWatchdogIsArmedOnlyToEndAnEntry() throws {
+        PatchEngine.executionTimeLimit = 1.0
+        XCTAssertNotNil(PatchEngine.heapGrowthLimit, "the heap growth limit is on by default")
+        let name = uniqueScriptName()
+        let long = "var t0 = Date.now(), n = 0; while (Date.now() - t0 < 300) { n++ }"
+        let before = ExecutionTimeLimit.armings.withLock { $0 }
+        XCTAssertEqual(render(try apply("\(long); defineClass('PFFailing', { riskyValue: function() { \(long) return n > 0 ? 99 : 98 } }); 'done'", name: name)), "\"done\"")
+        var raised: Int32 = 0
+        XCTAssertEqual(pf_failing_risky_value(&raised), 99)
+        XCTAssertEqual(pf_failing_risky_value(&raised), 99)
+        XCTAssertEqual(ExecutionTimeLimit.armings.withLock { $0 } - before, 0, "armings for entries within their bounds")
+        PatchEngine.executionTimeLimit = 0.2
+        let runaway = uniqueScriptName()
+        try apply("defineClass('PFFailing', { riskyValue: function() { var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000 || n < 5e7) { n++ } return 99 } })", name: runaway)
+        let started = threadCPUTime()
+        XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the runaway ended; the native caller got the original's result")
+        XCTAssertLessThan(threadCPUTime() - started, 1.0)
+        XCTAssertEqual(ExecutionTimeLimit.armings.withLock { $0 } - before, 1, "one arming, to end the runaway")
+    }
+
     /// An evaluation is armed at its start; that arming is lost (as if the timer never fired),
     /// so nothing but the monitor's nudge brings the script to a check.
     func testAnEvaluationWhoseWatchdogNeverFiresIsEnded() {

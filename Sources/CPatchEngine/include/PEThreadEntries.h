@@ -26,13 +26,13 @@ void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
 /* The limits' clock of this thread's entries (ExecutionTimeLimit): which outermost entry is
    measured, this thread's CPU time when its measure began (its first tock, or its start when it
-   was armed at its start), the CPU time into the entry of its next heap check, and whether it was
-   armed at its start. Read and written by its own thread only. */
+   was armed at its start), whether it was armed at its start, and whether it is registered with
+   the limits' monitor (LimitMonitor.swift) until its end. Read and written by its own thread only. */
 typedef struct PEThreadEntryClock {
     uint64_t entry;
     double start;
-    double nextHeapCheck;
     bool armedAtStart;
+    bool registered;
 } PEThreadEntryClock;
 PEThreadEntryClock *PEThreadEntryClockCurrent(void);
 /* CPU seconds this thread has run (a system call on Linux: only at check points). */
