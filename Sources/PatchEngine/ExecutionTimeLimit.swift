@@ -137,6 +137,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         heapOn = heapGrowth.bytes != nil
         let on = armedLimit > 0 || heapOn
         entryTicks = on ? Self.ticksToFirstCheck : .max
+        // Entries open now (other threads', in native calls: this thread holds the API lock) take
+        // the new bounds at their next check point: their due times were set under the old ones.
+        nudge()
     }
 
     /// The `Int32Array` scripts count down (`__peTick`), over `counter`.
@@ -275,7 +278,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             return startMeasure(entry, clock, now, armedAtStart: false)
         }
         guard let left = timeLeft(entry, clock, now) else { return requestEnd(entry) }
-        if left.isFinite { LimitMonitor.shared.reschedule(self, entry: entry, due: due(inCPU: left)) }
+        LimitMonitor.shared.reschedule(self, entry: entry, due: due(inCPU: left))
     }
 
     /// A check of `entry`, this thread's, `now` CPU seconds: nil when it is past a bound (the

@@ -143,6 +143,7 @@ final class LimitMonitor: @unchecked Sendable {
         var footprint: Int64?
         for index in state.measured.indices {
             let measured = state.measured[index]
+            guard measured.limit.boundsOn else { continue }   // turned off while it runs: nothing to check
             var due = measured.due <= now
             if let budget = measured.limit.heapGrowth.bytes {
                 next = min(next, now + Self.heapPeriod)

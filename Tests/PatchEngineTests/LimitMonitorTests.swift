@@ -42,6 +42,41 @@ final class LimitMonitorTests: TimeLimitTestCase {
         XCTAssertEqual(ExecutionTimeLimit.armings.withLock { $0 } - before, 1, "one arming, to end the runaway")
     }
 
+    /// A time limit set while a long entry is open (measured from its first tock, under the heap
+    /// growth limit alone, and waiting in a native call) ends that entry once its JS runs on: the
+    /// new bound is taken at its next check point (the setting nudges open entries), not only at
+    /// the next entry. Without the nudge its time was never due: the runaway ran its 5 s.
+    func testATimeLimitSetWhileALongEntryIsOpenEndsIt() throws {
+        PatchEngine.executionTimeLimit = nil
+        XCTAssertNotNil(PatchEngine.heapGrowthLimit, "the heap growth limit is on by default")
+        let errors = captureErrors()
+        let name = uniqueScriptName()
+        try apply("""
+        defineClass('PFFailing', { riskyValue: function() {
+          for (var i = 0; i < 300000; i++) {}                 // past its first check
+          require('PFGate').pass_(6);                         // natively until the test opens gate 6
+          var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000 || n < 5e7) { n++ } return 99 } })
+        """, name: name)
+        pf_gate_reset()
+        nonisolated(unsafe) var result: Int32 = -1
+        nonisolated(unsafe) var elapsed = 0.0
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let started = threadCPUTime()
+            var raised: Int32 = 0
+            result = pf_failing_risky_value(&raised)
+            elapsed = threadCPUTime() - started
+            done.signal()
+        }.start()
+        XCTAssertEqual(pf_gate_wait_reached(6, 30), 1)
+        PatchEngine.executionTimeLimit = 0.2
+        pf_gate_open(6)
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(result, 7, "the native caller got the original's result")
+        XCTAssertLessThan(elapsed, 1.5, "ended by the limit set meanwhile, not after the 5e7 turns it spins")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
+    }
+
     /// An evaluation is armed at its start; that arming is lost (as if the timer never fired),
     /// so nothing but the monitor's nudge brings the script to a check.
     func testAnEvaluationWhoseWatchdogNeverFiresIsEnded() {
