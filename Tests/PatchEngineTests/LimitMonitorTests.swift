@@ -3,11 +3,12 @@ import XCTest
 @testable import PatchEngine
 import PatchFixtures
 
-/// The limits' backstop (`LimitMonitor`): an entry that stays open past `nudgeAfter` is made to
-/// run its check at its next check point, so a runaway is ended even when JavaScriptCore's
-/// watchdog never fires for the arming that should have ended it, and when its check points come
-/// too slowly to reach a tock. Each runaway spins for 5 s of wall-clock time: without the
-/// backstop it runs them all (its CPU time fails the test instead of hanging the suite).
+/// The limits' monitor (`LimitMonitor`): it times every check of a measured entry (its nudge makes
+/// the entry's next check point run the tock), so a runaway is ended even when JavaScriptCore's
+/// watchdog never fires for the arming that should have ended it, and it brings to a check an
+/// entry whose check points come too slowly to reach a tock. JavaScriptCore's watchdog is armed
+/// only to end. Each runaway spins for 5 s of wall-clock time: without the monitor it runs them
+/// all (its CPU time fails the test instead of hanging the suite).
 final class LimitMonitorTests: TimeLimitTestCase {
     private let spin = "var t0 = Date.now(); while (Date.now() - t0 < 5000) {}"
 
@@ -77,8 +78,9 @@ final class LimitMonitorTests: TimeLimitTestCase {
         XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
     }
 
-    /// An evaluation is armed at its start; that arming is lost (as if the timer never fired),
-    /// so nothing but the monitor's nudge brings the script to a check.
+    /// An evaluation (measured from its start) runs away; the arming that should end it is lost
+    /// (as if the timer never fired), so nothing but the monitor's nudges bring the script to the
+    /// check that arms it again.
     func testAnEvaluationWhoseWatchdogNeverFiresIsEnded() {
         let name = uniqueScriptName()
         ExecutionTimeLimit.armingsToLose.withLock { $0 = 1 }
@@ -89,7 +91,7 @@ final class LimitMonitorTests: TimeLimitTestCase {
         XCTAssertEqual(ExecutionTimeLimit.armingsToLose.withLock { $0 }, 0, "the arming was lost")
     }
 
-    /// A patched call on a new thread reaches its tock, whose arming is lost: the native caller
+    /// A patched call on a new thread runs away and the arming that should end it is lost: the native caller
     /// still gets the original's result, the error handler a timeout, and the script is reverted.
     func testAPatchedCallWhoseWatchdogNeverFiresIsEndedAndTheCallerGetsTheOriginal() throws {
         let errors = captureErrors()
