@@ -21,9 +21,9 @@ import PatchSupport
 /// by the limits' monitor (`LimitMonitor`) until it ends: the monitor nudges it to its next tock
 /// when its time is due and when the process grew past the heap budget, and each tock judges the
 /// entry by its own thread's clock (`timeLeft`). Past a bound, the engine asks JavaScriptCore to
-/// end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a limit of 0, its callback
-/// saying yes only for that entry, and JavaScriptCore throws its uncatchable "JavaScript execution
-/// terminated." there. That is the only arming of the watchdog: nothing periodic runs through it,
+/// end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative limit (`endLimit`),
+/// its callback saying yes only for that entry and parking the watchdog (`park`), and
+/// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the only arming of the watchdog: nothing periodic runs through it,
 /// so none of its timers can fire while its trap handling runs (docs/limits.md, "The watchdog only
 /// ends"). The thread's outermost `endEntry` clears the watchdog when an end armed it and ends
 /// the measure (one branch on the hot path).
@@ -78,11 +78,18 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Check points an entry runs before its first tock. A tight loop runs them in ≈ 0.1–0.3 ms;
     /// an entry of a few calls never reaches it, so a patched call costs no tock.
     static let ticksToFirstCheck: Int32 = 100_000
-    /// The watchdog's limit when the engine asks JavaScriptCore to end an entry: 0, so the timer's
-    /// CPU deadline has passed when it fires on the thread that armed it and JavaScriptCore never
-    /// re-arms it from inside its trap handling (it does, for the CPU time left, when the thread's
-    /// clock has not reached the deadline).
-    static let endLimit: TimeInterval = 0
+    /// The watchdog's limit when the engine asks JavaScriptCore to end an entry: negative, so the
+    /// timer fires at once and its CPU deadline lies before every thread's CPU clock. JavaScriptCore
+    /// compares that deadline with the clock of whichever thread's JS takes the trap and, when the
+    /// clock is short of it, re-arms the timer for the difference from inside its trap handling
+    /// (with a limit of 0, another thread of a shared VM taking the trap could be short of the
+    /// asker's clock). A negative delay fires at once with GLib's timers (measured: the limit
+    /// suites); libdispatch's `dispatch_after` runs a time already past at once (not measured).
+    static let endLimit: TimeInterval = -1000
+    /// The watchdog's limit once an end's timer has been handled (`park`): out of reach, the
+    /// callback kept. A limit left at `endLimit` would start an immediate timer at every entry that
+    /// finds the VM empty (JavaScriptCore starts the watchdog's timer there while a limit is set).
+    static let parkedLimit: TimeInterval = 1e6
     /// The shortest wait before an entry's next time check (seconds).
     static let shortestStep: TimeInterval = 0.001
     /// How long an end's timer may stay unhandled before the end is armed again (seconds).
@@ -315,11 +322,20 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         setFunction(group, Self.endLimit, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Parks the watchdog (`parkedLimit`), from its callback. Its timer then fires in 11 days at
+    /// the earliest (a stale timer then: JavaScriptCore ignores it), and an entry alone in the VM
+    /// clears it (`disarmIfAlone`).
+    private func park() {
+        setFunction?(group, Self.parkedLimit, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     #if DEBUG
     /// Tests: how many of the next armings to drop, as if JavaScriptCore never fired their timer
     /// (the monitor keeps nudging the entry until an arming ends it), and how many there were.
     static let armingsToLose = LockedValue(0)
     static let armings = LockedValue(0)
+    /// How many times JavaScriptCore's watchdog fired into the callback.
+    static let fires = LockedValue(0)
     #endif
 
     /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM, the
@@ -334,13 +350,17 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Runs on the thread running JS once JavaScriptCore's watchdog fired (API lock held): yes
     /// only for the entry the engine asked to end. Any other entry (another thread's in a shared VM,
     /// which runs JS when the timer fires; the asker's entry over) goes on: the counter is set to 0,
-    /// so the asker's next check point arms the end again. Nothing is armed from here: a timer
-    /// started inside JavaScriptCore's trap handling can fire while that handling runs
-    /// (docs/limits.md).
+    /// so the asker's next check point arms the end again. Either way the watchdog is parked: no
+    /// timer that could fire soon is started from here, where one started inside JavaScriptCore's
+    /// trap handling can fire while that handling runs (docs/limits.md).
     private static let callback: PEJSShouldTerminateCallback = { _, context in
         let limit = Unmanaged<ExecutionTimeLimit>.fromOpaque(context!).takeUnretainedValue()
         let entry = PEThreadEntryCurrent()
+        #if DEBUG
+        fires.withLock { $0 += 1 }
+        #endif
         limit.endArmPending = false
+        limit.park()
         guard entry != 0, entry == limit.endRequested else {
             limit.nudge()
             return false

@@ -29,6 +29,7 @@ final class LimitMonitorTests: TimeLimitTestCase {
         let name = uniqueScriptName()
         let long = "var t0 = Date.now(), n = 0; while (Date.now() - t0 < 300) { n++ }"
         let before = ExecutionTimeLimit.armings.withLock { $0 }
+        let firesBefore = ExecutionTimeLimit.fires.withLock { $0 }
         XCTAssertEqual(render(try apply("\(long); defineClass('PFFailing', { riskyValue: function() { \(long) return n > 0 ? 99 : 98 } }); 'done'", name: name)), "\"done\"")
         var raised: Int32 = 0
         XCTAssertEqual(pf_failing_risky_value(&raised), 99)
@@ -41,6 +42,45 @@ final class LimitMonitorTests: TimeLimitTestCase {
         XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the runaway ended; the native caller got the original's result")
         XCTAssertLessThan(threadCPUTime() - started, 1.0)
         XCTAssertEqual(ExecutionTimeLimit.armings.withLock { $0 } - before, 1, "one arming, to end the runaway")
+        XCTAssertEqual(ExecutionTimeLimit.fires.withLock { $0 } - firesBefore, 1, "its timer fired into the callback once")
+    }
+
+    /// A runaway's end in a VM five threads share (`maximumVMs = 1`: four threads making patched
+    /// calls that call their original natively, a fifth running away): the watchdog fires into its
+    /// callback a few times at most — once for the end, and again only when another thread's JS
+    /// took the trap and the runaway's next check armed it again. Before the callback parked the
+    /// watchdog (`ExecutionTimeLimit.park`), the end's limit stayed set while the threads kept the
+    /// VM busy, and JavaScriptCore started an immediate timer at every entry that found the VM
+    /// empty: each a trap that could fire while another was being handled (docs/limits.md).
+    func testARunawaysEndInASharedVMFiresTheWatchdogAFewTimesAtMost() throws {
+        let child = try runInChildProcess("testARunawaysEndInASharedVMFiresTheWatchdogAFewTimesAtMost") { PatchEngine.maximumVMs = 1; try sharedVMEndCase() }
+        guard let child else { return }
+        let line = child.line("shared-end: ") ?? ""
+        print("shared-end: \(line) fires \(child.line("shared-end-fires: ") ?? "?")")
+        XCTAssertTrue(line.hasPrefix("runaway 7 timeouts 1 innocent-ended 0 patched yes"), "exit \(child.status)\n\(child.output.suffix(2000))")
+        let fires = Int(child.line("shared-end-fires: ") ?? "") ?? .max
+        XCTAssertLessThanOrEqual(fires, 6, "the watchdog's fires into its callback for one runaway's end")
+    }
+
+    private func sharedVMEndCase() throws {
+        let errors = captureErrors()
+        let innocent = uniqueScriptName(), runaway = uniqueScriptName()
+        try apply("defineClass('PFAccumulator', { addValue: function(n) { self.ORIGaddValue(n + 1000) } })", name: innocent)
+        try apply("defineClass('PFFailing', { riskyValue: function() { var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000 || n < 5e7) { n++ } return 99 } })", name: runaway)
+        let firesBefore = ExecutionTimeLimit.fires.withLock { $0 }
+        let objects = (0..<4).map { pf_accumulator_new(Int32($0))! }
+        defer { objects.forEach { pf_release($0) } }
+        let workers = objects.map { object in
+            let target = SendablePointer(raw: object)
+            return Worker { for _ in 0..<3_000 { pf_accumulator_add(target.raw, 1) }; return 0 }
+        }
+        let runner = Worker { var raised: Int32 = 0; return pf_failing_risky_value(&raised) }
+        XCTAssertEqual(runner.done.wait(timeout: .now() + 60), .success)
+        for worker in workers { XCTAssertEqual(worker.done.wait(timeout: .now() + 120), .success) }
+        let patched = objects.allSatisfy { pf_accumulator_count($0) == 3_000 && pf_accumulator_all_equal($0, 1001) == 1 }
+        let timeouts = errors.errors.filter { $0.kind == .timeout && $0.scriptName == runaway }.count
+        print("shared-end: runaway \(runner.result) timeouts \(timeouts) innocent-ended \(errors.errors.count - timeouts) patched \(patched ? "yes" : "no")")
+        print("shared-end-fires: \(ExecutionTimeLimit.fires.withLock { $0 } - firesBefore)")
     }
 
     /// A time limit set while a long entry is open (measured from its first tock, under the heap
