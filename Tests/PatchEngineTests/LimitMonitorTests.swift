@@ -99,20 +99,11 @@ final class LimitMonitorTests: TimeLimitTestCase {
           var t0 = Date.now(), n = 0; while (Date.now() - t0 < 5000 || n < 5e7) { n++ } return 99 } })
         """, name: name)
         pf_gate_reset()
-        nonisolated(unsafe) var result: Int32 = -1
-        nonisolated(unsafe) var elapsed = 0.0
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            let started = threadCPUTime()
-            var raised: Int32 = 0
-            result = pf_failing_risky_value(&raised)
-            elapsed = threadCPUTime() - started
-            done.signal()
-        }.start()
-        XCTAssertEqual(pf_gate_wait_reached(6, 30), 1)
-        PatchEngine.executionTimeLimit = 0.2
-        pf_gate_open(6)
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        let (result, elapsed) = riskyValueOnNewThread {
+            XCTAssertEqual(pf_gate_wait_reached(6, 30), 1)
+            PatchEngine.executionTimeLimit = 0.2
+            pf_gate_open(6)
+        }
         XCTAssertEqual(result, 7, "the native caller got the original's result")
         XCTAssertLessThan(elapsed, 1.5, "ended by the limit set meanwhile, not after the 5e7 turns it spins")
         XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
@@ -138,6 +129,16 @@ final class LimitMonitorTests: TimeLimitTestCase {
         let name = uniqueScriptName()
         try apply("defineClass('PFFailing', { riskyValue: function() { \(spin) return 99 } })", name: name)
         ExecutionTimeLimit.armingsToLose.withLock { $0 = 1 }
+        let (result, elapsed) = riskyValueOnNewThread()
+        XCTAssertEqual(result, 7, "the native caller got the original's result")
+        XCTAssertLessThan(elapsed, 2.5, "ended by the backstop, not after the 5 s it spins")
+        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
+        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
+    }
+
+    /// `-[PFFailing riskyValue]` called natively on a new thread (its CPU clock starts at zero),
+    /// while this thread runs `meanwhile`: what the caller got and the CPU time the call took.
+    private func riskyValueOnNewThread(meanwhile: () -> Void = {}) -> (result: Int32, cpu: Double) {
         nonisolated(unsafe) var result: Int32 = -1
         nonisolated(unsafe) var elapsed = 0.0
         let done = DispatchSemaphore(value: 0)
@@ -148,11 +149,9 @@ final class LimitMonitorTests: TimeLimitTestCase {
             elapsed = threadCPUTime() - started
             done.signal()
         }.start()
+        meanwhile()
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(result, 7, "the native caller got the original's result")
-        XCTAssertLessThan(elapsed, 2.5, "ended by the backstop, not after the 5 s it spins")
-        XCTAssertEqual(errors.errors.filter { $0.kind == .timeout }.map(\.scriptName), [name], "\(errors.errors)")
-        XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
+        return (result, elapsed)
     }
 
     /// A patched method whose loop spends each iteration in a slow builtin (≈ 1 ms of JSON.parse):
