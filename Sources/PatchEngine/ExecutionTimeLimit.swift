@@ -23,10 +23,11 @@ import PatchSupport
 /// entry by its own thread's clock (`timeLeft`). Past a bound, the engine asks JavaScriptCore to
 /// end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative limit (`endLimit`),
 /// its callback saying yes only for that entry and parking the watchdog (`park`), and
-/// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the only arming of the watchdog: nothing periodic runs through it,
-/// so none of its timers can fire while its trap handling runs (docs/limits.md, "The watchdog only
-/// ends"). The thread's outermost `endEntry` clears the watchdog when an end armed it and ends
-/// the measure (one branch on the hot path).
+/// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the
+/// only arming of the watchdog: nothing periodic runs through it, so none of its timers can fire
+/// while its trap handling runs (docs/limits.md, "The watchdog only ends"). The thread's outermost
+/// `endEntry` clears the watchdog when an end armed it and ends the measure (one branch on the hot
+/// path).
 ///
 /// A termination inside a nested entry also ends the JS around it on that thread (seen with
 /// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
@@ -112,8 +113,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
         // an entry another thread has open (bounds turned on while a thread is in a native call),
         // a tock's arming there would start no timer and the runaway would never be ended.
-        if let setFunction, let clearFunction {
-            setFunction(group, 1e6, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+        if setFunction != nil, let clearFunction {
+            setWatchdog(Self.parkedLimit)
             clearFunction(group)
             LimitMonitor.shared.watch(self)
         }
@@ -218,7 +219,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// calls, the tocks). JavaScriptCore's watchdog has one CPU deadline per VM, taken from the
     /// clock of the thread that armed it last, and judges whichever thread runs JS when it fires:
     /// armed by one thread, it lets another run until that one's clock passes the deadline.
-    @inline(__always) private var isShared: Bool { PEAtomicLoadLong(occupancy) >= 2 * PEVMOpenEntry }
+    @inline(__always) var isShared: Bool { PEAtomicLoadLong(occupancy) >= 2 * PEVMOpenEntry }
 
     /// An outermost entry into a VM another thread is in: no arming at its start, and the countdown
     /// lowered to `entryTicks` at most, never raised (as `armAtStart` would): the thread whose
@@ -311,7 +312,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     /// Arms JavaScriptCore's watchdog to end the entry asked for, from inside it, on its thread.
     private func armEnd() {
-        guard let setFunction else { return }
+        guard setFunction != nil else { return }
         watchdogArmed = true
         endArmPending = true
         endArmedAt = LimitMonitor.uptime
@@ -319,14 +320,17 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         Self.armings.withLock { $0 += 1 }
         if Self.armingsToLose.withLock({ count in count > 0 ? { count -= 1; return true }() : false }) { return }
         #endif
-        setFunction(group, Self.endLimit, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+        setWatchdog(Self.endLimit)
     }
 
     /// Parks the watchdog (`parkedLimit`), from its callback. Its timer then fires in 11 days at
     /// the earliest (a stale timer then: JavaScriptCore ignores it), and an entry alone in the VM
     /// clears it (`disarmIfAlone`).
-    private func park() {
-        setFunction?(group, Self.parkedLimit, Self.callback, Unmanaged.passUnretained(self).toOpaque())
+    private func park() { setWatchdog(Self.parkedLimit) }
+
+    /// JavaScriptCore's watchdog set to `seconds`, with the engine's callback.
+    private func setWatchdog(_ seconds: TimeInterval) {
+        setFunction?(group, seconds, Self.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     #if DEBUG
@@ -338,11 +342,11 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     static let fires = LockedValue(0)
     #endif
 
-    /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM, the
-    /// last outermost entry begun, whether a bound is on, and the nudge: the counter set to 0, so
+    /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM (and
+    /// whether several: `isShared`), the last outermost entry begun, whether a bound is on, and the
+    /// nudge: the counter set to 0, so
     /// the running entry's next check point calls the tock (a relaxed store, no lock).
     var hasOpenEntry: Bool { PEAtomicLoadLong(occupancy) >= PEVMOpenEntry }
-    var isSharedByThreads: Bool { isShared }
     var stampedEntry: UInt64 { PECheckPointsStampGet(stamp) }
     var boundsOn: Bool { seconds != nil || heapGrowth.bytes != nil }
     func nudge() { PECheckPointsSet(counter, 0) }

@@ -1,6 +1,4 @@
 import Foundation
-import CPatchEngine
-import PatchRuntime
 import PatchSupport
 
 /// How much one entry into JS (an evaluation, a patched call, a hook, a block…) may grow the

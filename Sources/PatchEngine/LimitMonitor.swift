@@ -143,9 +143,11 @@ final class LimitMonitor: @unchecked Sendable {
         var footprint: Int64?
         for index in state.measured.indices {
             let measured = state.measured[index]
-            guard measured.limit.boundsOn else { continue }   // turned off while it runs: nothing to check
+            let budget = measured.limit.heapGrowth.bytes
+            // Both bounds turned off while it runs: nothing to check.
+            guard budget != nil || measured.limit.seconds != nil else { continue }
             var due = measured.due <= now
-            if let budget = measured.limit.heapGrowth.bytes {
+            if let budget {
                 next = min(next, now + Self.heapPeriod)
                 let current = footprint ?? PEProcessFootprint()
                 footprint = current
@@ -171,13 +173,10 @@ final class LimitMonitor: @unchecked Sendable {
                 continue
             }
             let stamp = limit.stampedEntry
-            if !limit.isSharedByThreads, state.measured.contains(where: { $0.limit === limit && $0.entry == stamp }) {
-                // Measured: its checks come from above. (In a VM shared by threads, another
-                // thread's entry there may not be measured yet: nudged as before.)
-                state.watched[index].stamp = stamp
-                state.watched[index].since = now
-                state.watched[index].nudged = false
-            } else if stamp != state.watched[index].stamp {
+            // A measured entry's checks come from above (in a VM shared by threads, another
+            // thread's entry there may not be measured yet: watched as before).
+            let measured = !limit.isShared && state.measured.contains { $0.limit === limit && $0.entry == stamp }
+            if measured || stamp != state.watched[index].stamp {
                 state.watched[index].stamp = stamp
                 state.watched[index].since = now
                 state.watched[index].nudged = false
