@@ -20,23 +20,22 @@ typedef void (*PEJSSetExecutionTimeLimitFunction)(JSContextGroupRef group, doubl
                                                   PEJSShouldTerminateCallback callback, void *context);
 typedef void (*PEJSClearExecutionTimeLimitFunction)(JSContextGroupRef group);
 
-// MARK: Amortising JavaScriptCore's API lock, and weak object maps (platform difference: SPI)
+// MARK: Amortising JavaScriptCore's API lock, and weak references (platform difference: SPI)
 //
 // Every C API call takes and releases the VM's API lock unless the calling thread holds it
 // already; a lock and release costs ≈ 35 ns on the CI machine kind, more than most of the calls it
 // guards. JSLock / JSUnlock (WebKit's JSLockRefPrivate.h: "allows holding the lock across multiple
-// interactions to amortize the cost"; recursive) hold it across several calls. JSWeakObjectMap*
-// (JSWeakObjectMapRefPrivate.h) map a pointer to an object without keeping the object alive; an
-// entry reads as NULL once its object has been collected. WebKitGTK exports both without installing
-// their headers; Apple's JavaScriptCore.framework has them as SPI. Looked up at run time like the
-// time limit: absent where a JavaScriptCore lacks them, and the engine then does without (each call
-// takes the lock itself; every object crossing into JS gets a new box). Signatures as in WebKit.
+// interactions to amortize the cost"; recursive) hold it across several calls. JSWeak*
+// (JSWeakPrivate.h) reference an object without keeping it alive; JSWeakGetObject reads NULL once
+// the object has been collected, and takes no lock (the caller holds it). WebKitGTK exports both
+// without installing their headers; Apple's JavaScriptCore.framework has them as SPI. Looked up at
+// run time like the time limit: absent where a JavaScriptCore lacks them, and the engine then does
+// without (each call takes the lock itself; every object crossing into JS gets a new box).
+// Signatures as in WebKit.
 
 typedef void (*PEJSLockFunction)(JSContextRef ctx);
 
-typedef struct OpaqueJSWeakObjectMap *PEJSWeakObjectMapRef;
-typedef void (*PEJSWeakMapDestroyedCallback)(PEJSWeakObjectMapRef map, void *data);
-typedef PEJSWeakObjectMapRef (*PEJSWeakObjectMapCreateFunction)(JSContextRef ctx, void *data,
-                                                                PEJSWeakMapDestroyedCallback destructor);
-typedef void (*PEJSWeakObjectMapSetFunction)(JSContextRef ctx, PEJSWeakObjectMapRef map, void *key, JSObjectRef object);
-typedef JSObjectRef (*PEJSWeakObjectMapGetFunction)(JSContextRef ctx, PEJSWeakObjectMapRef map, void *key);
+typedef struct OpaqueJSWeak *PEJSWeakRef;
+typedef PEJSWeakRef (*PEJSWeakCreateFunction)(JSContextGroupRef group, JSObjectRef object);
+typedef void (*PEJSWeakReleaseFunction)(JSContextGroupRef group, PEJSWeakRef weak);
+typedef JSObjectRef (*PEJSWeakGetObjectFunction)(PEJSWeakRef weak);

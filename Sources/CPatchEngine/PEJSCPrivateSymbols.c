@@ -13,9 +13,9 @@
 static const char *const names[PEJSCPrivateSymbolCount] = {
     [PEJSCPrivateSymbolJSLock] = PE_JSC_SYMBOL("JSLock"),
     [PEJSCPrivateSymbolJSUnlock] = PE_JSC_SYMBOL("JSUnlock"),
-    [PEJSCPrivateSymbolJSWeakObjectMapCreate] = PE_JSC_SYMBOL("JSWeakObjectMapCreate"),
-    [PEJSCPrivateSymbolJSWeakObjectMapSet] = PE_JSC_SYMBOL("JSWeakObjectMapSet"),
-    [PEJSCPrivateSymbolJSWeakObjectMapGet] = PE_JSC_SYMBOL("JSWeakObjectMapGet"),
+    [PEJSCPrivateSymbolJSWeakCreate] = PE_JSC_SYMBOL("JSWeakCreate"),
+    [PEJSCPrivateSymbolJSWeakRelease] = PE_JSC_SYMBOL("JSWeakRelease"),
+    [PEJSCPrivateSymbolJSWeakGetObject] = PE_JSC_SYMBOL("JSWeakGetObject"),
     [PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupSetExecutionTimeLimit"),
     [PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupClearExecutionTimeLimit"),
     [PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_JSC_SYMBOL("JSSynchronousGarbageCollectForDebugging"),

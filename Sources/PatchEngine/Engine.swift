@@ -152,7 +152,7 @@ final class Engine: @unchecked Sendable {
         undefinedValue = JSValueMakeUndefined(ctx)
         JSValueProtect(ctx, undefinedValue)
         shortcuts = LayoutShortcuts(verifyingValuesIn: ctx)
-        boxCache = BoxCache(ctx: ctx)
+        boxCache = BoxCache(group: contextGroup, lockAvailable: apiLock.isAvailable)
         classes = JSClasses.shared
         objectPrototype = JSObjectMake(ctx, nil, nil)!
         JSValueProtect(ctx, objectPrototype)

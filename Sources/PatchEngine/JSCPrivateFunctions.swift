@@ -5,7 +5,7 @@ import CPatchEngine
 /// JavaScriptCore's functions that no public header declares, typed for Swift.
 ///
 /// WebKitGTK exports them without installing their headers (JSContextRefPrivate.h,
-/// JSLockRefPrivate.h, JSWeakObjectMapRefPrivate.h, JSBasePrivate.h); Apple's
+/// JSLockRefPrivate.h, JSWeakPrivate.h, JSBasePrivate.h); Apple's
 /// JavaScriptCore.framework has them as SPI. Each is a private symbol named in CPatchEngine's
 /// `PEJSCPrivateSymbols.h` and looked up through the runtime core's registry (`PEPrivateSymbols.h`,
 /// docs/private-symbols.md: at run time, left out of an App Store build, reported absent with
@@ -15,7 +15,7 @@ import CPatchEngine
 /// | --- | --- | --- |
 /// | JSContextGroupSet/ClearExecutionTimeLimit | `ExecutionTimeLimit` | no limit, reported (`isExecutionTimeLimitAvailable`) |
 /// | JSLock / JSUnlock | `APILock` | each C API call takes the lock itself |
-/// | JSWeakObjectMapCreate/Set/Get | `BoxCache` | every crossing makes a new box |
+/// | JSWeakCreate/Release/GetObject | `BoxCache` | every crossing makes a new box |
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |
 /// | WTF::releaseFastMallocFreeMemory | `releaseFreeMemory` | the allocator's scavenger, a second later |
 ///
@@ -32,12 +32,12 @@ enum JSCPrivateFunctions {
     }()
 
     /// All three or none.
-    static let weakObjectMap: (create: PEJSWeakObjectMapCreateFunction, set: PEJSWeakObjectMapSetFunction,
-                               get: PEJSWeakObjectMapGetFunction)? = {
-        guard let create = lookUp(PEJSCPrivateSymbolJSWeakObjectMapCreate, as: PEJSWeakObjectMapCreateFunction.self),
-              let set = lookUp(PEJSCPrivateSymbolJSWeakObjectMapSet, as: PEJSWeakObjectMapSetFunction.self),
-              let get = lookUp(PEJSCPrivateSymbolJSWeakObjectMapGet, as: PEJSWeakObjectMapGetFunction.self) else { return nil }
-        return (create, set, get)
+    static let weakReferences: (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction,
+                                get: PEJSWeakGetObjectFunction)? = {
+        guard let create = lookUp(PEJSCPrivateSymbolJSWeakCreate, as: PEJSWeakCreateFunction.self),
+              let release = lookUp(PEJSCPrivateSymbolJSWeakRelease, as: PEJSWeakReleaseFunction.self),
+              let get = lookUp(PEJSCPrivateSymbolJSWeakGetObject, as: PEJSWeakGetObjectFunction.self) else { return nil }
+        return (create, release, get)
     }()
 
     typealias CollectFunction = @convention(c) (JSContextRef?) -> Void

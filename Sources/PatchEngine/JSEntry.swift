@@ -201,9 +201,10 @@ extension Engine {
 
     /// Calls a JS function with `count` arguments that `makeArguments` writes into a stack buffer
     /// (where JavaScriptCore's conservative stack scan sees each while the next is made), making
-    /// them and calling under one hold of the API lock.
+    /// them and calling under one hold of the API lock. `makeArguments` is handed this engine, so
+    /// that it need not capture it (a captured reference is retained and released per call).
     func call(_ function: JSObjectRef, argumentCount count: Int,
-              _ makeArguments: (UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
+              _ makeArguments: (Engine, UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
         var outerBatch = PEPoolBatchState()
@@ -213,7 +214,7 @@ extension Engine {
             let args = buffer.baseAddress!
             args.initialize(repeating: nil, count: max(count, 1))
             return try entering { () -> JSValueRef? in
-                try makeArguments(args)
+                try makeArguments(self, args)
                 let result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
                 if let exception { error = thrownError(exception) }
                 return result

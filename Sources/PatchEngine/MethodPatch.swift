@@ -209,41 +209,41 @@ extension Engine {
     private func callWithFrameArguments(_ method: JSMethod, _ function: JSObjectRef, _ frame: UnsafeMutablePointer<PEFrame>,
                                         _ signature: ObjCSignature, receiverRetained: Bool) throws -> JSValueRef {
         // A call from JS with more arguments than the selector takes (ExtraArguments). The
-        // closures below capture `self` unowned(unsafe): the caller holds the engine for the
-        // call, and a retain per call is an atomic operation on a count every thread shares.
+        // closures below get the engine as their parameter and capture no reference: a captured
+        // `self` (plain or `unowned(unsafe)`) cost a retain and a release per call.
         if !extraArguments.isEmpty, case let extras = extraArguments.take(receiver: frame.receiver, selector: method.selector),
            !extras.isEmpty {
             let count = signature.argumentCount - 1
-            return try call(function, argumentCount: count + extras.count) { [unowned(unsafe) self] args in
-                args[0] = box(frame.receiver, retain: receiverRetained)
-                for i in 2..<signature.argumentCount { args[i - 1] = try toJS(frame.argument(i), signature.argument(i)) }
+            return try call(function, argumentCount: count + extras.count) { engine, args in
+                args[0] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
+                for i in 2..<signature.argumentCount { args[i - 1] = try engine.toJS(frame.argument(i), signature.argument(i), inEntry: true) }
                 for (i, value) in extras.enumerated() { args[count + i] = value }
             }
         }
         if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
-            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { [unowned(unsafe) self] args in
+            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { engine, args in
                 args[0] = function
-                args[1] = box(frame.receiver, retain: receiverRetained)
+                args[1] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
                 var next = 2
                 for i in 2..<signature.argumentCount {
                     if let layout = adapter.structArguments[i - 2] {
                         for field in layout.fields {
-                            args[next] = try toJS(frame.argument(i) + field.offset, field.type)
+                            args[next] = try engine.toJS(frame.argument(i) + field.offset, field.type, inEntry: true)
                             next += 1
                         }
                     } else {
-                        args[next] = try toJS(frame.argument(i), signature.argument(i))
+                        args[next] = try engine.toJS(frame.argument(i), signature.argument(i), inEntry: true)
                         next += 1
                     }
                 }
             }
         }
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
-        return try call(function, argumentCount: count) { [unowned(unsafe) self] args in
+        return try call(function, argumentCount: count) { engine, args in
             // self inside dealloc must not be retained: the object is going away.
-            args[0] = box(frame.receiver, retain: receiverRetained)
+            args[0] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
             for i in 2..<signature.argumentCount {
-                args[i - 1] = try toJS(frame.argument(i), signature.argument(i))
+                args[i - 1] = try engine.toJS(frame.argument(i), signature.argument(i), inEntry: true)
             }
         }
     }

@@ -90,13 +90,81 @@ final class BoxTests: PatchTestCase {
         let again = try eval("var o2 = require('PFRegistry').objectForKey_('\(key)'); [o2.tag === undefined, o2.label().toJS()].join(',')")
         XCTAssertEqual(again as? String, "true,base")
     }
+
+    /// More live objects than the cache's first table holds: each keeps its one box through the
+    /// rebuilds, and is told from its neighbours.
+    func testThousandsOfLiveObjectsEachKeepTheirOneBox() throws {
+        try skipWithoutBoxCache()
+        let result = try eval("""
+        var NSObject = require('NSObject'), kept = [], list = require('NSMutableArray').array();
+        for (var i = 0; i < 3000; i++) { var o = NSObject.alloc().init(); o.n = i; kept.push(o); list.addObject_(o); }
+        var wrong = 0;
+        for (var j = 0; j < 3000; j++) { var back = list.objectAtIndex_(j); if (back !== kept[j] || back.n !== j) wrong++; }
+        'wrong: ' + wrong;
+        """)
+        XCTAssertEqual(result as? String, "wrong: 0")
+    }
+
+    /// Boxes that died leave the table at its next rebuild: 40,000 objects, kept alive by native
+    /// code while their boxes are dropped (so no address comes back to reuse an entry), boxed in
+    /// rounds with collections between, leave it sized for the few boxes alive at a time. Without
+    /// the purge it would hold an entry (and a JavaScriptCore weak reference) per object ever boxed.
+    func testTheCacheStaysSizedForTheLiveBoxes() throws {
+        try skipWithoutBoxCache()
+        try eval("var boxTestsKeeper = require('NSMutableArray').array();")
+        defer { _ = try? eval("boxTestsKeeper.removeAllObjects(); boxTestsKeeper = null;") }
+        for _ in 0..<20 {
+            try eval("for (var i = 0; i < 2000; i++) boxTestsKeeper.addObject_(require('NSObject').alloc().init());")
+            PatchEngine.collectGarbage()
+        }
+        XCTAssertEqual(try eval("'' + boxTestsKeeper.count()") as? String, "40000")
+        let table = Engine.shared.boxCache.occupancy
+        XCTAssertLessThanOrEqual(table.capacity, 16_384, "\(table)")
+        XCTAssertLessThan(table.used, 8_000, "\(table)")
+    }
+
+    /// An address that a freed object's box was cached under, reused by a new object: the new
+    /// object gets a box of its own (nothing the script set on the old one), every time.
+    func testANewObjectAtAFreedObjectsAddressGetsItsOwnBox() throws {
+        try skipWithoutBoxCache()
+        var freed = 0, reused = 0
+        for _ in 0..<20 {
+            let key = "boxtests-\(Self.nextNumber())"
+            let live = pf_direct_live_tracked()
+            let first = pf_new("PFDirectTracked")!
+            let address = UInt(bitPattern: first)
+            pf_registry_set(key, first)
+            pf_release(first)                      // the registry's reference and the box's
+            try eval("(function () { var r = require('PFRegistry').objectForKey_('\(key)'); r.tag = 'old'; })();")
+            pf_registry_remove(key)
+            // The box dies and its finalizer frees the object (a stale stack slot that still
+            // points at the box can keep it one more collection).
+            for _ in 0..<5 where pf_direct_live_tracked() > live {
+                PatchEngine.collectGarbage()
+                try eval("(function () { var a = []; for (var i = 0; i < 64; i++) a.push(i); })();")
+            }
+            guard pf_direct_live_tracked() == live else { continue }
+            freed += 1
+            // The allocator may hand the address out again at once or a few allocations later.
+            var candidates: [UnsafeMutableRawPointer] = []
+            defer { candidates.forEach { pf_release($0) } }
+            repeat { candidates.append(pf_new("PFDirectTracked")!) } while UInt(bitPattern: candidates.last!) != address && candidates.count < 500
+            guard UInt(bitPattern: candidates.last!) == address else { continue }
+            reused += 1
+            pf_registry_set(key, candidates.last!)
+            let tag = try eval("(function () { var r = require('PFRegistry').objectForKey_('\(key)'); return r.tag === undefined ? 'none' : r.tag; })();")
+            pf_registry_remove(key)
+            XCTAssertEqual(tag as? String, "none")
+        }
+        XCTAssertGreaterThan(reused, 0, "freed \(freed) of 20, none of whose addresses came back: nothing was tested")
+    }
 }
 
 extension BoxTests {
-    /// One box per object is the box cache (JSWeakObjectMap*, private symbols) and a dropped box's
+    /// One box per object is the box cache (JSWeak* and JSLock, private symbols) and a dropped box's
     /// release is seen through a collection now (JSSynchronousGarbageCollectForDebugging): without
     /// them each crossing makes a new box and collection is a hint (docs/private-symbols.md).
     func skipWithoutBoxCache() throws {
-        if runsWithoutPrivateSymbols { throw XCTSkip("asserts the box cache, which needs JSWeakObjectMap* (private symbols)") }
+        if runsWithoutPrivateSymbols { throw XCTSkip("asserts the box cache, which needs JSWeak* and JSLock (private symbols)") }
     }
 }

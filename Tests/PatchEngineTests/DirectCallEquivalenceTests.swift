@@ -77,7 +77,7 @@ final class DirectCallEquivalenceTests: PatchTestCase {
             hooks.append("hook(\(native), 'arg\(name):', 'after', function () {});")
         }
         let methodTable = methods.joined(separator: ",\n")
-        // Without the private JSWeakObjectMap functions (the App Store configuration) a crossing into
+        // Without the private JSWeak functions (the App Store configuration) a crossing into
         // Objective-C and back gives a new box for the same object, so box identity is compared only
         // where the box cache exists (BoxTests assert it there).
         try apply("""

@@ -10,11 +10,11 @@ typedef enum PEJSCPrivateSymbol {
        C API call takes the lock itself (APILock.swift). */
     PEJSCPrivateSymbolJSLock,
     PEJSCPrivateSymbolJSUnlock,
-    /* JavaScriptCore (JSWeakObjectMapRefPrivate.h): one live box per object. Fallback: a new box
-       per crossing (BoxCache.swift). */
-    PEJSCPrivateSymbolJSWeakObjectMapCreate,
-    PEJSCPrivateSymbolJSWeakObjectMapSet,
-    PEJSCPrivateSymbolJSWeakObjectMapGet,
+    /* JavaScriptCore (JSWeakPrivate.h): one live box per object. Fallback: a new box per crossing
+       (BoxCache.swift). */
+    PEJSCPrivateSymbolJSWeakCreate,
+    PEJSCPrivateSymbolJSWeakRelease,
+    PEJSCPrivateSymbolJSWeakGetObject,
     /* JavaScriptCore (JSContextRefPrivate.h): the execution time limit. Fallback: none can be set
        (PatchEngine.isExecutionTimeLimitAvailable is false, logged once). */
     PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit,
