@@ -53,6 +53,16 @@ void *PEThreadEngineSwap(void *engine) {
     return previous;
 }
 
+static _Thread_local void *claimedEngine;
+
+void *PEThreadClaimedEngine(void) { return claimedEngine; }
+
+void *PEThreadClaimedEngineSwap(void *engine) {
+    void *previous = claimedEngine;
+    claimedEngine = engine;
+    return previous;
+}
+
 static _Thread_local void *replayingEngine;
 
 void *PEThreadReplaying(void) { return replayingEngine; }

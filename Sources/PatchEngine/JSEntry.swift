@@ -63,10 +63,12 @@ extension Engine {
         let replaying = replayed == nil ? nil : PEThreadReplaying()
         if replaying != nil { PEThreadReplayingSwap(nil) }
         defer { if replaying != nil { PEThreadReplayingSwap(replaying) } }
-        if arriving { PEAtomicAddLong(occupancy, Engine.openEntry) }
+        // A thread that holds the VM with its entry counted (`claimWithEntryIfFree`) counts none here.
+        let counting = arriving && PEThreadClaimedEngine() != me
+        if counting { PEAtomicAddLong(occupancy, Engine.openEntry) }
         defer {
             PEThreadEngineSwap(previous)
-            if arriving { PEAtomicAddLong(occupancy, -Engine.openEntry) }
+            if counting { PEAtomicAddLong(occupancy, -Engine.openEntry) }
         }
         return try apiLock.withLock(ctx) {
             let dropOrder = PELockDropOrderJSBegin()

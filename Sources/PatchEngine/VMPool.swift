@@ -140,8 +140,12 @@ extension Engine {
         PEStressPoint()   // another thread may claim or give back a VM meanwhile
         #endif
         let main = Engine.shared
-        if main.claimIfFree() {
-            defer { main.giveBack() }
+        if main.claimWithEntryIfFree() {
+            let outer = PEThreadClaimedEngineSwap(Unmanaged.passUnretained(main).toOpaque())
+            defer {
+                PEThreadClaimedEngineSwap(outer)
+                main.giveBackWithEntry()
+            }
             return body(main)
         }
         return main.pool.withSecondaryVM(main, body)

@@ -42,6 +42,10 @@ double PEThreadCPUTime(void);
    made on a thread already inside an entry stays in that entry's VM (docs/threads.md). */
 void *PEThreadEngineCurrent(void);
 void *PEThreadEngineSwap(void *engine);
+/* The engine this thread holds with its entry counted (Engine.claimWithEntryIfFree, the patched
+   call's fast path), or NULL: its entries inside the hold count nothing more in its occupancy. */
+void *PEThreadClaimedEngine(void);
+void *PEThreadClaimedEngineSwap(void *engine);
 /* The engine whose replay (a secondary VM catching up, Replay.swift) is the JS of this thread's
    innermost entry, or NULL. A replay's refusals apply to that JS only: not to another thread in
    the VM meanwhile (JavaScriptCore drops the VM's lock around each of the replay's native calls,
