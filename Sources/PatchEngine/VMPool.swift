@@ -14,7 +14,8 @@ import PatchSupport
 /// by one thread at a time never makes a thread wait for another.
 ///
 /// How: a thread outside every entry claims a VM no thread is in (`Engine.occupancy` 0 → 1, the
-/// main VM first), runs its patched call there and gives the VM back; native → JS calls made
+/// main VM first, with its entry counted at once: `claimWithEntryIfFree`), runs its patched call
+/// there and gives the VM back; native → JS calls made
 /// inside stay in that VM (`PEThreadEngineCurrent`). A secondary VM catches up with the applied
 /// scripts before it runs a call (`Replay`). Past `maximum` VMs a thread shares the main VM: the
 /// coupling above comes back for it, nothing fails.
