@@ -7,7 +7,7 @@ import PatchFixtures
 /// script treats it, never confused with an object a script builds, and gone with the object's
 /// reference once JS drops it.
 final class BoxTests: PatchTestCase {
-    private func eval(_ script: String) throws -> Any? { try PatchEngine.evaluate(script, name: uniqueScriptName()) }
+    @discardableResult private func eval(_ script: String) throws -> Any? { try PatchEngine.evaluate(script, name: uniqueScriptName()) }
 
     func testAnObjectCrossesIntoJSAsTheSameBoxWhileJSHoldsIt() throws {
         try skipWithoutBoxCache()
