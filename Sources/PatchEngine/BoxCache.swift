@@ -29,7 +29,7 @@ final class BoxCache {
     }
 
     private let group: JSContextGroupRef
-    private let functions: (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction, get: PEJSWeakGetObjectFunction)?
+    private let functions: JSCPrivateFunctions.WeakReferenceFunctions?
     /// Open addressing with linear probing; `capacity` a power of two. Guarded by the API lock.
     @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Entry>
     @exclusivity(unchecked) private var capacity: Int
@@ -47,8 +47,6 @@ final class BoxCache {
         entries = .allocate(capacity: capacity)
         entries.initialize(repeating: Entry(), count: capacity)
     }
-
-    var isAvailable: Bool { functions != nil }
 
     /// Slots in use (dead boxes' included) and the table's size: for tests.
     var occupancy: (used: Int, capacity: Int) { (used, capacity) }
@@ -85,7 +83,7 @@ final class BoxCache {
 
     /// Drops the entries whose box died and rehashes the rest into a table sized for them (at most
     /// a quarter full, never below the minimum): the table stays bounded by the live boxes.
-    private func rebuild(_ functions: (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction, get: PEJSWeakGetObjectFunction)) {
+    private func rebuild(_ functions: JSCPrivateFunctions.WeakReferenceFunctions) {
         var live = 0
         for i in 0..<capacity {
             guard let weak = entries[i].weak else { continue }

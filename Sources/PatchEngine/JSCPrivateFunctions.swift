@@ -31,9 +31,10 @@ enum JSCPrivateFunctions {
         return (lock, unlock)
     }()
 
+    typealias WeakReferenceFunctions = (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction,
+                                        get: PEJSWeakGetObjectFunction)
     /// All three or none.
-    static let weakReferences: (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction,
-                                get: PEJSWeakGetObjectFunction)? = {
+    static let weakReferences: WeakReferenceFunctions? = {
         guard let create = lookUp(PEJSCPrivateSymbolJSWeakCreate, as: PEJSWeakCreateFunction.self),
               let release = lookUp(PEJSCPrivateSymbolJSWeakRelease, as: PEJSWeakReleaseFunction.self),
               let get = lookUp(PEJSCPrivateSymbolJSWeakGetObject, as: PEJSWeakGetObjectFunction.self) else { return nil }
