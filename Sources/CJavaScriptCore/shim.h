@@ -34,6 +34,9 @@ typedef void (*PEJSClearExecutionTimeLimitFunction)(JSContextGroupRef group);
 // Signatures as in WebKit.
 
 typedef void (*PEJSLockFunction)(JSContextRef ctx);
+/* JSC::VM::drainMicrotasks(), a member function: the VM (what a JSContextGroupRef points to) is
+   its only argument. */
+typedef void (*PEJSVMDrainMicrotasksFunction)(JSContextGroupRef group);
 
 typedef struct OpaqueJSWeak *PEJSWeakRef;
 typedef PEJSWeakRef (*PEJSWeakCreateFunction)(JSContextGroupRef group, JSObjectRef object);

@@ -18,6 +18,7 @@ static const char *const names[PEJSCPrivateSymbolCount] = {
     [PEJSCPrivateSymbolJSWeakGetObject] = PE_JSC_SYMBOL("JSWeakGetObject"),
     [PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupSetExecutionTimeLimit"),
     [PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit] = PE_JSC_SYMBOL("JSContextGroupClearExecutionTimeLimit"),
+    [PEJSCPrivateSymbolVMDrainMicrotasks] = PE_JSC_SYMBOL("_ZN3JSC2VM15drainMicrotasksEv"),
     [PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_JSC_SYMBOL("JSSynchronousGarbageCollectForDebugging"),
     [PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory] = PE_JSC_SYMBOL("_ZN3WTF27releaseFastMallocFreeMemoryEv"),
 };

@@ -29,6 +29,12 @@ bool PEThreadEntryEnd(void) {
     return true;
 }
 
+static _Thread_local unsigned callbacksOutsideEntries;
+
+bool PEThreadEntryIsOutermostJS(void) { return depth == 1 && callbacksOutsideEntries == 0; }
+void PEThreadCallbackOutsideEntriesBegin(void) { callbacksOutsideEntries++; }
+void PEThreadCallbackOutsideEntriesEnd(void) { callbacksOutsideEntries--; }
+
 uint64_t PEThreadEntryCurrent(void) { return current; }
 void PEThreadEntryMarkTerminated(void) { terminated = true; }
 bool PEThreadEntryWasTerminated(void) { return terminated; }

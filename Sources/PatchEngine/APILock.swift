@@ -9,15 +9,25 @@ import CJavaScriptCore
 /// (`JSCPrivateFunctions`); where they are missing `withLock` just runs its body and every call
 /// locks itself.
 ///
+/// JavaScriptCore runs the promise jobs JS queued (`then` callbacks, `async` continuations) when
+/// the lock is last released. Held across an entry, that release comes after the entry has ended,
+/// where the limits no longer apply (a patch's `Promise.resolve().then(() => { while (true) {} })`
+/// hung the app). So the entry runs them itself before it ends (`runJobs`,
+/// `JSC::VM::drainMicrotasks`, JSEntry.swift's `settled`); where that function is missing the
+/// lock is not held across entries at all, and each C API call's own release runs them, inside.
+///
 /// Never held around native code that can block or run arbitrary work (method implementations,
 /// releases, pool drains): another thread waiting for JS would wait for it. JavaScriptCore itself
 /// drops every level of the lock around native callbacks made from JS.
 struct APILock {
     private let lock: PEJSLockFunction?
     private let unlock: PEJSLockFunction?
+    /// Runs the VM's queued promise jobs now (under the lock, with no JS on the VM's stack).
+    let runJobs: PEJSVMDrainMicrotasksFunction?
 
     init() {
-        (lock, unlock) = (JSCPrivateFunctions.lockFunctions?.lock, JSCPrivateFunctions.lockFunctions?.unlock)
+        let functions = JSCPrivateFunctions.lockFunctions
+        (lock, unlock, runJobs) = (functions?.lock, functions?.unlock, functions?.runJobs)
     }
 
     var isAvailable: Bool { lock != nil }

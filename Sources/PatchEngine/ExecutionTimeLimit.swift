@@ -394,12 +394,16 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             if known == nil, PEThreadEntryWasTerminated() { settings.terminationValue = value; JSValueProtect(ctx, value) }
             return known
         }
-        if PEThreadEntryWasTerminated() {
-            if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }
-            return .timeout
-        }
+        if PEThreadEntryWasTerminated() { return endOfThisEntry }
         // Only the VM's own termination value; a script's `throw` of that text is its own error.
         return known == nil || known == value ? .otherThreads : .none
+    }
+
+    /// Which bound ended this thread's entry, once it was ended (`PEThreadEntryWasTerminated`).
+    /// Under the API lock.
+    var endOfThisEntry: Termination {
+        if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }
+        return .timeout
     }
 }
 

@@ -14,7 +14,7 @@ import CPatchEngine
 /// | function | user | without it |
 /// | --- | --- | --- |
 /// | JSContextGroupSet/ClearExecutionTimeLimit | `ExecutionTimeLimit` | no limit, reported (`isExecutionTimeLimitAvailable`) |
-/// | JSLock / JSUnlock | `APILock` | each C API call takes the lock itself |
+/// | JSLock / JSUnlock, JSC::VM::drainMicrotasks | `APILock` | each C API call takes the lock itself |
 /// | JSWeakCreate/Release/GetObject | `BoxCache` | every crossing makes a new box |
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |
 /// | WTF::releaseFastMallocFreeMemory | `releaseFreeMemory` | the allocator's scavenger, a second later |
@@ -24,11 +24,16 @@ enum JSCPrivateFunctions {
     static let setExecutionTimeLimit = lookUp(PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit, as: PEJSSetExecutionTimeLimitFunction.self)
     static let clearExecutionTimeLimit = lookUp(PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit, as: PEJSClearExecutionTimeLimitFunction.self)
 
-    /// Both or neither.
-    static let lockFunctions: (lock: PEJSLockFunction, unlock: PEJSLockFunction)? = {
+    typealias LockFunctions = (lock: PEJSLockFunction, unlock: PEJSLockFunction, runJobs: PEJSVMDrainMicrotasksFunction)
+    /// All three or none: JavaScriptCore runs the promise jobs JS queued when the API lock is last
+    /// released, so an entry that holds the lock across its calls must run them itself before it
+    /// ends (`runJobs`, JSEntry.swift's `settled`); run at the release they would run after the
+    /// entry, where no limit applies.
+    static let lockFunctions: LockFunctions? = {
         guard let lock = lookUp(PEJSCPrivateSymbolJSLock, as: PEJSLockFunction.self),
-              let unlock = lookUp(PEJSCPrivateSymbolJSUnlock, as: PEJSLockFunction.self) else { return nil }
-        return (lock, unlock)
+              let unlock = lookUp(PEJSCPrivateSymbolJSUnlock, as: PEJSLockFunction.self),
+              let runJobs = lookUp(PEJSCPrivateSymbolVMDrainMicrotasks, as: PEJSVMDrainMicrotasksFunction.self) else { return nil }
+        return (lock, unlock, runJobs)
     }()
 
     typealias WeakReferenceFunctions = (create: PEJSWeakCreateFunction, release: PEJSWeakReleaseFunction,

@@ -33,12 +33,12 @@ extension Engine {
                 if let saved { PETopLevelBeforeLeave(); leaveTopLevel(saved) }
             }
             let result = JSEvaluateScript(ctx, script, nil, url, 1, &exception)
-            if let exception { error = thrownError(exception, topLevel: saved) }
+            error = settled(exception, topLevel: saved)
             return result
         }
         PEPoolEntryEnd(&outerBatch)
-        if let exception, let error {
-            if passingExceptions, error is JSException { throw JSThrown(value: exception) }
+        if let error {
+            if passingExceptions, error is JSException, let exception { throw JSThrown(value: exception) }
             throw error
         }
         return result ?? JSValueMakeUndefined(ctx)
@@ -88,11 +88,20 @@ extension Engine {
     /// getter a C API call on native code's side ran) passes no occupancy and is listed.
     /// It also counts the call against the limits' check points (`PECheckPoints.h`): a loop
     /// whose time goes to native calls is checked as soon as one of JS.
+    /// A callback of JS run outside every entry is marked as such on its thread while it runs: an
+    /// entry it makes is the thread's outermost but has JS below it, so it runs no promise jobs
+    /// (`settled`).
     @inline(__always) func afterLockDrop<R>(_ body: () -> R) -> R {
         PECheckPointsCountNativeCall(timeLimit.counter)
-        let counted = PEThreadEngineCurrent() == Unmanaged.passUnretained(self).toOpaque()
+        let current = PEThreadEngineCurrent()
+        let counted = current == Unmanaged.passUnretained(self).toOpaque()
         let record = PELockDropOrderPush(UnsafeRawPointer(contextGroup), counted ? UnsafePointer(occupancy) : nil)
         defer { PELockDropOrderPop(record) }
+        if current == nil {
+            PEThreadCallbackOutsideEntriesBegin()
+            defer { PEThreadCallbackOutsideEntriesEnd() }
+            return body()
+        }
         return body()
     }
 
@@ -109,6 +118,23 @@ extension Engine {
     /// collection can be running: after each native → JS entry returns.
     @inline(__always) func drainReleases() { PEDrainDeferredReleases() }
 
+    /// The end of an entry's JS, inside `entering` (API lock held): what its exception becomes
+    /// (`thrownError`), then the promise jobs it queued run, inside the entry and its limits.
+    /// JavaScriptCore runs them when the API lock is last released, which with the lock held across
+    /// the entry (`APILock`) comes after the entry: a job that never returned hung the app there.
+    /// Run only where JavaScriptCore would run them (the thread's outermost entry with no JS below
+    /// it, no other thread's JS in the VM): elsewhere the outermost entry around runs them. A job
+    /// the limits end makes the entry's result that end (JavaScriptCore drops the jobs queued
+    /// after it); a job's own exception is JavaScriptCore's to report, as for any promise.
+    @inline(__always) func settled(_ exception: JSValueRef?, topLevel: JSObjectRef? = nil) -> Error? {
+        let error = exception.map { thrownError($0, topLevel: topLevel) }
+        guard let runJobs = apiLock.runJobs, PEThreadEntryIsOutermostJS(), !timeLimit.isShared else { return error }
+        let endedBefore = PEThreadEntryWasTerminated()
+        runJobs(contextGroup)
+        guard !endedBefore, PEThreadEntryWasTerminated() else { return error }
+        return terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
+    }
+
     /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
     /// termination by the time limit, `JSException` otherwise.
     /// Called inside `entering`, with the API lock held.
@@ -117,6 +143,12 @@ extension Engine {
         let js = JSException(ctx: ctx, value: exception)
         let termination = timeLimit.termination(of: exception, js, ctx: ctx)
         if termination == .none { return js }
+        return terminationError(termination, topLevel: topLevel)
+    }
+
+    /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
+    /// context reset (the ended JS skipped its `finally` blocks).
+    private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
         let running = runningScript()
         let reset = resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }
@@ -193,7 +225,7 @@ extension Engine {
         PEPoolEntryBegin(&outerBatch)
         let result = entering { () -> JSValueRef? in
             let result = JSObjectCallAsFunction(ctx, function, this, arguments.count, arguments.baseAddress, &exception)
-            if let exception { error = thrownError(exception) }
+            error = settled(exception)
             return result
         }
         PEPoolEntryEnd(&outerBatch)
@@ -218,7 +250,7 @@ extension Engine {
             return try entering { () -> JSValueRef? in
                 try makeArguments(self, args)
                 let result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
-                if let exception { error = thrownError(exception) }
+                error = settled(exception)
                 return result
             }
         }

@@ -19,6 +19,11 @@ typedef enum PEJSCPrivateSymbol {
        (PatchEngine.isExecutionTimeLimitAvailable is false, logged once). */
     PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit,
     PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit,
+    /* JavaScriptCore (VM.h, JS_EXPORT_PRIVATE; Apple's framework exports it for WebCore):
+       `JSC::VM::drainMicrotasks()`, the promise jobs queued run now, inside the entry that queued
+       them (JSEntry.swift, `settled`). Fallback: the API lock is not held across an entry
+       (APILock.swift), so each C API call's own release of the lock runs them, inside the entry. */
+    PEJSCPrivateSymbolVMDrainMicrotasks,
     /* JavaScriptCore (JSBasePrivate.h): a collection now. Fallback: JSGarbageCollect, a hint. */
     PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging,
     /* WTF (WebKitGTK exports it; Apple's framework keeps WTF private): the allocator's free pages

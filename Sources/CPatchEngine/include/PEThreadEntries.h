@@ -19,6 +19,13 @@ static const long PEVMOpenEntry = 1L << 16;
 uint64_t PEThreadEntryBegin(void);
 /* Ends the entry begun last on this thread; true when that was the thread's outermost. */
 bool PEThreadEntryEnd(void);
+/* Whether the thread's innermost entry is its outermost one and no JS is below it on the
+   thread's stack (JS a C API call ran outside every entry, whose native callback made this
+   entry): where JavaScriptCore itself would run the promise jobs queued (JSEntry.swift, `settled`). */
+bool PEThreadEntryIsOutermostJS(void);
+/* Around a native callback of JS that runs outside every entry (Engine.afterLockDrop). */
+void PEThreadCallbackOutsideEntriesBegin(void);
+void PEThreadCallbackOutsideEntriesEnd(void);
 /* The number of this thread's open outermost entry; 0 when the thread is in none. */
 uint64_t PEThreadEntryCurrent(void);
 /* Marks this thread's open entry as ended by the time limit (until its outermost entry ends). */
