@@ -68,7 +68,7 @@ extension Engine {
             let result = try call(record.function, args)
             let rt = signature.returnType
             if rt.kind != .void, let ret = frame.pointee.returnValue {
-                try fromJS(result, rt, into: ret, what: "return value of a block")
+                try runningScriptCode { try fromJS(result, rt, into: ret, what: "return value of a block") }
                 if rt.kind == .object || rt.kind == .block {
                     returned = ret.load(as: UnsafeMutableRawPointer?.self)
                     _ = PEObjectRetain(returned)

@@ -29,8 +29,11 @@ extension Engine {
                                   mark: Int) throws -> Any? {
         do {
             let value = try evaluateRaw(preprocessed.code, sourceURL: name, topLevel: true)
+            // Its getters and proxy traps are the script's code: they run under the limits, and
+            // an end there fails the evaluation like any other.
+            let completion = try swiftValue(value, of: "the completion value of \(name)")
             transactions.markApplied(name, evaluation: .init(code: preprocessed.code, baseDirectory: bundle == nil ? base : nil, bundle: bundle))
-            return toSwift(value)
+            return completion
         } catch {
             let patchError = evaluationError(error, script: name)   // before the rollback drops the source map
             rollBack(name, to: mark, revert: false)
@@ -173,25 +176,4 @@ extension Engine {
                           line: location.line, column: location.column)
     }
 
-    /// A completion value as Swift: see `PatchEngine.evaluate`.
-    func toSwift(_ value: JSValueRef) -> Any? {
-        switch JSValueGetType(ctx, value) {
-        case kJSTypeUndefined, kJSTypeNull: return nil
-        case kJSTypeBoolean: return JSValueToBoolean(ctx, value)
-        case kJSTypeNumber: return JSValueToNumber(ctx, value, nil)
-        case kJSTypeString: return JSC.toString(ctx, value)
-        default:
-            if let object = unbox(value) { return ObjCObject(retaining: object) }
-            guard let object = JSValueToObject(ctx, value, nil), !JSObjectIsFunction(ctx, object) else { return nil }
-            if JSValueIsArray(ctx, value) {
-                // A read that throws reads as undefined, as `JSC.get` does for the dictionary below.
-                return (0..<JSC.arrayLength(ctx, object)).map {
-                    toSwift(JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil) ?? JSValueMakeUndefined(ctx))
-                }
-            }
-            var result: [String: Any?] = [:]
-            for key in JSC.propertyNames(ctx, object) { result[key] = toSwift(JSC.get(ctx, object, key)) }
-            return result
-        }
-    }
 }

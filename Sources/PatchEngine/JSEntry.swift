@@ -135,6 +135,22 @@ extension Engine {
         return terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
     }
 
+    /// Runs `body`, native work on a value JS returned that may run script code (a conversion
+    /// reading an object's getters and proxy traps), inside an entry: the limits apply to that code
+    /// as to any, and the promise jobs it queued run there too (`settled`). Throws the limits' end
+    /// (or `body`'s error). Outside it, an entry that had ended judged nothing: a returned
+    /// struct's getter that never returned hung its native caller.
+    func runningScriptCode<R>(_ body: () throws -> R) throws -> R {
+        let outcome = entering { () -> Result<R, Error> in
+            let endedBefore = PEThreadEntryWasTerminated()
+            let outcome = Result { try body() }
+            if let ended = settled(nil) { return .failure(ended) }
+            if !endedBefore, PEThreadEntryWasTerminated() { return .failure(terminationError(timeLimit.endOfThisEntry, topLevel: nil)) }
+            return outcome
+        }
+        return try outcome.get()
+    }
+
     /// What an exception returned by an entry into JS becomes: `ExecutionTimeout` for a
     /// termination by the time limit, `JSException` otherwise.
     /// Called inside `entering`, with the API lock held.
@@ -148,7 +164,7 @@ extension Engine {
 
     /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
     /// context reset (the ended JS skipped its `finally` blocks).
-    private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
+    func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
         let running = runningScript()
         let reset = resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }

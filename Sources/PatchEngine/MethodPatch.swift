@@ -165,11 +165,14 @@ extension Engine {
                 returnedObject = object
                 _ = PEObjectRetain(returnedObject)   // survive the box
             } else {
-                while let deferred = performInOCRequest(result) { result = try deferred() }
+                // Reading a returned object (a request's fields, a struct's or a dictionary's
+                // properties) runs its getters: script code, inside an entry (`runningScriptCode`).
+                while let deferred = try runningScriptCode({ performInOCRequest(result) }) { result = try deferred() }
                 if returnKind != .void, let ret = frame.pointee.returnValue {
                     // The description is built only if the conversion fails.
-                    try fromJS(result, returnType, into: ret,
-                               what: "return value of \(describeMethod(method, receiver))")
+                    try runningScriptCode {
+                        try fromJS(result, returnType, into: ret, what: "return value of \(describeMethod(method, receiver))")
+                    }
                     if returnKind == .object || returnKind == .block {
                         returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
                         _ = PEObjectRetain(returnedObject)   // survive the box
@@ -306,10 +309,13 @@ extension Engine {
         guard JSValueIsObject(ctx, value), !isBox(value), let object = JSValueToObject(ctx, value, nil),
               JSValueToBoolean(ctx, JSC.get(ctx, object, "__performInOC")) else { return nil }
         return { [self] in
-            let target = JSC.get(ctx, object, "obj")
-            let selector = JSC.toString(ctx, JSC.get(ctx, object, "selector"))
-            let result = try callMethod(target, selector, JSC.get(ctx, object, "args"))
-            let callback = JSC.get(ctx, object, "callback")
+            let (target, selector, args, callback) = try runningScriptCode {
+                (JSC.get(ctx, object, "obj"), JSC.toString(ctx, JSC.get(ctx, object, "selector")), JSC.get(ctx, object, "args"),
+                 JSC.get(ctx, object, "callback"))
+            }
+            // The send itself runs outside every entry, as JSPatch's does (the API lock is not held
+            // around native code); its arguments' conversion reads `args` there.
+            let result = try callMethod(target, selector, args)
             guard let fn = JSValueToObject(ctx, callback, nil), JSObjectIsFunction(ctx, fn) else { return result }
             return try call(fn, [result])
         }

@@ -20,9 +20,13 @@ public enum PatchEngine {
     /// more scripts under the same name adds to that record. If the script throws, everything this
     /// evaluation changed is rolled back before the error is thrown.
     ///
+    /// The promise jobs the script queued (`then` callbacks, `async` continuations) have run when
+    /// it returns, under the same limits.
+    ///
     /// - Returns: the script's completion value: string → `String`, number → `Double`,
     ///   boolean → `Bool`, null/undefined/nil → `nil`, array → `[Any?]`, plain object →
-    ///   `[String: Any?]`, an Objective-C object → `ObjCObject`.
+    ///   `[String: Any?]`, an Objective-C object → `ObjCObject`. Bounded (`SwiftValues`): an object
+    ///   inside itself reads as nil there; at most 100 levels and 100,000 values (logged when cut).
     /// - Throws: `PatchError` with the message and the line and column in `script`.
     @discardableResult
     public static func evaluate(_ script: String, name: String = "main.js") throws -> Any? {

@@ -69,8 +69,13 @@ public final class ScriptCallback: @unchecked Sendable {
     /// is native code that can't handle it: it is reported through `PatchEngine.errorHandler`
     /// (`context` says what ran, e.g. "route handler"), a run past the execution time limit reverts
     /// the script, and the call returns nil.
+    /// The result is converted inside an entry of its own: its getters run under the limits too.
     public func call(_ arguments: [Any?], context: String) -> Any? {
-        callRaw(arguments, context: context).map { engine.toSwift($0) } ?? nil
+        guard let result = callRaw(arguments, context: context) else { return nil }
+        do { return try engine.swiftValue(result, of: "the result of the \(context)") } catch {
+            failed(error, context: context)
+            return nil
+        }
     }
 
     /// Calls the function as `call` does and says whether its result is truthy (JavaScript's
@@ -85,10 +90,15 @@ public final class ScriptCallback: @unchecked Sendable {
         do {
             return try engine.call(handle.function, arguments.map { engine.scriptValue($0) })
         } catch {
-            engine.report(engine.patchError(error, script: script, context: context))
-            engine.revertIfTimedOut(error, script: script)
+            failed(error, context: context)
             return nil
         }
+    }
+
+    /// Reported, and the script reverted when the limits ended it.
+    private func failed(_ error: Error, context: String) {
+        engine.report(engine.patchError(error, script: script, context: context))
+        engine.revertIfTimedOut(error, script: script)
     }
 }
 
