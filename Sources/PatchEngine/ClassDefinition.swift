@@ -108,7 +108,7 @@ extension Engine {
         guard JSValueIsArray(ctx, value), let object = JSValueToObject(ctx, value, nil) else {
             throw BridgeError("\(what) must be an array of names")
         }
-        return (0..<JSC.arrayLength(ctx, object)).map {
+        return (0..<(try JSC.arrayLength(ctx, object, atMost: 4_096, what))).map {
             JSC.toString(ctx, JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil))
         }
     }

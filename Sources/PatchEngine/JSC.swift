@@ -80,8 +80,21 @@ enum JSC {
 
     private static let lengthName = JSStringCreateWithUTF8CString("length")
 
+    /// An array-like's `length` as a count: 0 when it is no positive number, at most 2^32 − 1.
+    /// A script sets any value (`{length: NaN}`, `{length: 1e300}`), and `Int(_: Double)` traps on
+    /// those: passing such an object where an array was expected crashed the app.
     static func arrayLength(_ ctx: JSContextRef, _ object: JSObjectRef) -> Int {
-        Int(JSValueToNumber(ctx, JSObjectGetProperty(ctx, object, lengthName, nil), nil))
+        let length = JSValueToNumber(ctx, JSObjectGetProperty(ctx, object, lengthName, nil), nil)
+        guard length.isFinite, length >= 1 else { return 0 }
+        return Int(min(length, 4_294_967_295))
+    }
+
+    /// The same, refused past `limit`: a script's array can be 2^32 − 1 long (`a.length =
+    /// 4294967295`), and a native loop over it is one no time limit ends.
+    static func arrayLength(_ ctx: JSContextRef, _ object: JSObjectRef, atMost limit: Int, _ what: @autoclosure () -> String) throws -> Int {
+        let count = arrayLength(ctx, object)
+        guard count <= limit else { throw BridgeError("\(what()) has \(count) elements, more than the \(limit) allowed") }
+        return count
     }
 
     static func propertyNames(_ ctx: JSContextRef, _ object: JSObjectRef) -> [String] {

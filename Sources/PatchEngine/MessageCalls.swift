@@ -20,7 +20,7 @@ extension Engine {
             }
             throw BridgeError("cannot send \(selector) to \(jsTypeName(receiverValue)): not an Objective-C object")
         }
-        let args = argumentValues(argsValue)
+        let args = try argumentValues(argsValue)
         let site = try callSite(receiver, selector)
         // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
         if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
@@ -64,7 +64,7 @@ extension Engine {
     /// `self.super().name(args)`: resolved from the superclass of the class that defined the running method.
     func callSuper(_ receiverValue: JSValueRef, _ name: String, definingClass: UnsafeMutableRawPointer, _ argsValue: JSValueRef) throws -> JSValueRef {
         guard let receiver = unbox(receiverValue) else { throw BridgeError("super() needs an Objective-C receiver") }
-        let args = argumentValues(argsValue)
+        let args = try argumentValues(argsValue)
         let selector = SelectorName.selector(jsName: name, argumentCount: args.count)
         guard let start = PEClassGetSuperclass(definingClass) else {
             throw BridgeError("\(String(cString: PEClassGetName(definingClass))) has no superclass for super.\(name)()")
@@ -80,7 +80,7 @@ extension Engine {
     /// called from a patched method, else of the receiver's nearest patched class).
     func callOriginal(_ receiverValue: JSValueRef, _ name: String, definingClass: UnsafeMutableRawPointer?, _ argsValue: JSValueRef) throws -> JSValueRef {
         guard let receiver = unbox(receiverValue) else { throw BridgeError("ORIG\(name) needs an Objective-C receiver") }
-        let args = argumentValues(argsValue)
+        let args = try argumentValues(argsValue)
         let selector = SelectorName.selector(jsName: name, argumentCount: args.count)
         var start = definingClass ?? PEObjectGetClass(receiver)
         // A method defined on the class (metaclass) may be asked for an instance's (class's) original.
@@ -94,9 +94,13 @@ extension Engine {
         return try invoke(receiver, selector, ObjCSignature(raw: PESlotGetSignature(slot)), args, kind: .original(slot))
     }
 
-    func argumentValues(_ value: JSValueRef) -> [JSValueRef?] {
+    /// Arguments one message may be sent with from JS (a variadic one's included).
+    static let maximumArguments = 1_024
+
+    /// The elements of a JS argument list (runtime.js's, or a script's array for `OCNumber`).
+    func argumentValues(_ value: JSValueRef) throws -> [JSValueRef?] {
         guard let object = JSValueToObject(ctx, value, nil) else { return [] }
-        let count = JSC.arrayLength(ctx, object)
+        let count = try JSC.arrayLength(ctx, object, atMost: Self.maximumArguments, "a message's argument list")
         return (0..<count).map { JSObjectGetPropertyAtIndex(ctx, object, UInt32($0), nil) }
     }
 

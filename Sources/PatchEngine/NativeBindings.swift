@@ -91,7 +91,7 @@ extension NativeBinding {
                 throw BridgeError("defineStruct expects {name: string, types: string, keys: [string]}")
             }
             let keysObject = JSValueToObject(ctx, keys, nil)!
-            let keyNames = (0..<JSC.arrayLength(ctx, keysObject)).map {
+            let keyNames = (0..<(try JSC.arrayLength(ctx, keysObject, atMost: 4_096, "defineStruct keys"))).map {
                 JSC.toString(ctx, JSObjectGetPropertyAtIndex(ctx, keysObject, UInt32($0), nil))
             }
             let structName = JSC.toString(ctx, name)
@@ -309,7 +309,7 @@ extension NativeBinding {
                 throw BridgeError("OCNumber(): \(className) is not NSNumber or a subclass of it")
             }
             let signature = try e.methodSignature(cls, selector)
-            return try e.invoke(cls, selector, signature, e.argumentValues(args), kind: .send, boxesResult: true)
+            return try e.invoke(cls, selector, signature, try e.argumentValues(args), kind: .send, boxesResult: true)
         },
         .init("toOCNumber", .jspatch, .replayable, on: .jspatch) { (e: Engine, value: Double) in
             let pool = PEPoolPush(); defer { PEPoolPop(pool) }

@@ -330,8 +330,32 @@ extension Engine {
         return Int64(d)
     }
 
-    /// A JS value as an object pointer (autoreleased when created here).
+    /// How far one JS value's conversion to Foundation objects (`jsToObject`) may go: a script
+    /// chooses the value, and the conversion is a native loop no time limit ends. An array inside
+    /// itself recursed until the stack overflowed (the app crashed); an array of length 2^32 − 1
+    /// grew an `NSArray` until memory ran out. Past a bound the conversion is refused with an
+    /// error naming it (the script can catch it; a patched method's caller gets the original's
+    /// result), never cut short silently.
+    struct ObjectConversion {
+        static let maximumDepth = 100
+        static let maximumValues = 1_000_000
+        var values = 0
+        var open: Set<JSObjectRef> = []
+    }
+
+    /// A JS value as an object pointer (autoreleased when created here): arrays and plain objects
+    /// become `NSArray` and `NSDictionary`, within `ObjectConversion`'s bounds.
     func jsToObject(_ value: JSValueRef, what: @autoclosure () -> String) throws -> UnsafeMutableRawPointer? {
+        var conversion = ObjectConversion()
+        return try jsToObject(value, what: what(), &conversion)
+    }
+
+    private func jsToObject(_ value: JSValueRef, what: @autoclosure () -> String,
+                            _ conversion: inout ObjectConversion) throws -> UnsafeMutableRawPointer? {
+        conversion.values += 1
+        guard conversion.values <= ObjectConversion.maximumValues else {
+            throw BridgeError("\(what()): the value holds more than \(ObjectConversion.maximumValues) values, the most one conversion to Objective-C makes")
+        }
         switch JSValueGetType(ctx, value) {
         case kJSTypeUndefined, kJSTypeNull: return nil
         case kJSTypeBoolean:
@@ -352,12 +376,20 @@ extension Engine {
             if JSObjectIsFunction(ctx, object) {
                 throw BridgeError("\(what()) got a JS function: wrap it with block(\"returnType, argTypes\", fn) to pass a block")
             }
+            guard !conversion.open.contains(object) else {
+                throw BridgeError("\(what()) contains itself: an array or object inside itself can't become an NSArray or NSDictionary")
+            }
+            guard conversion.open.count < ObjectConversion.maximumDepth else {
+                throw BridgeError("\(what()) is nested deeper than \(ObjectConversion.maximumDepth) levels, the most a conversion to Objective-C follows")
+            }
+            conversion.open.insert(object)
+            defer { conversion.open.remove(object) }
             if JSValueIsArray(ctx, value) {
                 let array = PEArrayCreate()
-                let n = JSC.arrayLength(ctx, object)
+                let n = try JSC.arrayLength(ctx, object, atMost: ObjectConversion.maximumValues, what())
                 for i in 0..<n {
                     let item = try JSC.read(ctx, object, Int(i))
-                    PEArrayAppend(array, try jsToObject(item, what: "\(what())[\(i)]"))
+                    PEArrayAppend(array, try jsToObject(item, what: "\(what())[\(i)]", &conversion))
                 }
                 return array
             }
@@ -365,7 +397,7 @@ extension Engine {
             for key in JSC.propertyNames(ctx, object) {
                 let item = try JSC.read(ctx, object, key)
                 let keyObject = key.withCString { PEStringCreate($0, strlen($0)) }
-                PEDictionarySet(dict, keyObject, try jsToObject(item, what: "\(what()).\(key)"))
+                PEDictionarySet(dict, keyObject, try jsToObject(item, what: "\(what()).\(key)", &conversion))
             }
             return dict
         }

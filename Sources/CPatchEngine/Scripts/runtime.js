@@ -330,6 +330,11 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
       properties = [];
     }
     properties = properties || [];
+    // Read before forEach walks it: a builtin's loop over 2^32 − 1 holes has no check point
+    // (docs/limits.md), so a script's huge list hung defineClass (the native side refuses it too).
+    if (properties.length > 4096) {
+      throw new Error('defineClass properties has ' + properties.length + ' elements, more than the 4096 allowed');
+    }
     // Properties: a getter name() and a setter setName(v) unless the script wrote its own;
     // values are kept by the engine (associated objects; a side table on GCC's runtime).
     var methods = {};

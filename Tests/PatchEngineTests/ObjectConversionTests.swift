@@ -1,0 +1,65 @@
+import Foundation
+import PatchEngine
+import XCTest
+
+/// JS values converted to Foundation objects (an argument, a result, a dictionary's values) are a
+/// native loop over a value the script chose: one no time limit ends. Each case here crashed or
+/// hung the app before; now each is refused with an error naming the bound, which the script can
+/// catch, and the engine goes on.
+final class ObjectConversionTests: PatchTestCase {
+    /// `d.setObject_forKey(value, 'k')` for a value the script builds first.
+    private func storing(_ build: String) -> String {
+        """
+        \(build)
+        var d = require('NSMutableDictionary').dictionary(), error = '';
+        try { d.setObject_forKey(value, 'k'); } catch (e) { error = String(e); }
+        error
+        """
+    }
+
+    func testAnArrayInsideItselfIsRefusedNotACrash() throws {
+        // Before: a stack overflow (the process ended with SIGSEGV).
+        let cycle = try apply(storing("var value = [1]; value.push({ list: value });")) as? String
+        XCTAssertTrue(cycle?.hasSuffix("setObject:forKey:][1].list contains itself: an array or object inside itself can't become an NSArray or NSDictionary") ?? false,
+                      cycle ?? "")
+        XCTAssertEqual(try apply(storing("var o = { n: 1 }; var value = [o, o, { p: o }];")) as? String, "", "the same object twice is no cycle")
+    }
+
+    func testTheLongestArrayIsRefusedAtOnce() throws {
+        // Before: an NSArray grown until memory ran out (aborted under a 4 GB address-space cap).
+        let started = Date()
+        let longest = try apply(storing("var value = []; value.length = 4294967295;")) as? String
+        XCTAssertTrue(longest?.hasSuffix("setObject:forKey:] has 4294967295 elements, more than the 1000000 allowed") ?? false, longest ?? "")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        let many = try apply(storing("var value = []; for (var i = 0; i < 600; i++) value.push(new Array(2000).fill(i));")) as? String
+        XCTAssertTrue(many?.hasSuffix("the value holds more than 1000000 values, the most one conversion to Objective-C makes") ?? false, many ?? "")
+        XCTAssertEqual(try apply(storing("var value = new Array(100000).fill('x');")) as? String, "", "within the bound")
+    }
+
+    func testNestingDeeperThanTheBoundIsRefused() throws {
+        let deep = try apply(storing("var value = 'bottom'; for (var i = 0; i < 150; i++) value = [value];")) as? String
+        XCTAssertTrue(deep?.hasSuffix("is nested deeper than 100 levels, the most a conversion to Objective-C follows") ?? false, deep ?? "")
+        XCTAssertEqual(try apply(storing("var value = 'bottom'; for (var i = 0; i < 99; i++) value = [value];")) as? String, "")
+    }
+
+    /// An argument list that is no array, or a huge one: `length` read as a count.
+    func testAnArgumentListOfAnyLengthIsReadSafely() throws {
+        // Before: `{length: NaN}` and `{length: 1e300}` trapped converting to Int (the app crashed).
+        let setup = "require('JPEngine').addExtensions(['JPNumber']); "
+        for list in ["{}", "{ length: NaN }", "{ length: -5 }"] {
+            // No elements: the missing argument reads as undefined, 0 for an int.
+            XCTAssertEqual(render(try apply(setup + "OCNumber('NSNumber', 'numberWithInt:', \(list)).intValue()")), "0", list)
+        }
+        for list in ["{ length: 1e300 }", "{ length: 4294967295 }"] {
+            let message = applyExpectingError(setup + "OCNumber('NSNumber', 'numberWithInt:', \(list))")?.message ?? ""
+            XCTAssertTrue(message.contains("a message's argument list has 4294967295 elements, more than the 1024 allowed"), "\(list): \(message)")
+        }
+        XCTAssertEqual(render(try apply(setup + "OCNumber('NSNumber', 'numberWithInt:', { length: 1, 0: 7 }).intValue()")), "7")
+    }
+
+    func testAPropertyListOfAnyLengthIsRefused() throws {
+        // Before: 2^32 − 1 names read natively (the app hung, growing).
+        let error = applyExpectingError("var p = []; p.length = 4294967295; defineClass('PEHugePropertyList : NSObject', p, {})")
+        XCTAssertEqual(error?.message, "Error: defineClass properties has 4294967295 elements, more than the 4096 allowed")
+    }
+}
