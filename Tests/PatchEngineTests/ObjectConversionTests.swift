@@ -63,3 +63,30 @@ final class ObjectConversionTests: PatchTestCase {
         XCTAssertEqual(error?.message, "Error: defineClass properties has 4294967295 elements, more than the 4096 allowed")
     }
 }
+
+/// JavaScriptCore's builtins run no check point, so a builtin walking a huge array-like ran under
+/// no limit (a minute for `forEach` over 2^32 − 1 holes, with a 0.2 s limit). The Array builtins
+/// that walk a length refuse one past 2^24 up front.
+final class BuiltinWalkLimitTests: TimeLimitTestCase {
+    func testABuiltinWalkOverAHugeLengthIsRefusedAtOnce() throws {
+        let started = threadCPUTime()
+        for walk in ["a.forEach(function () {})", "a.indexOf(1)", "a.includes(1)", "a.reverse()", "a.fill(0)",
+                     "Array.prototype.map.call({ length: 9007199254740991 }, function (x) { return x; })",
+                     "Array.from({ length: 4294967295 })"] {
+            let error = applyExpectingError("var a = []; a.length = 4294967295; \(walk)")
+            XCTAssertTrue(error?.message.contains("elements: more than the 16777216 a builtin may walk in a patch") ?? false,
+                          "\(walk): \(error?.message ?? "no error")")
+        }
+        XCTAssertLessThan(threadCPUTime() - started, 2, "each refused before it walked")
+    }
+
+    func testBuiltinsStayTheSameOtherwise() throws {
+        XCTAssertEqual(render(try apply("""
+            var a = [3, 1, 2];
+            [a.map(function (x) { return x * 2; }).join(','), a.slice().sort().join(','), a.indexOf(2),
+             Array.prototype.forEach.name, Array.prototype.forEach.length, Array.from('ab').join(''),
+             Array.from({ length: 2 }, function (_, i) { return i; }).join(','), [1, [2, [3]]].flat(2).length,
+             Array.prototype.reduce.call({ length: 2, 0: 'x', 1: 'y' }, function (s, c) { return s + c; }, '')]
+            """)), #"["6,2,4", "1,2,3", 2, "forEach", 1, "ab", "0,1", 3, "xy"]"#)
+    }
+}

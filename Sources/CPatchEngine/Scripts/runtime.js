@@ -458,6 +458,39 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
   checkedConstructor(Object.getPrototypeOf(async function () {}).constructor);
   checkedConstructor(Object.getPrototypeOf(async function* () {}).constructor);
 
+  // JavaScriptCore's builtins run no check point: `a.length = 4294967295; a.forEach(f)` walked
+  // 2^32 - 1 holes for a minute (f never ran), under any limit (docs/limits.md). The Array
+  // builtins that walk an array-like's length refuse one longer than `longestWalk` up front (the
+  // longest JavaScriptCore's own loops run in well under a second); name and length stay theirs.
+  var longestWalk = 16777216;
+  function walkBounded(holder, prefix, names, lengthOf) {
+    names.forEach(function (name) {
+      var original = holder[name];
+      if (typeof original !== 'function') return;
+      var bounded = function () {
+        var n = lengthOf(this, arguments);
+        if (n > longestWalk) {
+          throw new RangeError(prefix + name + ' over ' + n + ' elements: more than the ' + longestWalk +
+                               ' a builtin may walk in a patch (it runs no execution check)');
+        }
+        return applyFunction(original, this, arguments);
+      };
+      defineProperty(bounded, 'name', { value: name });
+      defineProperty(bounded, 'length', { value: original.length });
+      defineProperty(holder, name, { value: bounded, writable: true, configurable: true, enumerable: false });
+    });
+  }
+  walkBounded(Array.prototype, 'Array.prototype.',
+              ['forEach', 'map', 'filter', 'reduce', 'reduceRight', 'every', 'some', 'find', 'findIndex', 'findLast',
+               'findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'fill', 'join', 'toLocaleString', 'sort', 'reverse',
+               'copyWithin', 'flat', 'flatMap', 'slice', 'splice', 'concat', 'shift', 'unshift', 'toSorted', 'toReversed',
+               'toSpliced', 'with'],
+              function (o) { var n = o == null ? 0 : +o.length; return n === n ? n : 0; });
+  walkBounded(Array, 'Array.', ['from'], function (_, args) {
+    var source = args[0];
+    return source == null || typeof source[Symbol.iterator] === 'function' ? 0 : +source.length || 0;
+  });
+
   // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {
     // `_`-prefixed JS-only methods: defineClass writes its wrappers into this table directly.
