@@ -68,7 +68,11 @@ extension Engine {
             let result = try call(record.function, args)
             let rt = signature.returnType
             if rt.kind != .void, let ret = frame.pointee.returnValue {
-                try runningScriptCode { try fromJS(result, rt, into: ret, what: "return value of a block") }
+                // A number needs no entry (a comparator's result, per comparison); anything else
+                // may run script code when read.
+                if !storeReturnedNumber(result, rt, into: ret) {
+                    try runningScriptCode { try fromJS(result, rt, into: ret, what: "return value of a block") }
+                }
                 if rt.kind == .object || rt.kind == .block {
                     returned = ret.load(as: UnsafeMutableRawPointer?.self)
                     _ = PEObjectRetain(returned)

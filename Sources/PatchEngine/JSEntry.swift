@@ -128,10 +128,22 @@ extension Engine {
     /// after it); a job's own exception is JavaScriptCore's to report, as for any promise.
     @inline(__always) func settled(_ exception: JSValueRef?, topLevel: JSObjectRef? = nil) -> Error? {
         let error = exception.map { thrownError($0, topLevel: topLevel) }
-        guard let runJobs = apiLock.runJobs, PEThreadEntryIsOutermostJS(), !timeLimit.isShared else { return error }
+        guard let runJobs = jobRunner else { return error }
         let endedBefore = PEThreadEntryWasTerminated()
         runJobs(contextGroup)
-        guard !endedBefore, PEThreadEntryWasTerminated() else { return error }
+        return end(since: endedBefore, topLevel: topLevel) ?? error
+    }
+
+    /// What runs the VM's queued promise jobs here, nil where JavaScriptCore would not run them
+    /// (`settled`) or leaves them to each C API call (`APILock`).
+    @inline(__always) private var jobRunner: PEJSVMDrainMicrotasksFunction? {
+        guard let runJobs = apiLock.runJobs, PEThreadEntryIsOutermostJS(), !timeLimit.isShared else { return nil }
+        return runJobs
+    }
+
+    /// The limits' end of this thread's entry, when it came after `endedBefore` was read.
+    private func end(since endedBefore: Bool, topLevel: JSObjectRef?) -> Error? {
+        guard !endedBefore, PEThreadEntryWasTerminated() else { return nil }
         return terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
     }
 
@@ -144,9 +156,8 @@ extension Engine {
         let outcome = entering { () -> Result<R, Error> in
             let endedBefore = PEThreadEntryWasTerminated()
             let outcome = Result { try body() }
-            if let ended = settled(nil) { return .failure(ended) }
-            if !endedBefore, PEThreadEntryWasTerminated() { return .failure(terminationError(timeLimit.endOfThisEntry, topLevel: nil)) }
-            return outcome
+            jobRunner?(contextGroup)
+            return end(since: endedBefore, topLevel: nil).map { .failure($0) } ?? outcome
         }
         return try outcome.get()
     }
@@ -164,7 +175,7 @@ extension Engine {
 
     /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
     /// context reset (the ended JS skipped its `finally` blocks).
-    func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
+    private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
         let running = runningScript()
         let reset = resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }

@@ -154,10 +154,8 @@ extension Engine {
             // its lock) that would only say what is known already.
             if result == undefinedValue, returnKind == .void {
                 // No result, and undefined is not a performSelectorInOC request.
-            } else if returnKind != .bool, let ret = frame.pointee.returnValue,
-                      returnType.isNumber, let number = numberValue(result) {
-                // A number is not a performSelectorInOC request either; stored as fromJS would.
-                storeNumber(number, returnType, into: ret)
+            } else if let ret = frame.pointee.returnValue, storeReturnedNumber(result, returnType, into: ret) {
+                // A number is not a performSelectorInOC request either.
             } else if returnKind == .object, let ret = frame.pointee.returnValue, let object = strongBoxObject(result) {
                 // The usual object result, a strong box: its object directly (a box is never a
                 // performSelectorInOC request, and fromJS would find the same object).
@@ -166,17 +164,19 @@ extension Engine {
                 _ = PEObjectRetain(returnedObject)   // survive the box
             } else {
                 // Reading a returned object (a request's fields, a struct's or a dictionary's
-                // properties) runs its getters: script code, inside an entry (`runningScriptCode`).
-                while let deferred = try runningScriptCode({ performInOCRequest(result) }) { result = try deferred() }
-                if returnKind != .void, let ret = frame.pointee.returnValue {
+                // properties) runs its getters: script code, inside one entry per result
+                // (`runningScriptCode`). A performSelectorInOC request's send runs outside it, and
+                // the result it leads to is read the same way.
+                let ret = returnKind == .void ? nil : frame.pointee.returnValue
+                while let deferred = try runningScriptCode({ () throws -> (() throws -> JSValueRef)? in
+                    if let deferred = performInOCRequest(result) { return deferred }
                     // The description is built only if the conversion fails.
-                    try runningScriptCode {
-                        try fromJS(result, returnType, into: ret, what: "return value of \(describeMethod(method, receiver))")
-                    }
-                    if returnKind == .object || returnKind == .block {
-                        returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
-                        _ = PEObjectRetain(returnedObject)   // survive the box
-                    }
+                    if let ret { try fromJS(result, returnType, into: ret, what: "return value of \(describeMethod(method, receiver))") }
+                    return nil
+                }) { result = try deferred() }
+                if let ret, returnKind == .object || returnKind == .block {
+                    returnedObject = ret.load(as: UnsafeMutableRawPointer?.self)
+                    _ = PEObjectRetain(returnedObject)   // survive the box
                 }
             }
         } catch {

@@ -299,6 +299,13 @@ extension Engine {
         throw BridgeError("\(what()) expects \(type.displayName), got \(jsTypeName(value))")
     }
 
+    /// A number JS returned for a numeric `type` (not `BOOL`), stored at `p` as `fromJS` would
+    /// store it, reading no script code; false (nothing stored) for anything else.
+    @inline(__always) func storeReturnedNumber(_ value: JSValueRef, _ type: ObjCType, into p: UnsafeMutableRawPointer) -> Bool {
+        guard type.kind != .bool, type.isNumber, let number = numberValue(value) else { return false }
+        return storeNumber(number, type, into: p)
+    }
+
     /// Writes the number `d` as the numeric `type` at `p` (C's conversion, with integers clamped
     /// and NaN/infinity as 0); false, writing nothing, when `type` is not a number type.
     @discardableResult
