@@ -13,20 +13,29 @@ extension Engine {
     }
 
     /// `obj.name(args)` from JS (runtime.js has converted the name), or `performSelector`.
-    func callMethod(_ receiverValue: JSValueRef, _ selector: String, _ argsValue: JSValueRef) throws -> JSValueRef {
+    /// `readingInEntry`: called outside every entry (a `performSelectorInOC` request's send), so
+    /// the argument list and the arguments are read inside one (`runningScriptCode`): a getter or
+    /// proxy trap among them is the script's code, under its limits; the send stays outside.
+    func callMethod(_ receiverValue: JSValueRef, _ selector: String, _ argsValue: JSValueRef,
+                    readingInEntry: Bool = false) throws -> JSValueRef {
         guard let receiver = unbox(receiverValue) else {
             if (JSValueIsBoolean(ctx, receiverValue) && !JSValueToBoolean(ctx, receiverValue)) || isZeroedWeakBox(receiverValue) {
                 return JSValueMakeBoolean(ctx, false)   // a message to nil
             }
             throw BridgeError("cannot send \(selector) to \(jsTypeName(receiverValue)): not an Objective-C object")
         }
-        let args = try argumentValues(argsValue)
+        let args = try readingScriptCode(inEntry: readingInEntry) { try argumentValues(argsValue) }
         let site = try callSite(receiver, selector)
         // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
         if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
-            return try invokeVariadic(receiver, selector, site.signature, args)
+            return try invokeVariadic(receiver, selector, site.signature, args, readingInEntry: readingInEntry)
         }
-        return try invoke(receiver, selector, site.signature, args, kind: .send, site: site)
+        return try invoke(receiver, selector, site.signature, args, kind: .send, site: site, readingInEntry: readingInEntry)
+    }
+
+    /// Runs `body`, which reads JS values, inside an entry when the caller is outside every entry.
+    @inline(__always) private func readingScriptCode<R>(inEntry: Bool, _ body: () throws -> R) throws -> R {
+        inEntry ? try runningScriptCode(body) : try body()
     }
 
     /// What a message send needs to know about (receiver's class, selector), computed once:
@@ -130,10 +139,12 @@ extension Engine {
     }
 
     /// Marshals `args`, performs the call of the given kind, and converts the result (an object
-    /// result only boxed when `boxesResult`: an NSNumber stays an object).
+    /// result only boxed when `boxesResult`: an NSNumber stays an object). `readingInEntry`: as
+    /// for `callMethod`, the marshalling runs inside an entry, the call outside it.
     func invoke<Arguments: RandomAccessCollection<JSValueRef?>>(
         _ receiver: UnsafeMutableRawPointer, _ selector: String, _ signature: ObjCSignature,
-        _ args: Arguments, kind: CallKind, site: CallSite? = nil, boxesResult: Bool = false) throws -> JSValueRef where Arguments.Index == Int {
+        _ args: Arguments, kind: CallKind, site: CallSite? = nil, boxesResult: Bool = false,
+        readingInEntry: Bool = false) throws -> JSValueRef where Arguments.Index == Int {
         let expected = signature.argumentCount - 2
         var extras: [JSValueRef] = []
         if args.count > expected {
@@ -151,10 +162,12 @@ extension Engine {
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: selectorPointer, as: UnsafeRawPointer?.self)
             let undefined = undefinedValue
-            for i in 0..<expected {
-                let type = signature.argument(i + 2)
-                try fromJS(i < args.count ? args[args.startIndex + i] ?? undefined : undefined, type, into: frame.argument(i + 2),
-                           what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+            try readingScriptCode(inEntry: readingInEntry) {
+                for i in 0..<expected {
+                    let type = signature.argument(i + 2)
+                    try fromJS(i < args.count ? args[args.startIndex + i] ?? undefined : undefined, type, into: frame.argument(i + 2),
+                               what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+                }
             }
             if family == .initializer { _ = PEObjectRetain(receiver) }   // init consumes its receiver
             var error: UnsafeMutablePointer<CChar>?
@@ -206,7 +219,7 @@ extension Engine {
     /// as objects, as in JSPatch (use %@ in formats); object lists get their nil terminator.
     func invokeVariadic<Arguments: RandomAccessCollection<JSValueRef?>>(
         _ receiver: UnsafeMutableRawPointer, _ selector: String, _ fixed: ObjCSignature,
-        _ args: Arguments) throws -> JSValueRef where Arguments.Index == Int {
+        _ args: Arguments, readingInEntry: Bool = false) throws -> JSValueRef where Arguments.Index == Int {
         let fixedCount = fixed.argumentCount - 2
         var extra = args.count - fixedCount
         let terminated = VariadicMethods.isNilTerminated(selector)
@@ -218,9 +231,11 @@ extension Engine {
         return try withCallFrame(signature) { frame in
             frame.argument(0).storeBytes(of: receiver, as: UnsafeMutableRawPointer.self)
             frame.argument(1).storeBytes(of: PESelectorRegister(selector), as: UnsafeRawPointer?.self)
-            for i in 0..<args.count {
-                try fromJS(args[args.startIndex + i] ?? JSValueMakeUndefined(ctx), signature.argument(i + 2), into: frame.argument(i + 2),
-                           what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+            try readingScriptCode(inEntry: readingInEntry) {
+                for i in 0..<args.count {
+                    try fromJS(args[args.startIndex + i] ?? JSValueMakeUndefined(ctx), signature.argument(i + 2), into: frame.argument(i + 2),
+                               what: "argument \(i + 1) of \(methodDescription(receiver, selector))")
+                }
             }
             var error: UnsafeMutablePointer<CChar>?
             guard PEMessageSendVariadic(frame, UInt32(fixed.argumentCount), &error) else {

@@ -314,8 +314,8 @@ extension Engine {
                  JSC.get(ctx, object, "callback"))
             }
             // The send itself runs outside every entry, as JSPatch's does (the API lock is not held
-            // around native code); its arguments' conversion reads `args` there.
-            let result = try callMethod(target, selector, args)
+            // around native code); reading `args` and converting them runs inside one.
+            let result = try callMethod(target, selector, args, readingInEntry: true)
             guard let fn = JSValueToObject(ctx, callback, nil), JSObjectIsFunction(ctx, fn) else { return result }
             return try call(fn, [result])
         }

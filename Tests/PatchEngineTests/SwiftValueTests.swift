@@ -117,6 +117,41 @@ final class SwiftValueLimitTests: TimeLimitTestCase {
         XCTAssertEqual(errors.errors.last?.kind, .timeout)
     }
 
+    /// A performSelectorInOC request's send runs after the method's JS returned, outside its entry;
+    /// its argument list and arguments are read there (a proxy's traps, an argument's `valueOf`).
+    func testScriptCodeAPerformSelectorInOCRequestsArgumentsRunIsUnderTheLimit() throws {
+        let errors = captureErrors()
+        let requests = [
+            "'isEqual:', [{ get a() { \(spin) return 1 } }]",
+            "'baseValue:', new Proxy([x], { get: function (t, k) { if (k === '0') { \(spin) } return t[k] } })",
+        ]
+        for request in requests {
+            let name = uniqueScriptName()
+            try apply("""
+            defineClass('PFWorker', {
+              compute: function(x) { return self.performSelectorInOC(\(request), function (r) { return r === false ? 50 : r + 1 }) }
+            })
+            """, name: name)
+            let started = threadCPUTime()
+            XCTAssertEqual(pf_worker_compute(4), 4, "the original's result: \(request)")
+            XCTAssertLessThan(threadCPUTime() - started, 2, "the limit must end \(request)")
+            XCTAssertEqual(errors.errors.last?.message, "-[PFWorker compute:] (patched by \(name)) exceeded the 0.2 s execution time limit")
+            XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name), "the script is reverted")
+        }
+        let name = uniqueScriptName()
+        try apply("""
+        defineClass('PFWorker', {
+          compute: function(x) {
+            var me = self;
+            return me.performSelectorInOC('baseValue:', new Proxy([x], {}), function (r) {
+              return me.performSelectorInOC('isEqual:', [{ get a() { return 1 } }], function (e) { return r + (e ? 0 : 1) })
+            })
+          }
+        })
+        """, name: name)
+        XCTAssertEqual(pf_worker_compute(4), 41, "a proxy list and a getter still convert")
+    }
+
     func testAGetterOfACallbacksResultThatRunsAwayIsEndedAndReported() throws {
         let errors = captureErrors()
         let name = "peValueLimits\(Self.nextNumber())"
