@@ -72,7 +72,9 @@ final class BuiltinWalkLimitTests: TimeLimitTestCase {
         let started = threadCPUTime()
         for walk in ["a.forEach(function () {})", "a.indexOf(1)", "a.includes(1)", "a.reverse()", "a.fill(0)",
                      "Array.prototype.map.call({ length: 9007199254740991 }, function (x) { return x; })",
-                     "Array.from({ length: 4294967295 })"] {
+                     "Array.from({ length: 4294967295 })", "[].concat([1], a)", "[].concat({ length: 4294967295, [Symbol.isConcatSpreadable]: true })",
+                     "new Uint8Array(33554432).sort()", "new Float64Array(16777217).indexOf(1)", "new Uint8Array(16777217).join()",
+                     "Uint8Array.from({ length: 4294967295 })", "new Uint8Array(1).set({ length: 4294967295 })"] {
             let error = applyExpectingError("var a = []; a.length = 4294967295; \(walk)")
             XCTAssertTrue(error?.message.contains("elements: more than the 16777216 a builtin may walk in a patch") ?? false,
                           "\(walk): \(error?.message ?? "no error")")
@@ -88,5 +90,11 @@ final class BuiltinWalkLimitTests: TimeLimitTestCase {
              Array.from({ length: 2 }, function (_, i) { return i; }).join(','), [1, [2, [3]]].flat(2).length,
              Array.prototype.reduce.call({ length: 2, 0: 'x', 1: 'y' }, function (s, c) { return s + c; }, '')]
             """)), #"["6,2,4", "1,2,3", 2, "forEach", 1, "ab", "0,1", 3, "xy"]"#)
+        XCTAssertEqual(render(try apply("""
+            var t = new Uint8Array(4); t.set([7, 8], 1);
+            [[1].concat([2, 3], 4, { length: 1, 0: 5, [Symbol.isConcatSpreadable]: true }).join(','), [].concat.length,
+             new Uint8Array([3, 1, 2]).sort().join(','), t.join(','), Int16Array.from([1, 2], function (x) { return -x; }).join(','),
+             Uint8Array.prototype.sort.name, Object.getPrototypeOf(Int8Array).from.name, new Float32Array([1, 2]).map(function (x) { return x / 2; }).join(',')]
+            """)), #"["1,2,3,4,5", 1, "1,2,3", "0,7,8,0", "-1,-2", "sort", "from", "0.5,1"]"#)
     }
 }

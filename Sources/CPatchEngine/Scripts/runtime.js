@@ -480,16 +480,42 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
       defineProperty(holder, name, { value: bounded, writable: true, configurable: true, enumerable: false });
     });
   }
+  function arrayLength(o) { var n = o == null ? 0 : +o.length; return n === n ? n : 0; }
   walkBounded(Array.prototype, 'Array.prototype.',
               ['forEach', 'map', 'filter', 'reduce', 'reduceRight', 'every', 'some', 'find', 'findIndex', 'findLast',
                'findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'fill', 'join', 'toLocaleString', 'sort', 'reverse',
-               'copyWithin', 'flat', 'flatMap', 'slice', 'splice', 'concat', 'shift', 'unshift', 'toSorted', 'toReversed',
+               'copyWithin', 'flat', 'flatMap', 'slice', 'splice', 'shift', 'unshift', 'toSorted', 'toReversed',
                'toSpliced', 'with'],
-              function (o) { var n = o == null ? 0 : +o.length; return n === n ? n : 0; });
-  walkBounded(Array, 'Array.', ['from'], function (_, args) {
-    var source = args[0];
-    return source == null || typeof source[Symbol.iterator] === 'function' ? 0 : +source.length || 0;
+              arrayLength);
+  // concat walks each argument it spreads too (an array, or what says it is spreadable).
+  var isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable;
+  walkBounded(Array.prototype, 'Array.prototype.', ['concat'], function (o, args) {
+    var n = arrayLength(o);
+    for (var k = 0; k < args.length; k++) {
+      var arg = args[k], says = arg !== null && (typeof arg === 'object' || typeof arg === 'function') ? arg[spreadable] : false;
+      if (says === undefined ? isArray(arg) : says) n += arrayLength(arg);
+    }
+    return n;
   });
+  function arrayLikeLength(source) {
+    return source == null || typeof source[Symbol.iterator] === 'function' ? 0 : +source.length || 0;
+  }
+  walkBounded(Array, 'Array.', ['from'], function (_, args) { return arrayLikeLength(args[0]); });
+  // Typed arrays hold their elements for real: a walk over 2^30 of them (a sort, an indexOf, a
+  // join) is seconds of a builtin. Their length is read where the builtins read it, inside the
+  // object (the prototype's getter), which no own property or getter of a script's can change.
+  var TypedArray = Object.getPrototypeOf(Int8Array), typedLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'length').get;
+  function typedLengthOf(o) { try { return applyFunction(typedLength, o, []); } catch (e) { return 0; } }
+  walkBounded(TypedArray.prototype, 'TypedArray.prototype.',
+              ['forEach', 'map', 'filter', 'reduce', 'reduceRight', 'every', 'some', 'find', 'findIndex', 'findLast',
+               'findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'fill', 'join', 'toLocaleString', 'sort', 'reverse',
+               'copyWithin', 'slice', 'toSorted', 'toReversed', 'with'],
+              typedLengthOf);
+  walkBounded(TypedArray.prototype, 'TypedArray.prototype.', ['set'], function (o, args) {
+    var source = args[0];
+    return Math.max(typedLengthOf(o), source !== null && typeof source === 'object' ? typedLengthOf(source) || arrayLength(source) : 0);
+  });
+  walkBounded(TypedArray, 'TypedArray.', ['from'], function (_, args) { return arrayLikeLength(args[0]); });
 
   // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {
