@@ -74,9 +74,11 @@ final class BuiltinWalkLimitTests: TimeLimitTestCase {
                      "Array.prototype.map.call({ length: 9007199254740991 }, function (x) { return x; })",
                      "Array.from({ length: 4294967295 })", "[].concat([1], a)", "[].concat({ length: 4294967295, [Symbol.isConcatSpreadable]: true })",
                      "new Uint8Array(33554432).sort()", "new Float64Array(16777217).indexOf(1)", "new Uint8Array(16777217).join()",
-                     "Uint8Array.from({ length: 4294967295 })", "new Uint8Array(1).set({ length: 4294967295 })"] {
+                     "Uint8Array.from({ length: 4294967295 })", "new Uint8Array(1).set({ length: 4294967295 })",
+                     "[a].flat()", "[[1, [a]]].flat(Infinity)", "[1].flatMap(function () { return a; })", "Array.from(a)",
+                     "Int8Array.from(a)", "'ab'.repeat(8388609)", "''.padStart(16777217, 'x')", "'x'.padEnd(16777217)"] {
             let error = applyExpectingError("var a = []; a.length = 4294967295; \(walk)")
-            XCTAssertTrue(error?.message.contains("elements: more than the 16777216 a builtin may walk in a patch") ?? false,
+            XCTAssertTrue(error?.message.contains(": more than the 16777216 a builtin may walk in a patch") ?? false,
                           "\(walk): \(error?.message ?? "no error")")
         }
         XCTAssertLessThan(threadCPUTime() - started, 2, "each refused before it walked")
@@ -96,5 +98,18 @@ final class BuiltinWalkLimitTests: TimeLimitTestCase {
              new Uint8Array([3, 1, 2]).sort().join(','), t.join(','), Int16Array.from([1, 2], function (x) { return -x; }).join(','),
              Uint8Array.prototype.sort.name, Object.getPrototypeOf(Int8Array).from.name, new Float32Array([1, 2]).map(function (x) { return x / 2; }).join(',')]
             """)), #"["1,2,3,4,5", 1, "1,2,3", "0,7,8,0", "-1,-2", "sort", "from", "0.5,1"]"#)
+        XCTAssertEqual(render(try apply("""
+            [[1, [2, [3, [4]]]].flat(Infinity).join(','), [1, [2, [3]]].flat().length, [1, [2]].flat(0).length,
+             [1, 2].flatMap(function (x) { return [x, this.k]; }, { k: 0 }).join(','), [1].flatMap(function (x) { return x; }).join(','),
+             Array.prototype.flatMap.name, Array.prototype.flatMap.length, Array.prototype.flat.length,
+             Array.from([1, , 3]).length, Array.from(new Uint8Array([5, 6])).join(','), Uint8Array.from(new Set([7])).join(',')]
+            """)), #"["1,2,3,4", 3, 2, "1,0,2,0", "1", "flatMap", 1, 0, 3, "5,6", "7"]"#)
+        XCTAssertEqual(render(try apply("""
+            var calls = 0, n = { valueOf: function () { calls++; return 3; } };
+            ['ab'.repeat(n), calls, 'x'.repeat(0), '5'.padStart(3, '0'), '5'.padEnd(n, 'ab'), 'abc'.padStart(2), calls,
+             String.prototype.repeat.call(12, 2), String.prototype.padStart.name, String.prototype.padStart.length, ''.repeat(1e9)]
+            """)), #"["ababab", 1, "", "005", "5ab", "abc", 2, "1212", "padStart", 1, ""]"#)
+        XCTAssertEqual(applyExpectingError("'x'.repeat(-1)")?.message.hasPrefix("RangeError"), true, "the builtin's own errors stay")
+        XCTAssertEqual(applyExpectingError("String.prototype.repeat.call(null, 2)")?.message.hasPrefix("TypeError"), true)
     }
 }

@@ -463,16 +463,17 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
   // builtins that walk an array-like's length refuse one longer than `longestWalk` up front (the
   // longest JavaScriptCore's own loops run in well under a second); name and length stay theirs.
   var longestWalk = 16777216;
+  function tooLong(what, n, unit) {
+    return new RangeError(what + ' over ' + n + ' ' + (unit || 'elements') + ': more than the ' + longestWalk +
+                          ' a builtin may walk in a patch (it runs no execution check)');
+  }
   function walkBounded(holder, prefix, names, lengthOf) {
     names.forEach(function (name) {
       var original = holder[name];
       if (typeof original !== 'function') return;
       var bounded = function () {
         var n = lengthOf(this, arguments);
-        if (n > longestWalk) {
-          throw new RangeError(prefix + name + ' over ' + n + ' elements: more than the ' + longestWalk +
-                               ' a builtin may walk in a patch (it runs no execution check)');
-        }
+        if (n > longestWalk) throw tooLong(prefix + name, n);
         return applyFunction(original, this, arguments);
       };
       defineProperty(bounded, 'name', { value: name });
@@ -481,14 +482,43 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     });
   }
   function arrayLength(o) { var n = o == null ? 0 : +o.length; return n === n ? n : 0; }
+  var isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable;
+  var TypedArray = Object.getPrototypeOf(Int8Array), typedLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'length').get;
+  function typedLengthOf(o) { try { return applyFunction(typedLength, o, []); } catch (e) { return 0; } }
   walkBounded(Array.prototype, 'Array.prototype.',
               ['forEach', 'map', 'filter', 'reduce', 'reduceRight', 'every', 'some', 'find', 'findIndex', 'findLast',
                'findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'fill', 'join', 'toLocaleString', 'sort', 'reverse',
-               'copyWithin', 'flat', 'flatMap', 'slice', 'splice', 'shift', 'unshift', 'toSorted', 'toReversed',
+               'copyWithin', 'flatMap', 'slice', 'splice', 'shift', 'unshift', 'toSorted', 'toReversed',
                'toSpliced', 'with'],
               arrayLength);
+  // flat walks the arrays it flattens too, to its depth: counted until past the bound. flatMap
+  // flattens what its callback returns: each result is checked as it comes back.
+  function flatLength(o, depth, budget) {
+    var n = arrayLength(o), total = n;
+    if (depth < 1 || n > budget) return total;
+    for (var i = 0; i < n && total <= budget; i++) {
+      var e = o[i];
+      if (isArray(e)) total += flatLength(e, depth - 1, budget - total);
+    }
+    return total;
+  }
+  walkBounded(Array.prototype, 'Array.prototype.', ['flat'], function (o, args) {
+    var depth = args[0] === undefined ? 1 : +args[0];
+    return flatLength(o, depth === depth ? depth : 0, longestWalk);
+  });
+  var flatMapBounded = Array.prototype.flatMap;
+  function flatMap(callback, thisArg) {
+    if (typeof callback !== 'function') return applyFunction(flatMapBounded, this, arguments);
+    return applyFunction(flatMapBounded, this, [function (x, i, a) {
+      var r = applyFunction(callback, thisArg, [x, i, a]), n = isArray(r) ? arrayLength(r) : 0;
+      if (n > longestWalk) throw tooLong('Array.prototype.flatMap', n);
+      return r;
+    }]);
+  }
+  defineProperty(flatMap, 'name', { value: 'flatMap' });
+  defineProperty(flatMap, 'length', { value: 1 });
+  defineProperty(Array.prototype, 'flatMap', { value: flatMap, writable: true, configurable: true, enumerable: false });
   // concat walks each argument it spreads too (an array, or what says it is spreadable).
-  var isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable;
   walkBounded(Array.prototype, 'Array.prototype.', ['concat'], function (o, args) {
     var n = arrayLength(o);
     for (var k = 0; k < args.length; k++) {
@@ -497,15 +527,19 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     }
     return n;
   });
+  // An iterable is walked by its iterator, which runs no check point when it is an array's or a
+  // typed array's own; any other's iterator is the script's code.
   function arrayLikeLength(source) {
-    return source == null || typeof source[Symbol.iterator] === 'function' ? 0 : +source.length || 0;
+    if (source == null) return 0;
+    if (isArray(source)) return arrayLength(source);
+    var typed = typedLengthOf(source);
+    if (typed > 0) return typed;
+    return typeof source[Symbol.iterator] === 'function' ? 0 : +source.length || 0;
   }
   walkBounded(Array, 'Array.', ['from'], function (_, args) { return arrayLikeLength(args[0]); });
   // Typed arrays hold their elements for real: a walk over 2^30 of them (a sort, an indexOf, a
   // join) is seconds of a builtin. Their length is read where the builtins read it, inside the
-  // object (the prototype's getter), which no own property or getter of a script's can change.
-  var TypedArray = Object.getPrototypeOf(Int8Array), typedLength = Object.getOwnPropertyDescriptor(TypedArray.prototype, 'length').get;
-  function typedLengthOf(o) { try { return applyFunction(typedLength, o, []); } catch (e) { return 0; } }
+  // object (the prototype's getter, `typedLengthOf`), which no property of a script's can change.
   walkBounded(TypedArray.prototype, 'TypedArray.prototype.',
               ['forEach', 'map', 'filter', 'reduce', 'reduceRight', 'every', 'some', 'find', 'findIndex', 'findLast',
                'findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'fill', 'join', 'toLocaleString', 'sort', 'reverse',
@@ -513,9 +547,29 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
               typedLengthOf);
   walkBounded(TypedArray.prototype, 'TypedArray.prototype.', ['set'], function (o, args) {
     var source = args[0];
-    return Math.max(typedLengthOf(o), source !== null && typeof source === 'object' ? typedLengthOf(source) || arrayLength(source) : 0);
+    return source !== null && typeof source === 'object' ? typedLengthOf(source) || arrayLength(source) : 0;
   });
   walkBounded(TypedArray, 'TypedArray.', ['from'], function (_, args) { return arrayLikeLength(args[0]); });
+  // The string builtins that make a string of a length they are given write it in one go:
+  // `'x'.repeat(2 ** 30)` is a 1 GB allocation (four times the default heap growth limit, which
+  // sees it only afterwards). The receiver and the count are converted once, here, as the
+  // builtin would (a `toString` or `valueOf` of a script's runs once).
+  function stringBounded(name, lengthOf) {
+    var original = String.prototype[name];
+    var bounded = function (count, fill) {
+      if (this === null || this === undefined) return applyFunction(original, this, arguments);
+      var text = typeof this === 'string' ? this : String(this), n = +count;
+      var made = lengthOf(text.length, n === n ? n : 0);
+      if (made > longestWalk) throw tooLong('String.prototype.' + name, made, 'characters');
+      return arguments.length > 1 ? applyFunction(original, text, [n, fill]) : applyFunction(original, text, [n]);
+    };
+    defineProperty(bounded, 'name', { value: name });
+    defineProperty(bounded, 'length', { value: original.length });
+    defineProperty(String.prototype, name, { value: bounded, writable: true, configurable: true, enumerable: false });
+  }
+  stringBounded('repeat', function (length, count) { return length === 0 ? 0 : length * count; });
+  stringBounded('padStart', function (length, target) { return target; });
+  stringBounded('padEnd', function (length, target) { return target; });
 
   // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {
