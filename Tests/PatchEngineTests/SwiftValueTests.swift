@@ -152,6 +152,25 @@ final class SwiftValueLimitTests: TimeLimitTestCase {
         XCTAssertEqual(pf_worker_compute(4), 41, "a proxy list and a getter still convert")
     }
 
+    /// A JS block's result is read after the block's JS returned, for its native caller: an
+    /// object returned for an `NSString` is read as a dictionary, running its getters.
+    func testAGetterOfABlocksResultThatRunsAwayIsEnded() throws {
+        let errors = captureErrors()
+        let started = threadCPUTime()
+        // The block's failure is reported and its native caller gets no string, as for any
+        // failure of a block; the evaluation around it goes on.
+        let result = try apply("""
+        var got = require('PFBlockHost').alloc().init().callStringIntBlock(block('NSString *, NSString *, int', function (s, n) {
+          return { get a() { \(spin) return 'a' } };
+        }));
+        got === false ? 'no string' : got.toJS()
+        """)
+        XCTAssertLessThan(threadCPUTime() - started, 2, "the limit must end the getter")
+        XCTAssertEqual(render(result), "\"no string\"")
+        XCTAssertTrue(errors.errors.contains { $0.kind == .timeout }, "\(errors.errors)")
+        XCTAssertEqual(render(try apply("'still running'")), "\"still running\"")
+    }
+
     func testAGetterOfACallbacksResultThatRunsAwayIsEndedAndReported() throws {
         let errors = captureErrors()
         let name = "peValueLimits\(Self.nextNumber())"
