@@ -3,13 +3,15 @@
    - A JS loop calling a host function whose body is the direct call of the subject method's IMP:
      the least any JS → Objective-C bridge can cost (one host call + the method itself).
    - A JS loop calling a plain JS method and using its result: the least a call of a method
-     defined in JS can cost. */
+     defined in JS can cost.
+   - JS loops calling an Array builtin (indexOf, slice): what the builtin costs unbounded, against
+     the engine's bounded one (runtime.js's `walkBounded`). */
 #import "PBSubject.h"
 #include <JavaScriptCore/JavaScript.h>
 #include <objc/runtime.h>
 
 static JSGlobalContextRef floorContext;
-static JSObjectRef floorLoops[5];      /* one loop per PBCall, then the JS method loop */
+static JSObjectRef floorLoops[7];      /* one loop per PBCall, the JS method loop, the builtin loops */
 static JSObjectRef floorHosts[4];
 static id floorReceiver;
 static IMP floorIMPs[4];
@@ -55,7 +57,9 @@ static const char *floorScript =
     " (function () {\n"
     "   var target = { value: function () { return 1; } };\n"
     "   return function (n) { var o = target, sum = 0; for (var i = 0; i < n; i++) { sum += o.value(); } return sum; };\n"
-    " })()]";
+    " })(),\n"
+    " function (n) { var a = [0, 1, 2, 3, 4, 5, 6, 7], sum = 0; for (var i = 0; i < n; i++) { sum += a.indexOf(i & 7) >= 0 ? 1 : 0; } return sum; },\n"
+    " function (n) { var a = [0, 1, 2, 3, 4, 5, 6, 7], sum = 0; for (var i = 0; i < n; i++) { sum += a.slice(7).length; } return sum; }]";
 
 static bool floorsReady(void *receiver, char **error)
 {
@@ -74,7 +78,7 @@ static bool floorsReady(void *receiver, char **error)
     JSStringRelease(source);
     if (exception || !loops) { if (error) *error = strdup("the floor loops did not compile"); return false; }
     JSObjectRef array = JSValueToObject(ctx, loops, NULL);
-    for (unsigned i = 0; i < 5; i++) {
+    for (unsigned i = 0; i < 7; i++) {
         floorLoops[i] = JSValueToObject(ctx, JSObjectGetPropertyAtIndex(ctx, array, i, NULL), NULL);
         JSValueProtect(ctx, floorLoops[i]);
     }
@@ -120,6 +124,21 @@ int64_t pb_js_method_floor(uint64_t iterations, double *result, char **error)
     JSValueRef value = JSObjectCallAsFunction(ctx, floorLoops[4], NULL, 1, args, &exception);
     uint64_t end = pb_now_ns();
     if (exception || !value) { if (error) *error = strdup("the JS method floor loop threw"); return -1; }
+    if (result) *result = JSValueToNumber(ctx, value, NULL);
+    return (int64_t)(end - start);
+}
+
+int64_t pb_js_builtin_floor(unsigned which, uint64_t iterations, double *result, char **error)
+{
+    if (!floorContext) { if (error) *error = strdup("pb_js_host_floor sets the floor context up first"); return -1; }
+    if (which > 1) { if (error) *error = strdup("unknown builtin loop"); return -1; }
+    JSContextRef ctx = floorContext;
+    JSValueRef args[1] = { JSValueMakeNumber(ctx, (double)iterations) };
+    JSValueRef exception = NULL;
+    uint64_t start = pb_now_ns();
+    JSValueRef value = JSObjectCallAsFunction(ctx, floorLoops[5 + which], NULL, 1, args, &exception);
+    uint64_t end = pb_now_ns();
+    if (exception || !value) { if (error) *error = strdup("the builtin floor loop threw"); return -1; }
     if (result) *result = JSValueToNumber(ctx, value, NULL);
     return (int64_t)(end - start);
 }

@@ -54,6 +54,37 @@ extension Catalog {
         for (loop, label) in definedLoops {
             catalog.row(shared, label + " vs a plain JS method call", subject: "js.\(loop.rawValue)", floor: "jsfloor.method")
         }
+
+        // The Array builtins a patch calls are bounded (runtime.js's walkBounded): what the
+        // wrapper costs a call, against the same loop in a bare context.
+        let builtinSection = "JS calls an Array builtin in a patch (bounded: refuses a walk past 2^24) vs the same loop in bare JSC"
+        for (index, (loop, label)) in [(JSDriver.Loop.builtinIndexOf, "a.indexOf(x), 8 elements"), (.builtinSlice, "a.slice(7), 8 elements")].enumerated() {
+            let floorID = "jsfloor.builtin.\(loop.rawValue)"
+            catalog.add(jsLoopProbe(loop))
+            catalog.add(builtinFloorProbe(floorID, which: UInt32(index), label: label))
+            catalog.row(builtinSection, label, subject: "js.\(loop.rawValue)", floor: floorID)
+        }
+    }
+
+    /// A JS loop in a bare context calling an Array builtin (`pb_js_builtin_floor`).
+    static func builtinFloorProbe(_ id: String, which: UInt32, label: String) -> Probe {
+        Probe(id: id, summary: "bare JSC: JS loop calling \(label)", prepare: {
+            var error: UnsafeMutablePointer<CChar>?
+            guard pb_js_host_floor(try SubjectEnvironment.shared.instance(.direct), PBCallEmpty, 1, nil, &error) >= 0 else {
+                defer { free(error) }
+                throw BenchError("bare context: \(error.map { String(cString: $0) } ?? "?")")
+            }
+        }, kind: .loop { n in
+            var result = 0.0
+            var error: UnsafeMutablePointer<CChar>?
+            let elapsed = pb_js_builtin_floor(which, n, &result, &error)
+            if elapsed < 0 {
+                defer { free(error) }
+                throw BenchError("builtin floor: \(error.map { String(cString: $0) } ?? "?")")
+            }
+            guard result == Double(n) else { throw BenchError("builtin floor counted \(result), expected \(n)") }
+            return UInt64(elapsed)
+        })
     }
 
     static func jsLoopProbe(_ loop: JSDriver.Loop) -> Probe {
@@ -63,6 +94,8 @@ extension Catalog {
         case .jsDefined: summary = "o.value() on a PBJSDefinedOther (defined in JS) from a JS loop"
         case .jsDefinedSelf: summary = "self.value() in a JS-defined method of PBJSDefined"
         case .jsDefinedOther: summary = "other.value() on a PBJSDefinedOther in a JS-defined method of PBJSDefined"
+        case .builtinIndexOf: summary = "a.indexOf(i & 7) on an array of 8 in a patch's JS loop"
+        case .builtinSlice: summary = "a.slice(7) on an array of 8 in a patch's JS loop"
         default: summary = "o.\(loop.rawValue)() on a PBDirect from a JS loop"
         }
         return Probe(id: "js.\(loop.rawValue)", summary: summary, prepare: { try JSDriver.prepare() },

@@ -15,6 +15,8 @@ enum JSDriver {
         /// `o.value()` on an object of a class defined in JS, from a plain JS loop; from a method of
         /// that class on `self`; from a method of that class on an object of another JS-defined class.
         case jsDefined, jsDefinedSelf, jsDefinedOther
+        /// Array builtins a patch calls (bounded by runtime.js): `a.indexOf(x)`, `a.slice(7)`.
+        case builtinIndexOf, builtinSlice
 
         func expectedResult(_ n: UInt64) -> Double {
             self == .constant ? Double(n) * Double(PB_NATIVE_CONSTANT) : Double(n)
@@ -70,6 +72,16 @@ enum JSDriver {
               var o = target, last = null;
               for (var i = 0; i < n; i++) { last = o.object(); }
               return last ? n : -1;
+            },
+            builtinIndexOf: function (n) {
+              var a = [0, 1, 2, 3, 4, 5, 6, 7], sum = 0;
+              for (var i = 0; i < n; i++) { sum += a.indexOf(i & 7) >= 0 ? 1 : 0; }
+              return sum;
+            },
+            builtinSlice: function (n) {
+              var a = [0, 1, 2, 3, 4, 5, 6, 7], sum = 0;
+              for (var i = 0; i < n; i++) { sum += a.slice(7).length; }
+              return sum;
             },
             bare: function (n) {
               var sum = 0;

@@ -59,6 +59,9 @@ void *pb_call_object(void *object, char **error);
    result (1 per call). Elapsed nanoseconds, or -1 with *error (malloc'd). */
 int64_t pb_js_host_floor(void *receiver, PBCall call, uint64_t iterations, double *result, char **error);
 int64_t pb_js_method_floor(uint64_t iterations, double *result, char **error);
+/* The builtin floors: a JS loop of `iterations` calls of `[0..7].indexOf(i & 7)` (which 0) or
+   `[0..7].slice(7)` (which 1), each counting 1 into *result. */
+int64_t pb_js_builtin_floor(unsigned which, uint64_t iterations, double *result, char **error);
 /* Host-function calls the host floor has made, for checking that its loop really calls. */
 uint64_t pb_js_host_floor_calls(void);
 
