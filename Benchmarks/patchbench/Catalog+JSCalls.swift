@@ -68,23 +68,9 @@ extension Catalog {
 
     /// A JS loop in a bare context calling an Array builtin (`pb_js_builtin_floor`).
     static func builtinFloorProbe(_ id: String, which: UInt32, label: String) -> Probe {
-        Probe(id: id, summary: "bare JSC: JS loop calling \(label)", prepare: {
-            var error: UnsafeMutablePointer<CChar>?
-            guard pb_js_host_floor(try SubjectEnvironment.shared.instance(.direct), PBCallEmpty, 1, nil, &error) >= 0 else {
-                defer { free(error) }
-                throw BenchError("bare context: \(error.map { String(cString: $0) } ?? "?")")
-            }
-        }, kind: .loop { n in
-            var result = 0.0
-            var error: UnsafeMutablePointer<CChar>?
-            let elapsed = pb_js_builtin_floor(which, n, &result, &error)
-            if elapsed < 0 {
-                defer { free(error) }
-                throw BenchError("builtin floor: \(error.map { String(cString: $0) } ?? "?")")
-            }
-            guard result == Double(n) else { throw BenchError("builtin floor counted \(result), expected \(n)") }
-            return UInt64(elapsed)
-        })
+        bareLoopProbe(id, summary: "bare JSC: JS loop calling \(label)", what: "builtin floor") { n, result, error in
+            pb_js_builtin_floor(which, n, &result, &error)
+        }
     }
 
     static func jsLoopProbe(_ loop: JSDriver.Loop) -> Probe {
@@ -128,9 +114,16 @@ extension Catalog {
 
     /// A JS loop in a bare context calling a plain JS method and summing its result.
     static func jsMethodFloorProbe() -> Probe {
-        Probe(id: "jsfloor.method", summary: "bare JSC: JS loop summing o.value() of a plain JS object",
-              prepare: {
-            // The host floor sets the bare context up.
+        bareLoopProbe("jsfloor.method", summary: "bare JSC: JS loop summing o.value() of a plain JS object", what: "JS method floor") { n, result, error in
+            pb_js_method_floor(n, &result, &error)
+        }
+    }
+
+    /// A loop of the bare context (PBJSFloors.m), which the host floor sets up; each counts 1 an
+    /// iteration into its result, checked after every run.
+    static func bareLoopProbe(_ id: String, summary: String, what: String,
+                              run: @escaping (UInt64, inout Double, inout UnsafeMutablePointer<CChar>?) -> Int64) -> Probe {
+        Probe(id: id, summary: summary, prepare: {
             var error: UnsafeMutablePointer<CChar>?
             guard pb_js_host_floor(try SubjectEnvironment.shared.instance(.direct), PBCallEmpty, 1, nil, &error) >= 0 else {
                 defer { free(error) }
@@ -139,12 +132,12 @@ extension Catalog {
         }, kind: .loop { n in
             var result = 0.0
             var error: UnsafeMutablePointer<CChar>?
-            let elapsed = pb_js_method_floor(n, &result, &error)
+            let elapsed = run(n, &result, &error)
             if elapsed < 0 {
                 defer { free(error) }
-                throw BenchError("JS method floor: \(error.map { String(cString: $0) } ?? "?")")
+                throw BenchError("\(what): \(error.map { String(cString: $0) } ?? "?")")
             }
-            guard result == Double(n) else { throw BenchError("JS method floor summed \(result), expected \(n)") }
+            guard result == Double(n) else { throw BenchError("\(what) counted \(result), expected \(n)") }
             return UInt64(elapsed)
         })
     }
