@@ -111,5 +111,10 @@ final class BuiltinWalkLimitTests: TimeLimitTestCase {
             """)), #"["ababab", 1, "", "005", "5ab", "abc", 2, "1212", "padStart", 1, ""]"#)
         XCTAssertEqual(applyExpectingError("'x'.repeat(-1)")?.message.hasPrefix("RangeError"), true, "the builtin's own errors stay")
         XCTAssertEqual(applyExpectingError("String.prototype.repeat.call(null, 2)")?.message.hasPrefix("TypeError"), true)
+        XCTAssertEqual(applyExpectingError("String.prototype.repeat.call(Symbol(), 2)")?.message.hasPrefix("TypeError"), true)
+        XCTAssertEqual(render(try apply("""
+            var filled = 0, fill = { toString: function () { filled++; return '-'; } };
+            ['a'.padStart(Infinity, ''), 'a'.padEnd(1e10, ''), 'a'.padStart(3, fill), filled, 'a'.padEnd(2, undefined) + '|']
+            """)), #"["a", "a", "--a", 1, "a |"]"#, "an empty filler makes no string; a filler is converted once")
     }
 }

@@ -572,22 +572,25 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
   walkBounded(TypedArray, 'TypedArray.', ['from'], function (_, source) { return arrayLikeLength(source); });
   // The string builtins that make a string of a length they are given write it in one go:
   // `'x'.repeat(2 ** 30)` is a 1 GB allocation (four times the default heap growth limit, which
-  // sees it only afterwards). The receiver and the count are converted once, here, as the
-  // builtin would (a `toString` or `valueOf` of a script's runs once).
+  // sees it only afterwards). The receiver, the count and the filler are converted once, here, in
+  // the builtin's order (a `toString` or `valueOf` of a script's runs once); what the builtin
+  // refuses (a receiver that is null, undefined or a symbol) reaches it as it came.
   function stringBounded(name, lengthOf) {
     var original = String.prototype[name];
     var bounded = function (count, fill) {
-      if (this === null || this === undefined) return applyFunction(original, this, arguments);
-      var text = typeof this === 'string' ? this : String(this), n = +count;
-      var made = lengthOf(text.length, n === n ? n : 0);
+      if (this === null || this === undefined || typeof this === 'symbol') return applyFunction(original, this, arguments);
+      var text = typeof this === 'string' ? this : `${this}`, n = +count;
+      var filler = arguments.length > 1 && fill !== undefined ? `${fill}` : undefined;
+      var made = lengthOf(text.length, n === n ? n : 0, filler);
       if (made > longestWalk) throw tooLong('String.prototype.' + name, made, 'characters');
-      return arguments.length > 1 ? original.call(text, n, fill) : original.call(text, n);
+      return arguments.length > 1 ? original.call(text, n, filler) : original.call(text, n);
     };
     defineProperty(String.prototype, name, { value: named(bounded, name, original.length), writable: true, configurable: true, enumerable: false });
   }
+  function paddedLength(length, target, filler) { return filler === '' ? length : target; }
   stringBounded('repeat', function (length, count) { return length === 0 ? 0 : length * count; });
-  stringBounded('padStart', function (length, target) { return target; });
-  stringBounded('padEnd', function (length, target) { return target; });
+  stringBounded('padStart', paddedLength);
+  stringBounded('padEnd', paddedLength);
 
   // The handshake: what the engine keeps of this file (RuntimeHandshake.swift), this file's value.
   return {
