@@ -10,6 +10,10 @@
 # (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, as `make test`
 # runs it: the limits are on there, unlike app-store), app-store (no libffi, no private symbol, no
 # layout shortcut, on the forwarding route: where issue 36's leak was seen).
+# STRESS_JOBS runs (default 2) go at once, each its own test process pinned to the same cores as
+# the busy processes: the runs are contention for each other too, and a run's idle moments (a
+# test waiting for a deadline or a thread) are another run's CPU. Each run works in a folder of
+# its own (stress-results/work/<config>-<seed>), so a crashed process's core is its own.
 # Exits non-zero if any run failed; every failed run's log is kept in stress-results/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,35 +23,47 @@ RUNS=${STRESS_RUNS:-50}
 BASE_SEED=${PATCHENGINE_STRESS_SEED:-$(( $(date +%s) % 100000 * 100000 ))}
 BUSY=${STRESS_BUSY:-1}
 RUN_TIMEOUT=${STRESS_RUN_TIMEOUT:-900}
+JOBS=${STRESS_JOBS:-2}
 CONFIGS=${STRESS_CONFIGS:-app-store no-libffi forwarding closure}
 # Every suite with a test that starts threads (grep Tests/PatchEngineTests for concurrentPerform,
 # Thread, Worker, DispatchQueue.global), and the limit suites whose watchdog runs on its own thread.
 SUITES=${STRESS_SUITES:-ToolkitConcurrencyTests ConcurrencyTests ConcurrentVMTests ConcurrentRevertTests DispatchTableConcurrencyTests LockDropOrderTests ThreadedTimeLimitTests CheckPointLimitTests LimitMonitorTests VMReplayTests HookFastPathTests ExecutionTimeLimitTests HeapGrowthLimitTests BridgePoolTests DispatchTests MessageSendTests SuperTests BlockTests DirectCallTests ModuleFanOutTests}
 APP_STORE="PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1"
 
-filter=$(echo $SUITES | sed 's/ /|/g; s/\([A-Za-z]*\)/\\.\1\\b/g')
-filter="PatchEngineTests($filter)"
+# The test binary is run directly (not `swift test`), each run in its own working folder: the
+# XCTest filter is a comma-separated list of Module.Suite.
+only=$(echo $SUITES | sed 's/\([A-Za-z]*\)/PatchEngineTests.\1/g; s/ /,/g')
 cores=$(nproc)
-results=stress-results
+results="$PWD/stress-results"
 mkdir -p "$results"
+tally="$results/.tally"
+: > "$tally"
 # A failed child process's whole output (its crash report with every thread) lands here.
-export PATCHENGINE_CHILD_LOG_DIR="$PWD/$results/children"
+export PATCHENGINE_CHILD_LOG_DIR="$results/children"
 # Every thread's frames in a crash report: a crash on a helper thread is explained by the others.
 export SWIFT_BACKTRACE=enable=yes,interactive=no,threads=all,preset=full,symbolicate=fast
 # The backtracer cannot unwind through an abort() in libc or a library without frame pointers
-# (JavaScriptCore): a crashing process also leaves a core (in its folder, this one), which a
+# (JavaScriptCore): a crashing process also leaves a core (in its run's folder), which a
 # failed run turns into every thread's frames with gdb.
 ulimit -c unlimited 2>/dev/null || echo "stress: no core files (ulimit -c refused)"
 tests_binary="$("$SWIFT" build --show-bin-path)/PatchEnginePackageTests.xctest"
 
-busy=()
-stop_busy() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done; wait "${busy[@]}" 2>/dev/null; }
-trap stop_busy EXIT
+# A process and everything under it (a run: its subshells, timeout, the test process).
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null
+}
+stop_all() {
+    local p
+    for p in $(jobs -p); do kill_tree "$p"; done
+    wait 2>/dev/null
+}
+trap stop_all EXIT
 trap 'exit 130' INT TERM
 for ((c = 0; c < cores; c++)); do
     for ((b = 0; b < BUSY; b++)); do
         taskset -c "$c" sh -c 'while :; do :; done' &
-        busy+=($!)
     done
 done
 
@@ -61,57 +77,77 @@ config_env() {
     esac
 }
 
-echo "stress: $RUNS runs x [$CONFIGS], base seed $BASE_SEED, $BUSY busy process(es) on each of $cores cores"
+echo "stress: $RUNS runs x [$CONFIGS], base seed $BASE_SEED, $BUSY busy process(es) on each of $cores cores, $JOBS run(s) at once"
 echo "stress: suites $SUITES"
-declare -A passed failed
-failures=0
-# Round-robin over the configurations, so a run stopped early has covered each about equally.
+
+# One run: its verdict on stdout (one line, and a failure's excerpt), each suite's outcome appended
+# to the tally (short appends: whole lines even when runs end together).
+run_one() {
+    local i=$1 config=$2 seed=$3
+    local log="$results/$config-$seed.log" work="$results/work/$config-$seed"
+    local started status suite core frames out
+    started=$(date +%s)
+    rm -rf "$work" && mkdir -p "$work"
+    (cd "$work" && env $(config_env "$config") PATCHENGINE_STRESS_SEED=$seed \
+        timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" "$tests_binary" "$only") > "$log" 2>&1
+    status=$?
+    for suite in $SUITES; do
+        if grep -q "Test Suite '$suite' failed" "$log"; then
+            echo "$suite/$config failed" >> "$tally"
+        elif grep -q "Test Suite '$suite' passed" "$log"; then
+            echo "$suite/$config passed" >> "$tally"
+        fi
+    done
+    if [ $status -ne 0 ]; then
+        out="FAIL run $i, $config, PATCHENGINE_STRESS_SEED=$seed (exit $status, $(( $(date +%s) - started )) s): $log"
+        out+=$'\n'"$(grep -E "error: |Fatal error|Crash|timed out|whole output|Test Suite '.*' failed" "$log" | head -10 | sed 's/^/    /')"
+        for core in "$work"/core "$work"/core.[0-9]*; do
+            [ -f "$core" ] || continue
+            frames="$results/$config-$seed-$(basename "$core").gdb.txt"
+            if command -v gdb > /dev/null; then
+                gdb -batch -ex "info threads" -ex "thread apply all bt 40" "$tests_binary" "$core" > "$frames" 2>&1
+                out+=$'\n'"    a process crashed; its threads' frames: $frames"
+            else
+                mv "$core" "$results/$config-$seed-$(basename "$core")"
+                out+=$'\n'"    a process crashed; its core: $results/$config-$seed-$(basename "$core") (no gdb)"
+            fi
+        done
+        echo "$out"
+        echo "FAIL" >> "$tally"
+    else
+        echo "ok   run $i, $config, seed $seed ($(( $(date +%s) - started )) s)"
+        rm -f "$log"
+    fi
+    rm -rf "$work"
+}
+
+# Round-robin over the configurations, so a run stopped early has covered each about equally;
+# at most JOBS runs at a time.
+running=0
 for ((i = 1; i <= RUNS; i++)); do
     k=0
     for config in $CONFIGS; do
         k=$((k + 1))
-        seed=$((BASE_SEED + 1000 * k + i))
-        log="$results/$config-$seed.log"
-        started=$(date +%s)
-        rm -f core core.[0-9]*
-        env $(config_env "$config") PATCHENGINE_STRESS_SEED=$seed \
-            timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" \
-            "$SWIFT" test --skip-build --filter "$filter" > "$log" 2>&1
-        status=$?
-        for suite in $SUITES; do
-            if grep -q "Test Suite '$suite' failed" "$log"; then
-                failed[$suite/$config]=$(( ${failed[$suite/$config]:-0} + 1 ))
-            elif grep -q "Test Suite '$suite' passed" "$log"; then
-                passed[$suite/$config]=$(( ${passed[$suite/$config]:-0} + 1 ))
-            fi
-        done
-        if [ $status -ne 0 ]; then
-            failures=$((failures + 1))
-            echo "FAIL run $i, $config, PATCHENGINE_STRESS_SEED=$seed (exit $status, $(( $(date +%s) - started )) s): $log"
-            grep -E "error: |Fatal error|Crash|timed out|whole output|Test Suite '.*' failed" "$log" | head -10 | sed 's/^/    /'
-            for core in core core.[0-9]*; do
-                [ -f "$core" ] || continue
-                frames="$results/$config-$seed-$core.gdb.txt"
-                if command -v gdb > /dev/null; then
-                    gdb -batch -ex "info threads" -ex "thread apply all bt 40" "$tests_binary" "$core" > "$frames" 2>&1
-                    rm -f "$core"
-                    echo "    a process crashed; its threads' frames: $frames"
-                else
-                    mv "$core" "$results/$config-$seed-$core" && echo "    a process crashed; its core: $results/$config-$seed-$core (no gdb)"
-                fi
-            done
-        else
-            echo "ok   run $i, $config, seed $seed ($(( $(date +%s) - started )) s)"
-            rm -f "$log" core core.[0-9]*
+        if [ $running -ge "$JOBS" ]; then
+            wait -n
+            running=$((running - 1))
         fi
+        run_one "$i" "$config" $((BASE_SEED + 1000 * k + i)) &
+        running=$((running + 1))
     done
 done
+while [ $running -gt 0 ]; do
+    wait -n
+    running=$((running - 1))
+done
+rmdir "$results/work" 2>/dev/null
 
 echo "stress: suite/configuration: passed runs, failed runs"
 for config in $CONFIGS; do
     for suite in $SUITES; do
-        echo "  $suite/$config: ${passed[$suite/$config]:-0} passed, ${failed[$suite/$config]:-0} failed"
+        echo "  $suite/$config: $(grep -cx "$suite/$config passed" "$tally") passed, $(grep -cx "$suite/$config failed" "$tally") failed"
     done
 done
+failures=$(grep -cx FAIL "$tally")
 echo "stress: $failures failed run(s) of $(( RUNS * $(echo $CONFIGS | wc -w) ))"
-[ $failures -eq 0 ]
+[ "$failures" -eq 0 ]
