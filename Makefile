@@ -69,8 +69,8 @@ package-check: deps
 
 # Every suite whose tests start threads, STRESS_RUNS times (default 50) in each configuration
 # (closure route, forwarding route, no libffi, App Store configuration on the forwarding route),
-# under CPU contention: busy processes pinned to every core beside the test processes (two runs at
-# once, STRESS_JOBS), and in this debug build seeded pauses at the engine's yield points
+# under CPU contention: busy processes pinned to every core beside the test processes (two runs per
+# core at once, STRESS_JOBS), and in this debug build seeded pauses at the engine's yield points
 # (PATCHENGINE_STRESS_SEED; each failure is printed with its seed). Tools/stress/run.sh; failed runs' logs stay in stress-results/.
 STRESS_RUNS ?= 50
 stress: deps

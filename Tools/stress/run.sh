@@ -10,9 +10,9 @@
 # (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, as `make test`
 # runs it: the limits are on there, unlike app-store), app-store (no libffi, no private symbol, no
 # layout shortcut, on the forwarding route: where issue 36's leak was seen).
-# STRESS_JOBS runs (default 2) go at once, each its own test process pinned to the same cores as
-# the busy processes: the runs are contention for each other too, and a run's idle moments (a
-# test waiting for a deadline or a thread) are another run's CPU. Each run works in a folder of
+# STRESS_JOBS runs (default two per core) go at once, each its own test process pinned to the same
+# cores as the busy processes: the runs are contention for each other too, and a run's idle
+# moments (a test waiting for a deadline or a thread) are another run's CPU. Each run works in a folder of
 # its own (stress-results/work/<config>-<seed>), so a crashed process's core is its own.
 # Exits non-zero if any run failed; every failed run's log is kept in stress-results/.
 set -uo pipefail
@@ -23,7 +23,7 @@ RUNS=${STRESS_RUNS:-50}
 BASE_SEED=${PATCHENGINE_STRESS_SEED:-$(( $(date +%s) % 100000 * 100000 ))}
 BUSY=${STRESS_BUSY:-1}
 RUN_TIMEOUT=${STRESS_RUN_TIMEOUT:-900}
-JOBS=${STRESS_JOBS:-2}
+JOBS=${STRESS_JOBS:-$((2 * $(nproc)))}
 CONFIGS=${STRESS_CONFIGS:-app-store no-libffi forwarding closure}
 # Every suite with a test that starts threads (grep Tests/PatchEngineTests for concurrentPerform,
 # Thread, Worker, DispatchQueue.global), and the limit suites whose watchdog runs on its own thread.
