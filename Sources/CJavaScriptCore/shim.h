@@ -11,8 +11,8 @@
 // that header; on Apple platforms they are SPI of JavaScriptCore.framework. So neither platform
 // gets a prototype from a public header: the types are declared here, and the functions looked up
 // at run time (PatchEngine's JSCPrivateFunctions.swift): when a JavaScriptCore lacks them the
-// engine reports the limit as unavailable (PatchEngine.isExecutionTimeLimitAvailable) instead of
-// pretending to enforce it. Signatures as in WebKit's JSContextRefPrivate.h.
+// engine ends a runaway by throwing at its check points instead, and says so
+// (PatchEngine.limitsEndByException). Signatures as in WebKit's JSContextRefPrivate.h.
 
 /// Called on the thread running JS once the limit has passed; returning true terminates the script.
 typedef bool (*PEJSShouldTerminateCallback)(JSContextRef ctx, void *context);

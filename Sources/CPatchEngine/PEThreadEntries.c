@@ -22,10 +22,21 @@ uint64_t PEThreadEntryBegin(void) {
     return current;
 }
 
+static _Thread_local unsigned endThrownDepth;
+
 bool PEThreadEntryEnd(void) {
     if (depth == 0 || --depth > 0) return false;
     current = 0;
     terminated = false;
+    endThrownDepth = 0;
+    return true;
+}
+
+void PEThreadEntryMarkEndThrown(void) { endThrownDepth = depth; }
+
+bool PEThreadEntryTakeEndThrown(void) {
+    if (depth == 0 || endThrownDepth != depth) return false;
+    endThrownDepth = 0;
     return true;
 }
 

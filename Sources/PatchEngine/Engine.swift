@@ -222,11 +222,10 @@ final class Engine: @unchecked Sendable {
         shortcuts.verifyObjects(in: ctx, classes: [classes.object, classes.pointer], handleClass: classes.object,
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
-        if !timeLimit.isAvailable {
-            if isMain {
-                log("this JavaScriptCore has no execution time limit: scripts are not stopped when they run away or grow memory without bound")
+        if isMain {
+            if timeLimit.endsByThrowing {
+                log("this JavaScriptCore has no watchdog: a script past the execution time or heap growth limit is ended by an exception at each of its check points, which it can catch until its next loop turn or call")
             }
-        } else if isMain {
             timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
             apiLock.withLock(ctx) { _ = timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }
@@ -234,7 +233,6 @@ final class Engine: @unchecked Sendable {
 
     /// This VM's limits set to the main VM's (for a new secondary VM, and when they change).
     func takeLimits(from main: Engine) {
-        guard timeLimit.isAvailable else { return }
         timeLimit.heapGrowth.bytes = main.timeLimit.heapGrowth.bytes
         apiLock.withLock(ctx) { _ = timeLimit.set(main.timeLimit.seconds) }
     }

@@ -36,6 +36,15 @@ import PatchSupport
 /// ended too, without being asked about (`Termination.otherThreads`); that thread's script is not
 /// blamed for it. An innocent entry is never ended by the engine's callback: it says yes only for
 /// the entry that is past its own bound.
+///
+/// Where JavaScriptCore's watchdog functions are missing (the App Store configuration: they are
+/// private), the limits end an entry with an exception instead (`endsByThrowing`): the tock marks
+/// the thread's entry ended, sets the counter to 0 and throws "JavaScript execution terminated.";
+/// every later check point of that entry throws it again, so a script that catches it gets no
+/// further than its next loop turn or function call, and the entry counts as ended whatever its
+/// JS returns (`termination(of:)`, `Engine.settled`). JS can't be stopped from outside there; a
+/// check point is where every loop and call meets the limits (docs/limits.md, "Without the
+/// watchdog").
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
@@ -72,7 +81,16 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// was armed (uptime).
     private var endArmPending = false
     private var endArmedAt: TimeInterval = 0
-    private var heapEnd: (entry: UInt64, exceeded: HeapGrowthExceeded)?
+    /// What ended an entry, for its error: the heap growth it was ended for, and the script of the
+    /// method running when its end was first thrown (`endsByThrowing`: the ended JS then runs its
+    /// `finally` blocks, runtime.js's among them, which forget the method). Behind a lock of its
+    /// own: without JavaScriptCore's API lock functions (the App Store configuration) two threads'
+    /// tocks in a shared VM can run at once. Touched only when an entry is ended.
+    private struct Ends {
+        var heap: (entry: UInt64, exceeded: HeapGrowthExceeded)?
+        var thrown: (entry: UInt64, script: String?)?
+    }
+    private let ends = LockedValue(Ends())
 
     /// The text of JavaScriptCore's termination exception.
     static let terminationMessage = "JavaScript execution terminated."
@@ -113,24 +131,29 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
         // an entry another thread has open (bounds turned on while a thread is in a native call),
         // a tock's arming there would start no timer and the runaway would never be ended.
-        if setFunction != nil, let clearFunction {
+        endsByThrowing = setFunction == nil || clearFunction == nil
+        if !endsByThrowing, let clearFunction {
             setWatchdog(Self.parkedLimit)
             clearFunction(group)
-            LimitMonitor.shared.watch(self)
         }
+        LimitMonitor.shared.watch(self)
     }
 
-    var isAvailable: Bool { setFunction != nil && clearFunction != nil }
+    /// Whether the limits can be set: always (with the watchdog, or `endsByThrowing`).
+    var isAvailable: Bool { true }
+
+    /// Whether an entry past a bound is ended by a catchable exception at each of its check points
+    /// (no watchdog functions in this JavaScriptCore) rather than by JavaScriptCore's uncatchable
+    /// termination.
+    let endsByThrowing: Bool
 
     /// The limit in force; nil when off or unavailable.
     var seconds: TimeInterval? { settings.withLock { $0.limit } }
 
     /// Sets the limit for every later entry into JS (nil, a non-positive or non-finite value: off).
     /// Call with JavaScriptCore's API lock held (`APILock`); it waits while another thread runs JS.
-    /// - Returns: false when this JavaScriptCore has no time limit (nothing is enforced).
     @discardableResult
     func set(_ seconds: TimeInterval?) -> Bool {
-        guard isAvailable else { return false }
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         settings.withLock { $0.limit = value }
         arm()
@@ -140,7 +163,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Takes the bounds set (`limit`, `heapGrowth`) into use. API lock held. (JavaScriptCore's
     /// watchdog was made with the VM, `init`: arming it from inside an entry finds it there.)
     func arm() {
-        guard isAvailable else { return }
         armedLimit = settings.withLock { $0.limit } ?? 0
         heapOn = heapGrowth.bytes != nil
         let on = armedLimit > 0 || heapOn
@@ -191,7 +213,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// next entries pay a clock read and the monitor's registration instead (≈ 1 µs, against
     /// ≥ 0.1 ms of JS).
     private func armAtStart(_ entry: UInt64) {
-        guard armedLimit > 0 || heapOn, setFunction != nil else {
+        guard armedLimit > 0 || heapOn else {
             lastEntryRanLong = false
             PECheckPointsSet(counter, entryTicks)
             return
@@ -269,33 +291,43 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// tock every few milliseconds made a JS-defined method call from a loop 3 → 9 ns (the compiled
     /// loop then calls out, which clobbers what it had hoisted). In a VM shared by threads it is set
     /// to `ticksToFirstCheck`: each thread running JS there reaches its own first tock.
-    func tock() {
+    ///
+    /// Returns true when the running JS must throw the end (`endsByThrowing`): this entry is past a
+    /// bound, now or at an earlier tock; the counter is then left at 0, so its next check point
+    /// comes back here.
+    func tock() -> Bool {
+        if endsByThrowing && PEThreadEntryWasTerminated() {
+            PECheckPointsSet(counter, 0)
+            return true
+        }
         PECheckPointsSet(counter, isShared ? Self.ticksToFirstCheck : .max)
         let entry = PEThreadEntryCurrent()
-        guard entry != 0, armedLimit > 0 || heapOn, setFunction != nil else { return }
+        guard entry != 0, armedLimit > 0 || heapOn else { return false }
         if entry == endRequested {
             // Armed again only when the last arming's timer was handled without ending it (the
             // callback ran for another thread's entry) or never came: two of its timers pending
             // could fire one while JavaScriptCore handles the other.
             if !endArmPending || LimitMonitor.uptime - endArmedAt > Self.endRetry { armEnd() }
-            return
+            return false
         }
         let clock = PEThreadEntryClockCurrent()!
         let now = PEThreadCPUTime()
         if clock.pointee.entry != entry || !clock.pointee.registered {
-            return startMeasure(entry, clock, now, armedAtStart: false)
+            startMeasure(entry, clock, now, armedAtStart: false)
+            return false
         }
         guard let left = timeLeft(entry, clock, now) else { return requestEnd(entry) }
         LimitMonitor.shared.reschedule(self, entry: entry, due: due(inCPU: left))
+        return false
     }
 
     /// A check of `entry`, this thread's, `now` CPU seconds: nil when it is past a bound (the
-    /// heap's recorded in `heapEnd`), else the CPU time it has left (infinity: no time limit).
+    /// heap's recorded in `ends`), else the CPU time it has left (infinity: no time limit).
     private func timeLeft(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval) -> TimeInterval? {
         let spent = now - clock.pointee.start
         if armedLimit > 0 && armedLimit - spent <= armedLimit * 1e-9 { return nil }
         if heapOn, let exceeded = LimitMonitor.shared.heapExceeded(self, entry: entry) {
-            heapEnd = (entry, exceeded)
+            ends.withLock { $0.heap = (entry, exceeded) }
             return nil
         }
         return armedLimit > 0 ? armedLimit - spent : .infinity
@@ -304,10 +336,17 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Asks JavaScriptCore to end `entry` (this thread's) at once. Should the end not come (its
     /// trap handled on another thread of a shared VM), the monitor keeps nudging the entry, whose
     /// next tock arms it again.
-    private func requestEnd(_ entry: UInt64) {
+    /// Without the watchdog (`endsByThrowing`) the entry is marked ended here and its JS throws.
+    private func requestEnd(_ entry: UInt64) -> Bool {
+        if endsByThrowing {
+            PEThreadEntryMarkTerminated()
+            PECheckPointsSet(counter, 0)
+            return true
+        }
         endRequested = entry
         LimitMonitor.shared.reschedule(self, entry: entry, due: LimitMonitor.uptime)
         armEnd()
+        return false
     }
 
     /// Arms JavaScriptCore's watchdog to end the entry asked for, from inside it, on its thread.
@@ -388,6 +427,13 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Classifies `value` (`exception`), just returned to this thread by an entry into JS, under
     /// the API lock.
     func termination(of value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Termination {
+        // Thrown by a check point, or the script's own exception from the JS its end ran through
+        // (a `catch` that threw something else): the entry was ended either way.
+        if endsByThrowing {
+            guard PEThreadEntryWasTerminated() else { return .none }
+            _ = PEThreadEntryTakeEndThrown()
+            return endOfThisEntry
+        }
         guard exception.message == Self.terminationMessage else { return .none }
         let known = settings.withLock { settings -> JSValueRef? in
             let known = settings.terminationValue
@@ -399,10 +445,28 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         return known == nil || known == value ? .otherThreads : .none
     }
 
+    /// Records `script()` as the running method's at the first throw of this thread's entry's end.
+    func recordThrownEnd(script: () -> String?) {
+        let entry = PEThreadEntryCurrent()
+        guard ends.withLock({ $0.thrown?.entry != entry }) else { return }
+        let running = script()
+        ends.withLock { $0.thrown = (entry, running) }
+    }
+
+    /// What `recordThrownEnd` recorded for this thread's entry; nil if it was not ended by throwing.
+    var scriptOfThrownEnd: String?? {
+        let entry = PEThreadEntryCurrent()
+        return ends.withLock { ends in
+            guard let thrown = ends.thrown, thrown.entry == entry else { return nil }
+            return .some(thrown.script)
+        }
+    }
+
     /// Which bound ended this thread's entry, once it was ended (`PEThreadEntryWasTerminated`).
     /// Under the API lock.
     var endOfThisEntry: Termination {
-        if let heapEnd, heapEnd.entry == PEThreadEntryCurrent() { return .heapGrowth(heapEnd.exceeded) }
+        let entry = PEThreadEntryCurrent()
+        if let heap = ends.withLock({ $0.heap }), heap.entry == entry { return .heapGrowth(heap.exceeded) }
         return .timeout
     }
 }

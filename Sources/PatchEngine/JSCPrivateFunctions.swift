@@ -13,7 +13,7 @@ import CPatchEngine
 ///
 /// | function | user | without it |
 /// | --- | --- | --- |
-/// | JSContextGroupSet/ClearExecutionTimeLimit | `ExecutionTimeLimit` | no limit, reported (`isExecutionTimeLimitAvailable`) |
+/// | JSContextGroupSet/ClearExecutionTimeLimit | `ExecutionTimeLimit` | the end thrown at check points (`limitsEndByException`) |
 /// | JSLock / JSUnlock, JSC::VM::drainMicrotasks | `APILock` | each C API call takes the lock itself |
 /// | JSWeakCreate/Release/GetObject | `BoxCache` | every crossing makes a new box |
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |

@@ -126,8 +126,14 @@ extension Engine {
     /// it, no other thread's JS in the VM): elsewhere the outermost entry around runs them. A job
     /// the limits end makes the entry's result that end (JavaScriptCore drops the jobs queued
     /// after it); a job's own exception is JavaScriptCore's to report, as for any promise.
+    /// Without JavaScriptCore's watchdog (`ExecutionTimeLimit.endsByThrowing`) an ended entry's
+    /// JS may catch the end and return: the entry is ended all the same if the end was thrown in
+    /// it (JS around a nested entry that was ended goes on to its next check point, which throws).
     @inline(__always) func settled(_ exception: JSValueRef?, topLevel: JSObjectRef? = nil) -> Error? {
-        let error = exception.map { thrownError($0, topLevel: topLevel) }
+        var error = exception.map { thrownError($0, topLevel: topLevel) }
+        if error == nil && timeLimit.endsByThrowing && PEThreadEntryTakeEndThrown() {
+            error = terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
+        }
         guard let runJobs = jobRunner else { return error }
         let endedBefore = PEThreadEntryWasTerminated()
         runJobs(contextGroup)
@@ -144,6 +150,7 @@ extension Engine {
     /// The limits' end of this thread's entry, when it came after `endedBefore` was read.
     private func end(since endedBefore: Bool, topLevel: JSObjectRef?) -> Error? {
         guard !endedBefore, PEThreadEntryWasTerminated() else { return nil }
+        _ = PEThreadEntryTakeEndThrown()   // this entry reports the end it threw
         return terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
     }
 
@@ -176,7 +183,7 @@ extension Engine {
     /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
     /// context reset (the ended JS skipped its `finally` blocks).
     private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
-        let running = runningScript()
+        let running = timeLimit.scriptOfThrownEnd ?? runningScript()
         let reset = resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }
         switch termination {
@@ -184,6 +191,14 @@ extension Engine {
         case let .heapGrowth(exceeded): return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running, heapGrowth: exceeded)
         default: return ExecutionTimeout(limit: timeLimit.seconds ?? 0, script: running)
         }
+    }
+
+    /// The end a check point throws once this thread's entry is past a bound
+    /// (`ExecutionTimeLimit.endsByThrowing`).
+    func thrownEnd() -> Error {
+        PEThreadEntryMarkEndThrown()
+        apiLock.withLock(ctx) { timeLimit.recordThrownEnd { runningScript() } }
+        return BridgeError(ExecutionTimeLimit.terminationMessage)
     }
 
     /// The script of the JS method runtime.js's per-call context names (a plain property read).

@@ -170,9 +170,10 @@ extension NativeBinding {
     ]
 
     private static let helpers: [NativeBinding] = [
-        // A check point's call-out (`__peTock`): false, which the check points' forms rely on.
+        // A check point's call-out (`__peTock`): false, which the check points' forms rely on; or,
+        // without JavaScriptCore's watchdog, the end of an entry past a bound, thrown.
         .init("tock", .helpers, .replayable) { (e: Engine) in
-            e.apiLock.withLock(e.ctx) { e.timeLimit.tock() }
+            if e.apiLock.withLock(e.ctx, { e.timeLimit.tock() }) { throw e.thrownEnd() }
             return JSValueMakeBoolean(e.ctx, false)
         },
         // Source made at run time (eval, Function…: runtime.js), preprocessed with check points.

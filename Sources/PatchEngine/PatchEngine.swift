@@ -138,22 +138,32 @@ public enum PatchEngine {
     /// throws a `.timeout` `PatchError`. A terminated call is reported to `errorHandler` as
     /// `.timeout`, the native caller gets the original implementation's result (zero/nil for a
     /// method the patch added, or a block), and the script it belongs to is reverted: a patch that
-    /// hung once is not run again. Setting waits while another thread runs JS. Always nil when
-    /// `isExecutionTimeLimitAvailable` is false. Default `defaultExecutionTimeLimit` (2.0 s).
+    /// hung once is not run again. Setting waits while another thread runs JS.
+    /// How the end comes depends on `limitsEndByException`. Default `defaultExecutionTimeLimit` (2.0 s).
     public static var executionTimeLimit: TimeInterval? {
         get { Engine.shared.timeLimit.seconds }
         set {
             let engine = Engine.shared
-            if !engine.apiLock.withLock(engine.ctx, { engine.timeLimit.set(newValue) }), newValue != nil {
-                Engine.shared.log("this JavaScriptCore has no execution time limit: executionTimeLimit is ignored")
-            }
+            engine.apiLock.withLock(engine.ctx) { _ = engine.timeLimit.set(newValue) }
             for vm in engine.pool.secondaries { vm.takeLimits(from: engine) }
         }
     }
 
-    /// Whether this JavaScriptCore can stop a running script (its time-limit functions are SPI on
-    /// Apple platforms and looked up at run time; see docs/platform-notes.md).
+    /// Whether the execution time and heap growth limits can be set: always, with either kind of
+    /// end (`limitsEndByException`). Kept for source compatibility.
     public static var isExecutionTimeLimitAvailable: Bool { Engine.shared.timeLimit.isAvailable }
+
+    /// How an entry past `executionTimeLimit` or `heapGrowthLimit` ends.
+    /// false: JavaScriptCore's watchdog terminates its JS at once, uncatchably (its functions are
+    /// SPI on Apple platforms, looked up at run time: docs/private-symbols.md).
+    /// true, where they are missing (an App Store build, `PATCHENGINE_PRIVATE_SYMBOLS=absent`):
+    /// the next check point the entry's JS reaches (every loop turn and function call) throws the
+    /// error "JavaScript execution terminated.", and every later one throws it again. A script's
+    /// `catch` and `finally` blocks run, up to their next loop turn or call; native calls made
+    /// there go through. Whatever the JS returns, the entry counts as ended: the same error,
+    /// result for the native caller and revert as with the watchdog. A single long builtin (a huge
+    /// sort, a catastrophic regular expression) runs to its end either way (docs/limits.md).
+    public static var limitsEndByException: Bool { Engine.shared.timeLimit.endsByThrowing }
 
     /// The heap growth limit in force when the engine starts: 256 MB.
     public static let defaultHeapGrowthLimit: Int? = 256 << 20
@@ -169,16 +179,12 @@ public enum PatchEngine {
     /// terminated evaluation is rolled back and throws a `.heapGrowth` `PatchError`; a terminated
     /// call is reported to `errorHandler` as `.heapGrowth`, the native caller gets the original
     /// implementation's result, the script it belongs to is reverted, and the garbage is collected.
-    /// It ends entries through JavaScriptCore's watchdog, so it needs `isExecutionTimeLimitAvailable`.
+    /// Ended as `executionTimeLimit` ends an entry (`limitsEndByException`).
     /// Setting waits while another thread runs JS.
     public static var heapGrowthLimit: Int? {
-        get { Engine.shared.timeLimit.isAvailable ? Engine.shared.timeLimit.heapGrowth.bytes : nil }
+        get { Engine.shared.timeLimit.heapGrowth.bytes }
         set {
             let engine = Engine.shared
-            guard engine.timeLimit.isAvailable else {
-                if newValue != nil { engine.log("this JavaScriptCore has no watchdog: heapGrowthLimit is ignored") }
-                return
-            }
             engine.timeLimit.heapGrowth.bytes = newValue
             engine.apiLock.withLock(engine.ctx) { engine.timeLimit.arm() }
             for vm in engine.pool.secondaries { vm.takeLimits(from: engine) }

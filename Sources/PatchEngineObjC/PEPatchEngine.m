@@ -110,5 +110,6 @@ static const char *argument(NSString *value, const char *what, NSError **error) 
 + (long long)heapGrowthLimit { int64_t bytes = PEBridgeHeapGrowthLimit(); return bytes < 0 ? 0 : bytes; }
 + (void)setHeapGrowthLimit:(long long)bytes { PEBridgeSetHeapGrowthLimit(bytes > 0 ? bytes : -1); }
 + (BOOL)isExecutionTimeLimitAvailable { return PEBridgeIsExecutionTimeLimitAvailable(); }
++ (BOOL)limitsEndByException { return PEBridgeLimitsEndByException(); }
 
 @end

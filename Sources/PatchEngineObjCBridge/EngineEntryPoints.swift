@@ -112,3 +112,6 @@ public func bridgeHeapGrowthLimit() -> Int64 { PatchEngine.heapGrowthLimit.map(I
 public func bridgeSetHeapGrowthLimit(_ bytes: Int64) { PatchEngine.heapGrowthLimit = bytes < 0 ? nil : Int(clamping: bytes) }
 @_cdecl("PEBridgeIsExecutionTimeLimitAvailable")
 public func bridgeIsExecutionTimeLimitAvailable() -> Bool { PatchEngine.isExecutionTimeLimitAvailable }
+
+@_cdecl("PEBridgeLimitsEndByException")
+public func bridgeLimitsEndByException() -> Bool { PatchEngine.limitsEndByException }

@@ -78,6 +78,8 @@ void POLimitsRoundTrip(double seconds, long long bytes, double *secondsRead, lon
     *bytesRead = [PEPatchEngine heapGrowthLimit];
 }
 
+bool POLimitsEndByException(void) { return [PEPatchEngine limitsEndByException]; }
+
 bool POStartClient(const char *metadataURL, const char *targetsURL, const char *rootPath, const char *stateDirectory,
                    bool allowsInsecureHTTP, char *out, size_t room) {
     NSAutoreleasePool *pool = [NSAutoreleasePool new];

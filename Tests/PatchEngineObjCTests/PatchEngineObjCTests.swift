@@ -135,7 +135,10 @@ final class PatchEngineObjCTests: XCTestCase {
     func testLimitsRoundTripAndZeroMeansNone() {
         let savedSeconds = PatchEngine.executionTimeLimit, savedBytes = PatchEngine.heapGrowthLimit
         defer { PatchEngine.executionTimeLimit = savedSeconds; PatchEngine.heapGrowthLimit = savedBytes }
-        guard PatchEngine.isExecutionTimeLimitAvailable else { return }
+        XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable, "with the watchdog or without it")
+        XCTAssertEqual(POLimitsEndByException(), PatchEngine.limitsEndByException)
+        XCTAssertEqual(POLimitsEndByException(), ProcessInfo.processInfo.environment["PATCHENGINE_PRIVATE_SYMBOLS"] == "absent",
+                       "the end is thrown only where the watchdog's functions are missing")
         var seconds = 0.0, bytes: Int64 = 0
         POLimitsRoundTrip(1.5, 64 << 20, &seconds, &bytes)
         XCTAssertEqual(seconds, 1.5)

@@ -274,7 +274,6 @@ final class DirectCallTests: PatchTestCase {
     }
 
     func testWithAnExecutionTimeLimitCallsStayDirect() throws {
-        guard PatchEngine.isExecutionTimeLimitAvailable else { throw XCTSkip("no execution time limit in this JavaScriptCore") }
         let (_, global) = try defineCounter()
         let previous = PatchEngine.executionTimeLimit
         PatchEngine.executionTimeLimit = 5

@@ -211,18 +211,16 @@ final class ExecutionTimeLimitTests: TimeLimitTestCase {
     }
 }
 
-/// A test case run with a 0.2 s execution time limit (restored after), skipped where the limit is
-/// unavailable (`PATCHENGINE_PRIVATE_SYMBOLS=absent`: then the engine must say so).
+/// A test case run with a 0.2 s execution time limit (restored after). Without JavaScriptCore's
+/// watchdog (`PATCHENGINE_PRIVATE_SYMBOLS=absent`) the same tests run against the limits' end by
+/// exception (`PatchEngine.limitsEndByException`).
 class TimeLimitTestCase: PatchTestCase {
     private var previousLimit: TimeInterval?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if runsWithoutPrivateSymbols {
-            // The fallback: no limit can be set, and the engine says so.
-            XCTAssertFalse(PatchEngine.isExecutionTimeLimitAvailable)
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
+        XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable)
+        XCTAssertEqual(PatchEngine.limitsEndByException, runsWithoutPrivateSymbols, "the watchdog's end where its functions are")
         previousLimit = PatchEngine.executionTimeLimit
         PatchEngine.executionTimeLimit = 0.2
     }

@@ -11,10 +11,7 @@ import PatchFixtures
 final class HeapGrowthLimitTests: PatchTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if runsWithoutPrivateSymbols {
-            XCTAssertNil(PatchEngine.heapGrowthLimit, "no watchdog, no limit, and the engine says so")
-            throw XCTSkip("the limit runs on JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
+        XCTAssertEqual(PatchEngine.heapGrowthLimit, PatchEngine.defaultHeapGrowthLimit, "on by default, with or without the watchdog")
     }
 
     private static let childVariable = "PATCHENGINE_TEST_HEAP_GROWTH_CHILD"

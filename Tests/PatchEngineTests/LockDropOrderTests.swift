@@ -61,7 +61,6 @@ final class LockDropOrderTests: PatchTestCase {
     /// clock: B takes the lock back first and handles the watchdog's check, which restarts the
     /// clock for B's entry (docs/threads.md). It guards the wait against being charged to A.
     func testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded() throws {
-        if runsWithoutPrivateSymbols { throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)") }
         let child = try runInChildProcess("testWithTheTimeLimitAWaitForALaterCallersNativeCallIsNotEnded") { PatchEngine.maximumVMs = 1; try limitCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("lock-drop: "), "A 101 B 1102 A-waited-for-B yes fallbacks 0 errors 0 applied yes", "exit \(child.status)\n\(child.output.suffix(2000))")

@@ -12,9 +12,6 @@ final class ThreadedTimeLimitTests: PatchTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if runsWithoutPrivateSymbols {
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
         previousLimit = PatchEngine.executionTimeLimit
         if ProcessInfo.processInfo.environment[Self.childVariable] == nil { PatchEngine.executionTimeLimit = 0.2 }
     }

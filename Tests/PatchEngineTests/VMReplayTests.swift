@@ -281,9 +281,6 @@ final class VMReplayTests: PatchTestCase {
     /// 2 s of CPU by the default, or never: "NOT ENDED"), if the wrong script were reverted, or if
     /// the VM stayed terminated (wrong values, more errors).
     func testARunawayInASecondaryVMIsEndedAndReverted() throws {
-        if runsWithoutPrivateSymbols {
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
         try inChild("testARunawayInASecondaryVMIsEndedAndReverted",
                     "warm-up 702 runaway 100001 ended under-1.5s-cpu yes timeouts 1 reverted yes holder-script applied holder 101 "
                     + "held wrong 0 of 800 free wrong 0 of 800 other-errors 0", timeout: 120) {
@@ -415,9 +412,6 @@ final class VMReplayTests: PatchTestCase {
     /// the original's 7. Broken if the VM took its limits before it was listed: the setting, which
     /// goes to the main VM and the listed ones, missed it, and the runaway ran its 5 s (99).
     func testALimitSetWhileASecondaryVMIsMadeAppliesToIt() throws {
-        if runsWithoutPrivateSymbols {
-            throw XCTSkip("the limit needs JSContextGroupSetExecutionTimeLimit, a private symbol (docs/private-symbols.md)")
-        }
         try inChild("testALimitSetWhileASecondaryVMIsMadeAppliesToIt", "worker 7 timeouts 1 while-held yes") {
             _ = try holdable()
             PatchEngine.executionTimeLimit = nil

@@ -8,8 +8,8 @@
 #     failure so the run can be repeated (`PATCHENGINE_STRESS_SEED=<seed> swift test ...`).
 # Configurations (STRESS_CONFIGS, default all): closure (the default route), forwarding
 # (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, as `make test`
-# runs it: the limits are on there, unlike app-store), app-store (no libffi, no private symbol, no
-# layout shortcut, on the forwarding route: where issue 36's leak was seen).
+# runs it: the watchdog ends runaways there), app-store (no libffi, no private symbol: the limits'
+# end is thrown, no layout shortcut, on the forwarding route: where issue 36's leak was seen).
 # STRESS_JOBS runs (default two per core) go at once, each its own test process pinned to the same
 # cores as the busy processes: the runs are contention for each other too, and a run's idle
 # moments (a test waiting for a deadline or a thread) are another run's CPU. Each run works in a folder of

@@ -15,8 +15,9 @@ typedef enum PEJSCPrivateSymbol {
     PEJSCPrivateSymbolJSWeakCreate,
     PEJSCPrivateSymbolJSWeakRelease,
     PEJSCPrivateSymbolJSWeakGetObject,
-    /* JavaScriptCore (JSContextRefPrivate.h): the execution time limit. Fallback: none can be set
-       (PatchEngine.isExecutionTimeLimitAvailable is false, logged once). */
+    /* JavaScriptCore (JSContextRefPrivate.h): the watchdog that ends an entry past the execution
+       time or heap growth limit. Fallback: the end is thrown at the entry's check points
+       (PatchEngine.limitsEndByException is true, logged once). */
     PEJSCPrivateSymbolJSContextGroupSetExecutionTimeLimit,
     PEJSCPrivateSymbolJSContextGroupClearExecutionTimeLimit,
     /* JavaScriptCore (VM.h, JS_EXPORT_PRIVATE; Apple's framework exports it for WebCore):

@@ -31,6 +31,12 @@ uint64_t PEThreadEntryCurrent(void);
 /* Marks this thread's open entry as ended by the time limit (until its outermost entry ends). */
 void PEThreadEntryMarkTerminated(void);
 bool PEThreadEntryWasTerminated(void);
+/* Without JavaScriptCore's watchdog the end is thrown at a check point (ExecutionTimeLimit
+   .endsByThrowing): marks that it was thrown in this thread's innermost open entry; Take answers
+   whether it was (once: the entry that settles it consumes it), so JS around a nested entry that
+   was ended goes on until its own next check point, as with the watchdog. */
+void PEThreadEntryMarkEndThrown(void);
+bool PEThreadEntryTakeEndThrown(void);
 /* The limits' clock of this thread's entries (ExecutionTimeLimit): which outermost entry is
    measured, this thread's CPU time when its measure began (its first tock, or its start when it
    was armed at its start), whether it was armed at its start, and whether it is registered with

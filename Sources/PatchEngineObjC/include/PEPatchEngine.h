@@ -47,12 +47,15 @@ extern NSString *const PEPatchErrorColumnKey;
 /* console.log's lines. nil removes it. */
 + (void)setLogHandler:(void (^)(NSString *line))handler;
 /* Limits of one evaluation or call into JS: seconds, and bytes the app's memory may grow; 0 for
-   none. Where JavaScriptCore has no watchdog (isExecutionTimeLimitAvailable NO) they are ignored. */
+   none. Where JavaScriptCore has no watchdog (limitsEndByException YES: an App Store build) an
+   entry past them is ended by an exception at its next loop turn or call, which a script's catch
+   sees; elsewhere JavaScriptCore terminates it uncatchably. */
 + (NSTimeInterval)executionTimeLimit;
 + (void)setExecutionTimeLimit:(NSTimeInterval)seconds;
 + (long long)heapGrowthLimit;
 + (void)setHeapGrowthLimit:(long long)bytes;
 + (BOOL)isExecutionTimeLimitAvailable;
++ (BOOL)limitsEndByException;
 @end
 
 /* Where a PEPatchClient gets signed releases (docs/patch-delivery.md). */
