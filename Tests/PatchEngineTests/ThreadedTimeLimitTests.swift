@@ -26,6 +26,8 @@ final class ThreadedTimeLimitTests: PatchTestCase {
     /// By default (no setting at all, a fresh process) `while (true) {}` in a patched method ends:
     /// on the main thread and on a background thread, within the default 2.0 s of the thread's
     /// CPU time, reverted, the original's result returned; calls from several threads work after.
+    /// Each call's time is the calling thread's CPU time: its wall time on a busy machine (four
+    /// test processes and two busy ones on two cores, `make stress`) reached 10 s.
     func testByDefaultARunawayEndsOnTheMainThreadAndOnABackgroundThread() throws {
         if ProcessInfo.processInfo.environment[Self.childVariable] != nil { return try runDefaultLimitChild() }
         guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
@@ -34,7 +36,7 @@ final class ThreadedTimeLimitTests: PatchTestCase {
         XCTAssertEqual(child.line("default-limit: "), "2.0 main 7 reverted background 7 reverted after 4000", "exit \(child.status)\n\(child.output.suffix(2000))")
         let seconds = child.line("default-limit-seconds: ")?.split(separator: " ").compactMap { Double($0) } ?? []
         XCTAssertEqual(seconds.count, 2)
-        for elapsed in seconds { XCTAssertLessThan(elapsed, 10, "ended near 2 s of CPU time (the machine is shared)") }
+        for cpu in seconds { XCTAssertLessThan(cpu, 3, "ended near 2 s of the thread's CPU time") }
     }
 
     private func runDefaultLimitChild() throws {
@@ -45,14 +47,15 @@ final class ThreadedTimeLimitTests: PatchTestCase {
             let name = uniqueScriptName()
             try PatchEngine.evaluate("defineClass('PFFailing', { riskyValue: function() { while (true) {} } })", name: name)
             nonisolated(unsafe) var result: Int32 = -1
-            let started = Date()
-            if runsOnMain {
+            nonisolated(unsafe) var cpu = -1.0
+            let call: @Sendable () -> Void = {
+                let started = threadCPUTime()
                 var raised: Int32 = 0
                 result = pf_failing_risky_value(&raised)
-            } else {
-                _ = onNewThread { var raised: Int32 = 0; result = pf_failing_risky_value(&raised) }.wait(timeout: .now() + 60)
+                cpu = threadCPUTime() - started
             }
-            seconds.append(String(format: "%.2f", Date().timeIntervalSince(started)))
+            if runsOnMain { call() } else { _ = onNewThread(call).wait(timeout: .now() + 60) }
+            seconds.append(String(format: "%.2f", cpu))
             words += [place, "\(result)", PatchEngine.appliedPatchNames.contains(name) ? "applied" : "reverted"]
         }
         try PatchEngine.evaluate(accumulatorPatch, name: uniqueScriptName())
