@@ -89,8 +89,13 @@ run_one() {
     started=$(date +%s)
     rm -rf "$work" && mkdir -p "$work"
     (cd "$work" && env $(config_env "$config") PATCHENGINE_STRESS_SEED=$seed \
-        timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" "$tests_binary" "$only") > "$log" 2>&1
+        timeout -k 30 "$RUN_TIMEOUT" taskset -c "0-$((cores - 1))" "$tests_binary" "$only") > "$log" 2>&1 &
+    local test=$!
+    # Stopped itself (the runner's end, or a signal to every process of this script): its test too.
+    trap 'kill_tree $test; exit 143' TERM INT
+    wait $test
     status=$?
+    trap - TERM INT
     for suite in $SUITES; do
         if grep -q "Test Suite '$suite' failed" "$log"; then
             echo "$suite/$config failed" >> "$tally"
