@@ -446,10 +446,19 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Records `script()` as the running method's at the first throw of this thread's entry's end.
+    /// runtime.js's per-call context is the VM's, not the thread's: while another thread has an
+    /// entry open in the VM its JS may run during the tock (JavaScriptCore drops its lock around
+    /// native callbacks) and the context be that thread's method. Then nothing is recorded, and
+    /// the entry's own script (the patched method's, the evaluation's) is blamed: `make stress`
+    /// saw the innocent script of four threads' calls reverted instead of a fifth's runaway.
     func recordThrownEnd(script: () -> String?) {
         let entry = PEThreadEntryCurrent()
         guard ends.withLock({ $0.thrown?.entry != entry }) else { return }
-        let running = script()
+        var running: String?
+        if !isShared {
+            running = script()
+            if isShared { running = nil }
+        }
         ends.withLock { $0.thrown = (entry, running) }
     }
 

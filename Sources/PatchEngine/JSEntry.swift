@@ -182,9 +182,12 @@ extension Engine {
 
     /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
     /// context reset (the ended JS skipped its `finally` blocks).
+    /// An end thrown at check points (`endsByThrowing`) ran the ended JS's `finally` blocks, which
+    /// restored the context: no reset then (in a VM shared by threads it would take another
+    /// thread's method's context away mid-call).
     private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
         let running = timeLimit.scriptOfThrownEnd ?? runningScript()
-        let reset = resetCallContext()
+        let reset = timeLimit.endsByThrowing ? nil : resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }
         switch termination {
         case .otherThreads: return ExecutionEndedForAnotherThread()
