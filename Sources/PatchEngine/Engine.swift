@@ -227,14 +227,14 @@ final class Engine: @unchecked Sendable {
                 log("this JavaScriptCore has no watchdog: a script past the execution time or heap growth limit is ended by an exception at each of its check points, which it can catch until its next loop turn or call")
             }
             timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
-            apiLock.withLock(ctx) { _ = timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
+            apiLock.withLock(ctx) { timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }
     }
 
     /// This VM's limits set to the main VM's (for a new secondary VM, and when they change).
     func takeLimits(from main: Engine) {
         timeLimit.heapGrowth.bytes = main.timeLimit.heapGrowth.bytes
-        apiLock.withLock(ctx) { _ = timeLimit.set(main.timeLimit.seconds) }
+        apiLock.withLock(ctx) { timeLimit.set(main.timeLimit.seconds) }
     }
 
     /// A full, synchronous collection. JSGarbageCollect only hints one in current JavaScriptCore;

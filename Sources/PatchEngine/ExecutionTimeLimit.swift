@@ -139,9 +139,6 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         LimitMonitor.shared.watch(self)
     }
 
-    /// Whether the limits can be set: always (with the watchdog, or `endsByThrowing`).
-    var isAvailable: Bool { true }
-
     /// Whether an entry past a bound is ended by a catchable exception at each of its check points
     /// (no watchdog functions in this JavaScriptCore) rather than by JavaScriptCore's uncatchable
     /// termination.
@@ -152,12 +149,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     /// Sets the limit for every later entry into JS (nil, a non-positive or non-finite value: off).
     /// Call with JavaScriptCore's API lock held (`APILock`); it waits while another thread runs JS.
-    @discardableResult
-    func set(_ seconds: TimeInterval?) -> Bool {
+    func set(_ seconds: TimeInterval?) {
         let value = seconds.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         settings.withLock { $0.limit = value }
         arm()
-        return true
     }
 
     /// Takes the bounds set (`limit`, `heapGrowth`) into use. API lock held. (JavaScriptCore's
@@ -429,11 +424,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     func termination(of value: JSValueRef, _ exception: JSException, ctx: JSContextRef) -> Termination {
         // Thrown by a check point, or the script's own exception from the JS its end ran through
         // (a `catch` that threw something else): the entry was ended either way.
-        if endsByThrowing {
-            guard PEThreadEntryWasTerminated() else { return .none }
-            _ = PEThreadEntryTakeEndThrown()
-            return endOfThisEntry
-        }
+        if endsByThrowing { return PEThreadEntryWasTerminated() ? endOfThisEntry : .none }
         guard exception.message == Self.terminationMessage else { return .none }
         let known = settings.withLock { settings -> JSValueRef? in
             let known = settings.terminationValue

@@ -150,7 +150,6 @@ extension Engine {
     /// The limits' end of this thread's entry, when it came after `endedBefore` was read.
     private func end(since endedBefore: Bool, topLevel: JSObjectRef?) -> Error? {
         guard !endedBefore, PEThreadEntryWasTerminated() else { return nil }
-        _ = PEThreadEntryTakeEndThrown()   // this entry reports the end it threw
         return terminationError(timeLimit.endOfThisEntry, topLevel: topLevel)
     }
 
@@ -185,7 +184,9 @@ extension Engine {
     /// An end thrown at check points (`endsByThrowing`) ran the ended JS's `finally` blocks, which
     /// restored the context: no reset then (in a VM shared by threads it would take another
     /// thread's method's context away mid-call).
+    /// The entry reporting the end consumes the mark of an end thrown in it (`PEThreadEntryTakeEndThrown`).
     private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
+        _ = PEThreadEntryTakeEndThrown()
         let running = timeLimit.scriptOfThrownEnd ?? runningScript()
         let reset = timeLimit.endsByThrowing ? nil : resetCallContext()
         if let topLevel, let reset { JSC.set(ctx, topLevel, "reset", reset) }

@@ -144,14 +144,14 @@ public enum PatchEngine {
         get { Engine.shared.timeLimit.seconds }
         set {
             let engine = Engine.shared
-            engine.apiLock.withLock(engine.ctx) { _ = engine.timeLimit.set(newValue) }
+            engine.apiLock.withLock(engine.ctx) { engine.timeLimit.set(newValue) }
             for vm in engine.pool.secondaries { vm.takeLimits(from: engine) }
         }
     }
 
     /// Whether the execution time and heap growth limits can be set: always, with either kind of
     /// end (`limitsEndByException`). Kept for source compatibility.
-    public static var isExecutionTimeLimitAvailable: Bool { Engine.shared.timeLimit.isAvailable }
+    public static var isExecutionTimeLimitAvailable: Bool { true }
 
     /// How an entry past `executionTimeLimit` or `heapGrowthLimit` ends.
     /// false: JavaScriptCore's watchdog terminates its JS at once, uncatchably (its functions are
