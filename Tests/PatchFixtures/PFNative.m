@@ -65,6 +65,12 @@ void *pf_new(const char *className)
 
 void pf_retain(void *object) { [(id)object retain]; }
 void pf_release(void *object) { [(id)object release]; }
+
+__attribute__((noinline)) void pf_scrub_stack(void) {
+    void *volatile stack[256 * 1024 / sizeof(void *)];
+    for (unsigned long i = 0; i < sizeof stack / sizeof stack[0]; i++) stack[i] = 0;
+}
+
 unsigned long pf_retain_count(void *object) { return (unsigned long)[(id)object retainCount]; }
 
 int pf_class_exists(const char *className) { return objc_getClass(className) != Nil; }

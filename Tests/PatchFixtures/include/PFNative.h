@@ -12,6 +12,11 @@ void *pf_new(const char *className);
 void pf_retain(void *object);
 void pf_release(void *object);
 unsigned long pf_retain_count(void *object);
+/* Zeroes the 256 KB of stack below the caller's frame. JavaScriptCore's collector treats every
+   word on the collecting thread's stack as a possible reference, and the frames of a collection
+   reuse the memory deep calls wrote before: one stale slot pointing at a box keeps the box, and
+   whatever it owns, alive collection after collection. Call it right before collecting. */
+void pf_scrub_stack(void);
 
 /* Runtime introspection. */
 int pf_class_exists(const char *className);
