@@ -179,12 +179,12 @@ extension Engine {
         return terminationError(termination, topLevel: topLevel)
     }
 
-    /// The error of an entry the limits (or JavaScriptCore, for another thread) ended; the per-call
-    /// context reset (the ended JS skipped its `finally` blocks).
-    /// An end thrown at check points (`endsByThrowing`) ran the ended JS's `finally` blocks, which
-    /// restored the context: no reset then (in a VM shared by threads it would take another
-    /// thread's method's context away mid-call).
-    /// The entry reporting the end consumes the mark of an end thrown in it (`PEThreadEntryTakeEndThrown`).
+    /// The error of an entry the limits (or JavaScriptCore, for another thread) ended, which
+    /// consumes the mark of an end thrown in it (`PEThreadEntryTakeEndThrown`). After the
+    /// watchdog's end the per-call context is reset: the ended JS skipped its `finally` blocks. An
+    /// end thrown at check points (`endsByThrowing`) ran them, which restored the context, so no
+    /// reset then (in a VM shared by threads it would take another thread's method's context away
+    /// mid-call).
     private func terminationError(_ termination: ExecutionTimeLimit.Termination, topLevel: JSObjectRef?) -> Error {
         _ = PEThreadEntryTakeEndThrown()
         let running = timeLimit.scriptOfThrownEnd ?? runningScript()
