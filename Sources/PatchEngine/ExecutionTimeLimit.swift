@@ -120,8 +120,11 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     init(group: JSContextGroupRef, occupancy: UnsafeMutablePointer<Int>) {
         self.group = group
         self.occupancy = occupancy
-        setFunction = JSCPrivateFunctions.setExecutionTimeLimit
-        clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
+        // The process's choice (`PatchEngine.LimitEnd`); with the exception, no watchdog is made and
+        // its functions are never called.
+        endsByThrowing = LimitEndChoice.inForce == .exception
+        setFunction = endsByThrowing ? nil : JSCPrivateFunctions.setExecutionTimeLimit
+        clearFunction = endsByThrowing ? nil : JSCPrivateFunctions.clearExecutionTimeLimit
         counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         counter.initialize(to: .max)
         stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -131,8 +134,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
         // an entry another thread has open (bounds turned on while a thread is in a native call),
         // a tock's arming there would start no timer and the runaway would never be ended.
-        endsByThrowing = setFunction == nil || clearFunction == nil
-        if !endsByThrowing, let clearFunction {
+        if let clearFunction {
             setWatchdog(Self.parkedLimit)
             clearFunction(group)
         }
@@ -140,8 +142,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Whether an entry past a bound is ended by a catchable exception at each of its check points
-    /// (no watchdog functions in this JavaScriptCore) rather than by JavaScriptCore's uncatchable
-    /// termination.
+    /// (`PatchEngine.LimitEnd.exception`, the default) rather than by JavaScriptCore's uncatchable
+    /// termination (`.watchdog`).
     let endsByThrowing: Bool
 
     /// The limit in force; nil when off or unavailable.
