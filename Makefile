@@ -37,14 +37,18 @@ RUN_TESTS = SWIFT=$(SWIFT) TEST_TIMEOUT=$(TEST_TIMEOUT) ./Tools/run-tests/run.sh
 # iOS as an App Store build runs: no libffi, no private symbol, no layout shortcut
 # (docs/private-symbols.md).
 APP_STORE_CONFIGURATION = PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1
+# The suites whose tests end entries with the limits (docs/limits.md).
+LIMIT_SUITES = ExecutionTimeLimitTests|CheckPointLimitTests|ThreadedTimeLimitTests|LimitMonitorTests|HeapGrowthLimitTests|LimitEndByExceptionTests|LimitEndChoiceTests|PromiseJobLimitTests|BuiltinWalkLimitTests|LockDropOrderTests|ConcurrentVMTests|VMReplayTests
 
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the
 # C API path a JavaScriptCore whose layouts don't match takes: LayoutShortcuts.swift), then
 # without libffi as on iOS (register entries, forwarding for the other methods, register calls,
 # NSInvocation for the rest: docs/platform-notes.md, "Apple platforms"; JSPatch's suite too) and
-# in the App Store configuration, then the hook tests with a memory fence per hooked call instead
-# of membarrier (what systems without it run).
+# in the App Store configuration, then the limit suites with the limits ended by JavaScriptCore's
+# watchdog (`PatchEngine.LimitEnd.watchdog`; the default end is the exception), with polling and
+# with signal traps, then the hook tests with a memory fence per hooked call instead of membarrier
+# (what systems without it run).
 test: deps
 	$(SWIFT) build --build-tests
 	$(RUN_TESTS)
@@ -55,7 +59,8 @@ test: deps
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter PatchEngineTests
 	PATCHENGINE_WITHOUT_LIBFFI=1 $(RUN_TESTS) --filter JSPatchSuiteTests
 	$(APP_STORE_CONFIGURATION) $(RUN_TESTS) --filter PatchEngineTests
-	JSC_usePollingTraps=false $(RUN_TESTS) --filter 'ExecutionTimeLimitTests|HeapGrowthLimitTests|ThreadedTimeLimitTests|LockDropOrderTests|ConcurrentVMTests'
+	PATCHENGINE_LIMITS_END=watchdog $(RUN_TESTS) --filter '$(LIMIT_SUITES)'
+	PATCHENGINE_LIMITS_END=watchdog JSC_usePollingTraps=false $(RUN_TESTS) --filter 'ExecutionTimeLimitTests|HeapGrowthLimitTests|ThreadedTimeLimitTests|LockDropOrderTests|ConcurrentVMTests'
 	PATCHENGINE_NO_MEMBARRIER=1 $(RUN_TESTS) --filter 'HookFastPathTests|ToolkitConcurrencyTests|AspectsTests|HookHierarchyTests|ToolkitCompositionTests|DispatchTableConcurrencyTests'
 	$(MAKE) tuf-conformance
 	$(MAKE) tuf-interop

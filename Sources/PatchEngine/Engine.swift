@@ -223,9 +223,6 @@ final class Engine: @unchecked Sendable {
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })
         // After runtime.js, which must load however slow the machine is.
         if isMain {
-            if timeLimit.endsByThrowing {
-                log("this JavaScriptCore has no watchdog: a script past the execution time or heap growth limit is ended by an exception at each of its check points, which it can catch until its next loop turn or call")
-            }
             timeLimit.heapGrowth.bytes = PatchEngine.defaultHeapGrowthLimit
             apiLock.withLock(ctx) { timeLimit.set(PatchEngine.defaultExecutionTimeLimit) }
         }

@@ -12,16 +12,16 @@ import PatchSupport
 /// at the start of every loop body and every function body of every script (`Preprocessor.prepare`):
 /// a decrement of that counter, which calls `tock` (`__peTock`) when it reaches zero. So an entry
 /// that runs `ticksToFirstCheck` check points reaches its first tock; short entries (a patched
-/// call) never do. JavaScriptCore's watchdog exists (made and cleared at start) but has no limit
-/// set between checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only
+/// call) never do. Where the watchdog's end was asked for (`PatchEngine.LimitEnd.watchdog`),
+/// JavaScriptCore's watchdog exists (made and cleared at start) but has no limit set between checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only
 /// tests `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
 ///
 /// At its first tock (on the running thread) the engine reads the thread's CPU clock: the entry's
 /// time counts from there (`PEThreadEntryClock`), like its heap growth, and the entry is measured
 /// by the limits' monitor (`LimitMonitor`) until it ends: the monitor nudges it to its next tock
 /// when its time is due and when the process grew past the heap budget, and each tock judges the
-/// entry by its own thread's clock (`timeLeft`). Past a bound, the engine asks JavaScriptCore to
-/// end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative limit (`endLimit`),
+/// entry by its own thread's clock (`timeLeft`). Past a bound, with the watchdog, the engine asks
+/// JavaScriptCore to end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative limit (`endLimit`),
 /// its callback saying yes only for that entry and parking the watchdog (`park`), and
 /// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the
 /// only arming of the watchdog: nothing periodic runs through it, so none of its timers can fire
@@ -37,14 +37,15 @@ import PatchSupport
 /// blamed for it. An innocent entry is never ended by the engine's callback: it says yes only for
 /// the entry that is past its own bound.
 ///
-/// Where JavaScriptCore's watchdog functions are missing (the App Store configuration: they are
-/// private), the limits end an entry with an exception instead (`endsByThrowing`): the tock marks
+/// By default (`PatchEngine.LimitEnd.exception`; always where JavaScriptCore's watchdog functions
+/// are missing, as in an App Store build: they are private) no watchdog is made, and the limits end
+/// an entry with an exception instead (`endsByThrowing`): the tock marks
 /// the thread's entry ended, sets the counter to 0 and throws "JavaScript execution terminated.";
 /// every later check point of that entry throws it again, so a script that catches it gets no
 /// further than its next loop turn or function call, and the entry counts as ended whatever its
 /// JS returns (`termination(of:)`, `Engine.settled`). JS can't be stopped from outside there; a
-/// check point is where every loop and call meets the limits (docs/limits.md, "Without the
-/// watchdog").
+/// check point is where every loop and call meets the limits (docs/limits.md, "The end: an
+/// exception by default").
 final class ExecutionTimeLimit: @unchecked Sendable {
     private let group: JSContextGroupRef
     private let setFunction: PEJSSetExecutionTimeLimitFunction?
@@ -120,8 +121,11 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     init(group: JSContextGroupRef, occupancy: UnsafeMutablePointer<Int>) {
         self.group = group
         self.occupancy = occupancy
-        setFunction = JSCPrivateFunctions.setExecutionTimeLimit
-        clearFunction = JSCPrivateFunctions.clearExecutionTimeLimit
+        // The process's choice (`PatchEngine.LimitEnd`); with the exception, no watchdog is made and
+        // its functions are never called.
+        endsByThrowing = LimitEndChoice.inForce == .exception
+        setFunction = endsByThrowing ? nil : JSCPrivateFunctions.setExecutionTimeLimit
+        clearFunction = endsByThrowing ? nil : JSCPrivateFunctions.clearExecutionTimeLimit
         counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         counter.initialize(to: .max)
         stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -131,8 +135,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
         // an entry another thread has open (bounds turned on while a thread is in a native call),
         // a tock's arming there would start no timer and the runaway would never be ended.
-        endsByThrowing = setFunction == nil || clearFunction == nil
-        if !endsByThrowing, let clearFunction {
+        if let clearFunction {
             setWatchdog(Self.parkedLimit)
             clearFunction(group)
         }
@@ -140,8 +143,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     }
 
     /// Whether an entry past a bound is ended by a catchable exception at each of its check points
-    /// (no watchdog functions in this JavaScriptCore) rather than by JavaScriptCore's uncatchable
-    /// termination.
+    /// (`PatchEngine.LimitEnd.exception`, the default) rather than by JavaScriptCore's uncatchable
+    /// termination (`.watchdog`).
     let endsByThrowing: Bool
 
     /// The limit in force; nil when off or unavailable.

@@ -153,18 +153,6 @@ public enum PatchEngine {
     /// end (`limitsEndByException`). Kept for source compatibility.
     public static var isExecutionTimeLimitAvailable: Bool { true }
 
-    /// How an entry past `executionTimeLimit` or `heapGrowthLimit` ends.
-    /// false: JavaScriptCore's watchdog terminates its JS at once, uncatchably (its functions are
-    /// SPI on Apple platforms, looked up at run time: docs/private-symbols.md).
-    /// true, where they are missing (an App Store build, `PATCHENGINE_PRIVATE_SYMBOLS=absent`):
-    /// the next check point the entry's JS reaches (every loop turn and function call) throws the
-    /// error "JavaScript execution terminated.", and every later one throws it again. A script's
-    /// `catch` and `finally` blocks run, up to their next loop turn or call; native calls made
-    /// there go through. Whatever the JS returns, the entry counts as ended: the same error,
-    /// result for the native caller and revert as with the watchdog. A single long builtin (a huge
-    /// sort, a catastrophic regular expression) runs to its end either way (docs/limits.md).
-    public static var limitsEndByException: Bool { Engine.shared.timeLimit.endsByThrowing }
-
     /// The heap growth limit in force when the engine starts: 256 MB.
     public static let defaultHeapGrowthLimit: Int? = 256 << 20
 

@@ -22,6 +22,7 @@ int64_t PEBridgeHeapGrowthLimit(void);
 void PEBridgeSetHeapGrowthLimit(int64_t bytes);
 bool PEBridgeIsExecutionTimeLimitAvailable(void);
 bool PEBridgeLimitsEndByException(void);
+bool PEBridgeRequestLimitsEndByWatchdog(void);
 
 typedef void (*PEBridgeEventCallback)(void *context, const char *kind, const char *description);
 void *PEBridgeClientStart(const char *metadataURL, const char *targetsURL, const void *bundledRoot, long bundledRootLength,

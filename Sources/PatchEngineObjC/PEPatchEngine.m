@@ -111,5 +111,6 @@ static const char *argument(NSString *value, const char *what, NSError **error) 
 + (void)setHeapGrowthLimit:(long long)bytes { PEBridgeSetHeapGrowthLimit(bytes > 0 ? bytes : -1); }
 + (BOOL)isExecutionTimeLimitAvailable { return PEBridgeIsExecutionTimeLimitAvailable(); }
 + (BOOL)limitsEndByException { return PEBridgeLimitsEndByException(); }
++ (BOOL)requestLimitsEndByWatchdog { return PEBridgeRequestLimitsEndByWatchdog(); }
 
 @end

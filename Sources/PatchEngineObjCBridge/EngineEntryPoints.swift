@@ -115,3 +115,5 @@ public func bridgeIsExecutionTimeLimitAvailable() -> Bool { PatchEngine.isExecut
 
 @_cdecl("PEBridgeLimitsEndByException")
 public func bridgeLimitsEndByException() -> Bool { PatchEngine.limitsEndByException }
+@_cdecl("PEBridgeRequestLimitsEndByWatchdog")
+public func bridgeRequestLimitsEndByWatchdog() -> Bool { PatchEngine.requestLimitEnd(.watchdog) }

@@ -79,6 +79,7 @@ void POLimitsRoundTrip(double seconds, long long bytes, double *secondsRead, lon
 }
 
 bool POLimitsEndByException(void) { return [PEPatchEngine limitsEndByException]; }
+bool PORequestLimitsEndByWatchdog(void) { return [PEPatchEngine requestLimitsEndByWatchdog]; }
 
 bool POStartClient(const char *metadataURL, const char *targetsURL, const char *rootPath, const char *stateDirectory,
                    bool allowsInsecureHTTP, char *out, size_t room) {

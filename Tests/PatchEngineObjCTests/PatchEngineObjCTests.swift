@@ -137,8 +137,11 @@ final class PatchEngineObjCTests: XCTestCase {
         defer { PatchEngine.executionTimeLimit = savedSeconds; PatchEngine.heapGrowthLimit = savedBytes }
         XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable, "with the watchdog or without it")
         XCTAssertEqual(POLimitsEndByException(), PatchEngine.limitsEndByException)
-        XCTAssertEqual(POLimitsEndByException(), ProcessInfo.processInfo.environment["PATCHENGINE_PRIVATE_SYMBOLS"] == "absent",
-                       "the end is thrown only where the watchdog's functions are missing")
+        let environment = ProcessInfo.processInfo.environment
+        let watchdog = environment["PATCHENGINE_LIMITS_END"] == "watchdog" && environment["PATCHENGINE_PRIVATE_SYMBOLS"] != "absent"
+        XCTAssertEqual(POLimitsEndByException(), !watchdog, "the end is thrown unless the watchdog was asked for and its functions are there")
+        XCTAssertEqual(PORequestLimitsEndByWatchdog(), watchdog, "after the first use a request only learns the end in force")
+        XCTAssertEqual(POLimitsEndByException(), !watchdog, "and changes nothing")
         var seconds = 0.0, bytes: Int64 = 0
         POLimitsRoundTrip(1.5, 64 << 20, &seconds, &bytes)
         XCTAssertEqual(seconds, 1.5)

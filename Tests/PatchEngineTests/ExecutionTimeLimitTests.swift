@@ -211,16 +211,16 @@ final class ExecutionTimeLimitTests: TimeLimitTestCase {
     }
 }
 
-/// A test case run with a 0.2 s execution time limit (restored after). Without JavaScriptCore's
-/// watchdog (`PATCHENGINE_PRIVATE_SYMBOLS=absent`) the same tests run against the limits' end by
-/// exception (`PatchEngine.limitsEndByException`).
+/// A test case run with a 0.2 s execution time limit (restored after), against the limits' default
+/// end (the exception at check points) and, in `make test`'s run with `PATCHENGINE_LIMITS_END=watchdog`,
+/// against JavaScriptCore's watchdog (`PatchEngine.LimitEnd`).
 class TimeLimitTestCase: PatchTestCase {
     private var previousLimit: TimeInterval?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         XCTAssertTrue(PatchEngine.isExecutionTimeLimitAvailable)
-        XCTAssertEqual(PatchEngine.limitsEndByException, runsWithoutPrivateSymbols, "the watchdog's end where its functions are")
+        XCTAssertEqual(PatchEngine.limitEnd, runsWithWatchdogEnd ? .watchdog : .exception, "the watchdog's end where asked for and its functions are")
         previousLimit = PatchEngine.executionTimeLimit
         PatchEngine.executionTimeLimit = 0.2
     }

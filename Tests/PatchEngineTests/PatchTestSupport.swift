@@ -130,6 +130,11 @@ let needsLibFFIMessage = "needs libffi, which this platform doesn't have (iOS)"
 /// Store configuration's run): tests of what a symbol gives skip (docs/private-symbols.md).
 let runsWithoutPrivateSymbols = ProcessInfo.processInfo.environment["PATCHENGINE_PRIVATE_SYMBOLS"] == "absent"
 
+/// True when the limits end an entry with JavaScriptCore's watchdog: asked for
+/// (`PATCHENGINE_LIMITS_END=watchdog`, the run `make test` makes for it) where its functions exist.
+/// Otherwise the default end, the exception at the check points (`PatchEngine.LimitEnd`).
+let runsWithWatchdogEnd = ProcessInfo.processInfo.environment["PATCHENGINE_LIMITS_END"] == "watchdog" && !runsWithoutPrivateSymbols
+
 /// The calling thread's CPU time in seconds. Tests bound what a thread itself spent with it, not
 /// wall time, which a busy machine stretches (issue 36: no test depends on an idle machine).
 func threadCPUTime() -> Double {

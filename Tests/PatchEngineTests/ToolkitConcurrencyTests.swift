@@ -148,6 +148,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     private func recycledObject(_ className: String) -> UnsafeMutableRawPointer? {
         for _ in 0..<20 {
             if let object = pf_recycled_new(className) { return object }
+            pf_scrub_stack()    // a stale stack slot holding a box's address would keep it every time
             PatchEngine.collectGarbage()
         }
         return nil
@@ -156,7 +157,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// Releases an object JS has seen and collects until its -dealloc has run (the check armed).
     private func releaseUntilDeallocated(_ object: UnsafeMutableRawPointer) -> PFRecycledReport {
         release(object)
-        for _ in 0..<20 where pf_recycled_report().newcomerFinished == -1 { PatchEngine.collectGarbage() }
+        for _ in 0..<20 where pf_recycled_report().newcomerFinished == -1 {
+            pf_scrub_stack()
+            PatchEngine.collectGarbage()
+        }
         return pf_recycled_report()
     }
 

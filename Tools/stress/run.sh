@@ -7,9 +7,10 @@
 #     of configuration k gets PATCHENGINE_STRESS_SEED = base + 1000 * k + i, printed with any
 #     failure so the run can be repeated (`PATCHENGINE_STRESS_SEED=<seed> swift test ...`).
 # Configurations (STRESS_CONFIGS, default all): closure (the default route), forwarding
-# (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, as `make test`
-# runs it: the watchdog ends runaways there), app-store (no libffi, no private symbol: the limits'
-# end is thrown, no layout shortcut, on the forwarding route: where issue 36's leak was seen).
+# (PATCHENGINE_DISPATCH_ROUTE=forwarding), no-libffi (PATCHENGINE_WITHOUT_LIBFFI=1, with the
+# limits ended by JavaScriptCore's watchdog: PATCHENGINE_LIMITS_END=watchdog; the others throw the
+# end, the default), app-store (no libffi, no private symbol, no layout shortcut, on the forwarding
+# route: where issue 36's leak was seen).
 # STRESS_JOBS runs (default two per core) go at once, each its own test process pinned to the same
 # cores as the busy processes: the runs are contention for each other too, and a run's idle
 # moments (a test waiting for a deadline or a thread) are another run's CPU. Each run works in a folder of
@@ -71,7 +72,7 @@ config_env() {
     case "$1" in
         closure) echo "" ;;
         forwarding) echo "PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
-        no-libffi) echo "PATCHENGINE_WITHOUT_LIBFFI=1" ;;
+        no-libffi) echo "PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_LIMITS_END=watchdog" ;;
         app-store) echo "$APP_STORE PATCHENGINE_DISPATCH_ROUTE=forwarding" ;;
         *) echo "unknown configuration $1" >&2; exit 2 ;;
     esac

@@ -47,15 +47,18 @@ extern NSString *const PEPatchErrorColumnKey;
 /* console.log's lines. nil removes it. */
 + (void)setLogHandler:(void (^)(NSString *line))handler;
 /* Limits of one evaluation or call into JS: seconds, and bytes the app's memory may grow; 0 for
-   none. Where JavaScriptCore has no watchdog (limitsEndByException YES: an App Store build) an
-   entry past them is ended by an exception at its next loop turn or call, which a script's catch
-   sees; elsewhere JavaScriptCore terminates it uncatchably. */
+   none. An entry past them is ended by an exception at its next loop turn or call, which a
+   script's catch sees until its next loop turn or call (limitsEndByException YES, the default and
+   an App Store build's only end); requestLimitsEndByWatchdog, before the engine's first use, asks
+   for JavaScriptCore's uncatchable termination instead where its private watchdog functions exist
+   (returns whether that is the end in force). */
 + (NSTimeInterval)executionTimeLimit;
 + (void)setExecutionTimeLimit:(NSTimeInterval)seconds;
 + (long long)heapGrowthLimit;
 + (void)setHeapGrowthLimit:(long long)bytes;
 + (BOOL)isExecutionTimeLimitAvailable;
 + (BOOL)limitsEndByException;
++ (BOOL)requestLimitsEndByWatchdog;
 @end
 
 /* Where a PEPatchClient gets signed releases (docs/patch-delivery.md). */

@@ -29,6 +29,7 @@ void POAppliedNames(char *out, size_t room);
 /* Limits through the Objective-C API: sets both, writes what it reads back. */
 void POLimitsRoundTrip(double seconds, long long bytes, double *secondsRead, long long *bytesRead);
 bool POLimitsEndByException(void);
+bool PORequestLimitsEndByWatchdog(void);
 /* Starts a PEPatchClient from the fields (NULL leaves one unset): true with events written to
    `out` as "kind: description" lines, or false with the error's description there. */
 bool POStartClient(const char *metadataURL, const char *targetsURL, const char *rootPath, const char *stateDirectory,
