@@ -75,7 +75,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// Whether JavaScriptCore's watchdog has a limit now (an end was asked for).
     @exclusivity(unchecked) private var watchdogArmed = false
     /// How many entries of this VM the monitor measures (threads sharing the VM each have theirs).
-    @exclusivity(unchecked) private var measuredEntries = 0
+    /// Changed atomically: without JavaScriptCore's API lock functions (the App Store
+    /// configuration) the threads sharing a VM begin, tock and end their entries at once, and a
+    /// count that lost a change left a measure behind its entry (or skipped one's end).
+    private let measures: UnsafeMutablePointer<Int>
     /// The entry the engine asked JavaScriptCore to end, and the entry last ended for its heap growth.
     private var endRequested: UInt64 = 0
     /// Whether the last end's timer has not been handled yet (the callback clears it), and when it
@@ -130,6 +133,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         counter.initialize(to: .max)
         stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
         stamp.initialize(to: 0)
+        measures = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        measures.initialize(to: 0)
+        ranLong = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        ranLong.initialize(to: 0)
         // The watchdog is made now, before any entry into the VM, whatever the bounds: JavaScriptCore
         // marks a VM as entered (`Watchdog::enteredVM`, what lets a limit set inside an entry start
         // the timer) only at an outermost entry made while the watchdog exists. Made later, inside
@@ -194,12 +201,20 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// After the entry's JS returned, still under the API lock: the thread's outermost entry
     /// clears JavaScriptCore's watchdog if an end armed it, and ends its measure.
     @inline(__always) func endEntry() {
-        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong || measuredEntries > 0) { outermostEntryEnded() }
+        if PEThreadEntryEnd() && (watchdogArmed || lastEntryRanLong || PEAtomicLoadLong(measures) > 0) { outermostEntryEnded() }
     }
 
     /// Whether the VM's last outermost entry ran long: it reached its first tock, or, armed at its
-    /// start, ran as many check points. Guarded by the API lock.
-    @exclusivity(unchecked) private var lastEntryRanLong = false
+    /// start, ran as many check points. A hint, written by whichever thread ended last; an atomic
+    /// word for the same reason as `measures`.
+    private let ranLong: UnsafeMutablePointer<Int>
+    private var lastEntryRanLong: Bool {
+        @inline(__always) get { PEAtomicLoadLong(ranLong) != 0 }
+        set { PEAtomicStoreLong(ranLong, newValue ? 1 : 0) }
+    }
+
+    /// How many entries of this VM the monitor measures now (for tests: none once every entry ended).
+    var openMeasures: Int { PEAtomicLoadLong(measures) }
 
     /// Measures `entry` (this thread's) from its start and sets the countdown as far as it goes.
     /// Why: an entry's first tock comes inside a loop JavaScriptCore has optimised without
@@ -223,7 +238,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// `entry` (this thread's) is measured from `now` (its CPU time): the clock's start, and the
     /// monitor's watch (its heap baseline is read there, not here: ≈ 10 µs a footprint read).
     private func startMeasure(_ entry: UInt64, _ clock: UnsafeMutablePointer<PEThreadEntryClock>, _ now: TimeInterval, armedAtStart: Bool) {
-        if clock.pointee.registered { LimitMonitor.shared.forget(self, entry: clock.pointee.entry) } else { measuredEntries += 1 }
+        if clock.pointee.registered { LimitMonitor.shared.forget(self, entry: clock.pointee.entry) } else { PEAtomicAddLong(measures, 1) }
         clock.pointee = PEThreadEntryClock(entry: entry, start: now, armedAtStart: armedAtStart, registered: true)
         LimitMonitor.shared.measure(self, entry: entry, due: due(inCPU: armedLimit > 0 ? armedLimit : .infinity))
     }
@@ -265,7 +280,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         if measured {
             LimitMonitor.shared.forget(self, entry: clock.pointee.entry)
             clock.pointee.registered = false
-            measuredEntries -= 1
+            PEAtomicAddLong(measures, -1)
         }
         if watchdogArmed { disarmIfAlone() }
     }

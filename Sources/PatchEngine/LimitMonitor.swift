@@ -122,6 +122,11 @@ final class LimitMonitor: @unchecked Sendable {
         withState { state in state.measured.first { $0.limit === limit && $0.entry == entry }?.exceeded }
     }
 
+    /// How many entries of `limit`'s VM are measured (for tests).
+    func measuredCount(of limit: ExecutionTimeLimit) -> Int {
+        withState { state in state.measured.filter { $0.limit === limit }.count }
+    }
+
     /// The entry ended.
     func forget(_ limit: ExecutionTimeLimit, entry: UInt64) {
         withState { state in state.measured.removeAll { $0.limit === limit && $0.entry == entry } }

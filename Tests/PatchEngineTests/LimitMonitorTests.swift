@@ -85,6 +85,36 @@ final class LimitMonitorTests: TimeLimitTestCase {
         print("shared-end-fires: \(ExecutionTimeLimit.fires.withLock { $0 } - firesBefore)")
     }
 
+    /// Four threads share one VM (`maximumVMs = 1`), each making 200 patched calls whose JS runs
+    /// past its first check (so the monitor measures it) and then calls the original natively,
+    /// where another thread's JS goes on. Once every call has returned, no measure is left: the
+    /// VM's count of measured entries and the monitor's list are both empty. Without JavaScriptCore's
+    /// API lock functions (the App Store configuration) the threads' begins, tocks and ends ran at
+    /// once, and the count, a plain integer then, could lose a change: a measure then stayed behind
+    /// an entry that had ended, and the monitor kept timing it.
+    func testNoMeasureOutlivesItsEntryInAVMThreadsShare() throws {
+        let child = try runInChildProcess("testNoMeasureOutlivesItsEntryInAVMThreadsShare") { PatchEngine.maximumVMs = 1; try sharedVMMeasuresCase() }
+        guard let child else { return }
+        let line = child.line("shared-measures: ") ?? ""
+        XCTAssertEqual(line, "patched yes open 0 monitored 0", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    private func sharedVMMeasuresCase() throws {
+        PatchEngine.executionTimeLimit = 5
+        try apply("defineClass('PFAccumulator', { addValue: function(n) { for (var i = 0; i < 150000; i++) {} self.ORIGaddValue(n + 1000) } })", name: uniqueScriptName())
+        let objects = (0..<4).map { pf_accumulator_new(Int32($0))! }
+        defer { objects.forEach { pf_release($0) } }
+        let workers = objects.map { object in
+            let target = SendablePointer(raw: object)
+            return Worker { for _ in 0..<200 { pf_accumulator_add(target.raw, 1) }; return 0 }
+        }
+        for worker in workers { XCTAssertEqual(worker.done.wait(timeout: .now() + 120), .success) }
+        let patched = objects.allSatisfy { pf_accumulator_count($0) == 200 && pf_accumulator_all_equal($0, 1001) == 1 }
+        let open = Engine.shared.allVMs.map { $0.timeLimit.openMeasures }.reduce(0, +)
+        let monitored = Engine.shared.allVMs.map { LimitMonitor.shared.measuredCount(of: $0.timeLimit) }.reduce(0, +)
+        print("shared-measures: patched \(patched ? "yes" : "no") open \(open) monitored \(monitored)")
+    }
+
     /// A time limit set while a long entry is open (measured from its first tock, under the heap
     /// growth limit alone, and waiting in a native call) ends that entry once its JS runs on: the
     /// new bound is taken at its next check point (the setting nudges open entries), not only at

@@ -16,6 +16,7 @@ static inline uint32_t PEAtomicLoadUInt32(const uint32_t *address) { return __at
 static inline void PEAtomicStoreUInt32(uint32_t *address, uint32_t value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
 /* A counter several threads change (Engine's count of threads inside a VM). */
 static inline long PEAtomicLoadLong(const long *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
+static inline void PEAtomicStoreLong(long *address, long value) { __atomic_store_n(address, value, __ATOMIC_RELEASE); }
 static inline long PEAtomicAddLong(long *address, long delta) { return __atomic_add_fetch(address, delta, __ATOMIC_ACQ_REL); }
 static inline _Bool PEAtomicCompareExchangeLong(long *address, long expected, long desired) {
     return __atomic_compare_exchange_n(address, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
