@@ -13,16 +13,17 @@ import PatchSupport
 /// a decrement of that counter, which calls `tock` (`__peTock`) when it reaches zero. So an entry
 /// that runs `ticksToFirstCheck` check points reaches its first tock; short entries (a patched
 /// call) never do. Where the watchdog's end was asked for (`PatchEngine.LimitEnd.watchdog`),
-/// JavaScriptCore's watchdog exists (made and cleared at start) but has no limit set between checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only
-/// tests `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
+/// JavaScriptCore's watchdog exists (made and cleared at start) but has no limit set between
+/// checks, so JavaScriptCore's entry reads no clock (`Watchdog::enteredVM` only tests
+/// `hasTimeLimit()`): the ≈ 0.75 µs its per-entry clock read and timer cost is gone.
 ///
 /// At its first tock (on the running thread) the engine reads the thread's CPU clock: the entry's
 /// time counts from there (`PEThreadEntryClock`), like its heap growth, and the entry is measured
 /// by the limits' monitor (`LimitMonitor`) until it ends: the monitor nudges it to its next tock
 /// when its time is due and when the process grew past the heap budget, and each tock judges the
 /// entry by its own thread's clock (`timeLeft`). Past a bound, with the watchdog, the engine asks
-/// JavaScriptCore to end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative limit (`endLimit`),
-/// its callback saying yes only for that entry and parking the watchdog (`park`), and
+/// JavaScriptCore to end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative
+/// limit (`endLimit`), its callback saying yes only for that entry and parking the watchdog (`park`), and
 /// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the
 /// only arming of the watchdog: nothing periodic runs through it, so none of its timers can fire
 /// while its trap handling runs (docs/limits.md, "The watchdog only ends"). The thread's outermost
@@ -68,7 +69,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     private let stamp: UnsafeMutablePointer<UInt64>
     /// Guarded by the API lock (`set`, `arm` and `tock` take it; entries hold it):
     /// the time limit in force (0: off), whether the heap limit is on, what an entry's counter
-    /// starts at.
+    /// starts at. Without JavaScriptCore's API lock functions (the App Store configuration) an
+    /// entry on another thread reads them before or after a change (`arm` writes each whole);
+    /// entries open then take the new bounds at their next check point (`nudge`).
     private var armedLimit: TimeInterval = 0
     private var heapOn = false
     @exclusivity(unchecked) private var entryTicks: Int32 = .max
