@@ -82,20 +82,31 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// configuration) the threads sharing a VM begin, tock and end their entries at once, and a
     /// count that lost a change left a measure behind its entry (or skipped one's end).
     private let measures: UnsafeMutablePointer<Int>
-    /// The entry the engine asked JavaScriptCore to end, and the entry last ended for its heap growth.
+    /// The entry the engine last asked JavaScriptCore's watchdog to end.
     private var endRequested: UInt64 = 0
     /// Whether the last end's timer has not been handled yet (the callback clears it), and when it
     /// was armed (uptime).
     private var endArmPending = false
     private var endArmedAt: TimeInterval = 0
-    /// What ended an entry, for its error: the heap growth it was ended for, and the script of the
-    /// method running when its end was first thrown (`endsByThrowing`: the ended JS then runs its
-    /// `finally` blocks, runtime.js's among them, which forget the method). Behind a lock of its
-    /// own: without JavaScriptCore's API lock functions (the App Store configuration) two threads'
-    /// tocks in a shared VM can run at once. Touched only when an entry is ended.
+    /// What ended an entry, for its error, per entry: the heap growth it was ended for, and the
+    /// script of the method running when its end was first thrown (`endsByThrowing`: the ended JS
+    /// then runs its `finally` blocks, runtime.js's among them, which forget the method). Per
+    /// entry, since threads sharing the VM can be ended one after another before the first reports
+    /// (one slot for the VM gave the first the second's: its heap growth reported as a timeout).
+    /// Kept until the entry's outermost end (`outermostEntryEnded`; an ended entry is measured).
+    /// Behind a lock of its own: without JavaScriptCore's API lock functions (the App Store
+    /// configuration) two threads' tocks in a shared VM can run at once. Touched only when an
+    /// entry is ended, or a measured one ends.
     private struct Ends {
-        var heap: (entry: UInt64, exceeded: HeapGrowthExceeded)?
-        var thrown: (entry: UInt64, script: String?)?
+        var heap: [UInt64: HeapGrowthExceeded] = [:]
+        var thrown: [UInt64: String?] = [:]
+        /// More entries than threads can have open at once: records left by an entry that never
+        /// reached its outermost end here are dropped (its error then names no running method).
+        static let capacity = 256
+        mutating func makeRoom() {
+            if heap.count >= Self.capacity { heap.removeAll() }
+            if thrown.count >= Self.capacity { thrown.removeAll() }
+        }
     }
     private let ends = LockedValue(Ends())
 
@@ -281,7 +292,12 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             lastEntryRanLong = measured
         }
         if measured {
-            LimitMonitor.shared.forget(self, entry: clock.pointee.entry)
+            let entry = clock.pointee.entry
+            ends.withLock { ends in
+                if !ends.heap.isEmpty { ends.heap[entry] = nil }
+                if !ends.thrown.isEmpty { ends.thrown[entry] = nil }
+            }
+            LimitMonitor.shared.forget(self, entry: entry)
             clock.pointee.registered = false
             PEAtomicAddLong(measures, -1)
         }
@@ -343,7 +359,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         let spent = now - clock.pointee.start
         if armedLimit > 0 && armedLimit - spent <= armedLimit * 1e-9 { return nil }
         if heapOn, let exceeded = LimitMonitor.shared.heapExceeded(self, entry: entry) {
-            ends.withLock { $0.heap = (entry, exceeded) }
+            ends.withLock { $0.makeRoom(); $0.heap[entry] = exceeded }
             return nil
         }
         return armedLimit > 0 ? armedLimit - spent : .infinity
@@ -465,29 +481,26 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// saw the innocent script of four threads' calls reverted instead of a fifth's runaway.
     func recordThrownEnd(script: () -> String?) {
         let entry = PEThreadEntryCurrent()
-        guard ends.withLock({ $0.thrown?.entry != entry }) else { return }
+        guard ends.withLock({ $0.thrown[entry] == nil }) else { return }
         var running: String?
         if !isShared {
             running = script()
             if isShared { running = nil }
         }
-        ends.withLock { $0.thrown = (entry, running) }
+        ends.withLock { $0.makeRoom(); $0.thrown[entry] = .some(running) }
     }
 
     /// What `recordThrownEnd` recorded for this thread's entry; nil if it was not ended by throwing.
     var scriptOfThrownEnd: String?? {
         let entry = PEThreadEntryCurrent()
-        return ends.withLock { ends in
-            guard let thrown = ends.thrown, thrown.entry == entry else { return nil }
-            return .some(thrown.script)
-        }
+        return ends.withLock { $0.thrown[entry] }
     }
 
     /// Which bound ended this thread's entry, once it was ended (`PEThreadEntryWasTerminated`).
     /// Under the API lock.
     var endOfThisEntry: Termination {
         let entry = PEThreadEntryCurrent()
-        if let heap = ends.withLock({ $0.heap }), heap.entry == entry { return .heapGrowth(heap.exceeded) }
+        if let exceeded = ends.withLock({ $0.heap[entry] }) { return .heapGrowth(exceeded) }
         return .timeout
     }
 }

@@ -115,6 +115,44 @@ final class LimitMonitorTests: TimeLimitTestCase {
         print("shared-measures: patched \(patched ? "yes" : "no") open \(open) monitored \(monitored)")
     }
 
+    /// Two threads share one VM (`maximumVMs = 1`) and each outgrows the heap growth limit in the
+    /// same patched method: the first catches its end and waits in a native call (gate 7) while the
+    /// second is ended and returns; then the first returns. Each native caller gets the original's
+    /// result and each end is reported as heap growth. With one record of "what ended an entry" per
+    /// VM, the second end took the first's place, and the first was reported as a timeout (with
+    /// no time limit set). Needs the end by exception: the watchdog's can't be caught.
+    func testTwoEntriesOfAVMThreadsShareEndedForHeapGrowthEachReportHeapGrowth() throws {
+        if !PatchEngine.limitsEndByException { throw XCTSkip("the watchdog's end can't be caught: the first entry can't wait after its end") }
+        let child = try runInChildProcess("testTwoEntriesOfAVMThreadsShareEndedForHeapGrowthEachReportHeapGrowth") { PatchEngine.maximumVMs = 1; try sharedVMHeapEndsCase() }
+        guard let child else { return }
+        let line = child.line("shared-heap-ends: ") ?? ""
+        XCTAssertEqual(line, "first 7 second 7 kinds heapGrowth,heapGrowth", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    private func sharedVMHeapEndsCase() throws {
+        PatchEngine.executionTimeLimit = nil
+        PatchEngine.heapGrowthLimit = 32 << 20
+        let errors = captureErrors()
+        try apply("""
+        var firstTaken = false;
+        defineClass('PFFailing', { riskyValue: function() {
+          var first = !firstTaken; firstTaken = true;
+          var a = [];
+          try { var t0 = Date.now(); while (Date.now() - t0 < 10000) a.push({ n: a.length, s: 'x' + a.length }); }
+          catch (e) { if (first) require('PFGate').pass_(7); }
+          return 99 } })
+        """, name: uniqueScriptName())
+        pf_gate_reset()
+        let first = Worker { var raised: Int32 = 0; return pf_failing_risky_value(&raised) }
+        XCTAssertEqual(pf_gate_wait_reached(7, 30), 1, "the first call was ended and waits at gate 7")
+        let second = Worker { var raised: Int32 = 0; return pf_failing_risky_value(&raised) }
+        XCTAssertEqual(second.done.wait(timeout: .now() + 30), .success)
+        pf_gate_open(7)
+        XCTAssertEqual(first.done.wait(timeout: .now() + 30), .success)
+        let kinds = errors.errors.map(\.kind.rawValue).joined(separator: ",")
+        print("shared-heap-ends: first \(first.result) second \(second.result) kinds \(kinds)")
+    }
+
     /// A time limit set while a long entry is open (measured from its first tock, under the heap
     /// growth limit alone, and waiting in a native call) ends that entry once its JS runs on: the
     /// new bound is taken at its next check point (the setting nudges open entries), not only at
