@@ -23,12 +23,12 @@ import PatchSupport
 /// when its time is due and when the process grew past the heap budget, and each tock judges the
 /// entry by its own thread's clock (`timeLeft`). Past a bound, with the watchdog, the engine asks
 /// JavaScriptCore to end the entry (`requestEnd`): JavaScriptCore's watchdog armed with a negative
-/// limit (`endLimit`), its callback saying yes only for that entry and parking the watchdog (`park`), and
-/// JavaScriptCore throws its uncatchable "JavaScript execution terminated." there. That is the
-/// only arming of the watchdog: nothing periodic runs through it, so none of its timers can fire
-/// while its trap handling runs (docs/limits.md, "The watchdog only ends"). The thread's outermost
-/// `endEntry` clears the watchdog when an end armed it and ends the measure (one branch on the hot
-/// path).
+/// limit (`endLimit`), its callback saying yes only for that entry and parking the watchdog
+/// (`park`), and JavaScriptCore throws its uncatchable "JavaScript execution terminated." there.
+/// That is the only arming of the watchdog: nothing periodic runs through it, so none of its
+/// timers can fire while its trap handling runs (docs/limits.md, "The watchdog only ends"). The
+/// thread's outermost `endEntry` clears the watchdog when an end armed it and ends the measure
+/// (one branch on the hot path).
 ///
 /// A termination inside a nested entry also ends the JS around it on that thread (seen with
 /// WebKitGTK 2.50: the enclosing evaluation gets the same termination exception as soon as it
