@@ -107,6 +107,10 @@ final class ExecutionTimeLimit: @unchecked Sendable {
             if heap.count >= Self.capacity { heap.removeAll() }
             if thrown.count >= Self.capacity { thrown.removeAll() }
         }
+        mutating func forget(_ entry: UInt64) {
+            heap[entry] = nil
+            thrown[entry] = nil
+        }
     }
     private let ends = LockedValue(Ends())
 
@@ -293,10 +297,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         }
         if measured {
             let entry = clock.pointee.entry
-            ends.withLock { ends in
-                if !ends.heap.isEmpty { ends.heap[entry] = nil }
-                if !ends.thrown.isEmpty { ends.thrown[entry] = nil }
-            }
+            ends.withLock { $0.forget(entry) }
             LimitMonitor.shared.forget(self, entry: entry)
             clock.pointee.registered = false
             PEAtomicAddLong(measures, -1)

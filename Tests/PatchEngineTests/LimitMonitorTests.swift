@@ -88,10 +88,10 @@ final class LimitMonitorTests: TimeLimitTestCase {
     /// Four threads share one VM (`maximumVMs = 1`), each making 200 patched calls whose JS runs
     /// past its first check (so the monitor measures it) and then calls the original natively,
     /// where another thread's JS goes on. Once every call has returned, no measure is left: the
-    /// VM's count of measured entries and the monitor's list are both empty. Without JavaScriptCore's
-    /// API lock functions (the App Store configuration) the threads' begins, tocks and ends ran at
-    /// once, and the count, a plain integer then, could lose a change: a measure then stayed behind
-    /// an entry that had ended, and the monitor kept timing it.
+    /// VM's count of measured entries and the monitor's list are both empty. Without
+    /// JavaScriptCore's API lock functions (the App Store configuration) the threads' begins, tocks
+    /// and ends ran at once, and the count, a plain integer then, could lose a change: a measure
+    /// then stayed behind an entry that had ended, and the monitor kept timing it.
     func testNoMeasureOutlivesItsEntryInAVMThreadsShare() throws {
         let child = try runInChildProcess("testNoMeasureOutlivesItsEntryInAVMThreadsShare") { PatchEngine.maximumVMs = 1; try sharedVMMeasuresCase() }
         guard let child else { return }
