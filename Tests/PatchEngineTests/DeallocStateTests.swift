@@ -28,10 +28,21 @@ final class DeallocStateTests: PatchTestCase {
         XCTAssertEqual(try PatchEngine.evaluate("kept.length", name: name) as? Double, 3)
     }
 
+    /// In a child process: the links go at a collection, and one link's box kept by a stale
+    /// conservative root stops the whole chain there. In a process that ran the other suites, the
+    /// stacks of idle threads that once entered the VM are scanned too (a scrub of this thread's
+    /// stack can't reach them): in the no-libffi configuration one of them kept the 233rd box in
+    /// about two full runs of five.
     func testEachLinkOfALongListReadsItsOwnPropertiesInItsNestedDealloc() throws {
         if runsWithoutPrivateSymbols {
             throw XCTSkip("the links go at a collection, and without JSSynchronousGarbageCollectForDebugging JSGarbageCollect only hints one")
         }
+        let child = try runInChildProcess("testEachLinkOfALongListReadsItsOwnPropertiesInItsNestedDealloc") { try longListCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("dealloc-chain: "), "300 tags in order", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    private func longListCase() throws {
         let name = uniqueScriptName()
         try PatchEngine.evaluate("""
         var tagged = 0;
@@ -60,6 +71,7 @@ final class DeallocStateTests: PatchTestCase {
             let n = Int(pf_chain_seen(&values, 1024))
             seen += values.prefix(min(n, 1024))
         }
-        XCTAssertEqual(seen, (1...count).map { Int32($0) }, "each link's own tag, from the outermost -dealloc in")
+        // Each link's own tag, from the outermost -dealloc in.
+        print("dealloc-chain: " + (seen == (1...count).map { Int32($0) } ? "\(count) tags in order" : "\(seen)"))
     }
 }
