@@ -29,10 +29,10 @@ final class DeallocStateTests: PatchTestCase {
     }
 
     /// In a child process: the links go at a collection, and one link's box kept by a stale
-    /// conservative root stops the whole chain there. In a process that ran the other suites, the
-    /// stacks of idle threads that once entered the VM are scanned too (a scrub of this thread's
-    /// stack can't reach them): in the no-libffi configuration one of them kept the 233rd box in
-    /// about two full runs of five.
+    /// conservative root stops the whole chain there. After the other suites, in the no-libffi
+    /// configuration, something kept the 233rd box in two full runs of five (never alone, never
+    /// in six runs since this moved): a root out of this thread's scrub's reach, most likely the
+    /// stack of an idle thread that once entered the VM (JavaScriptCore scans those too).
     func testEachLinkOfALongListReadsItsOwnPropertiesInItsNestedDealloc() throws {
         if runsWithoutPrivateSymbols {
             throw XCTSkip("the links go at a collection, and without JSSynchronousGarbageCollectForDebugging JSGarbageCollect only hints one")
