@@ -28,6 +28,7 @@ enum CountUnit {
     case count
     case percent
     case kilobytes
+    case bytes
 }
 
 struct CountRow {
@@ -104,6 +105,7 @@ extension CountResult {
         case .count: return Self.grouped(value)
         case .percent: return String(format: "%+.1f %%", value)
         case .kilobytes: return String(format: "%.2f KB", value)
+        case .bytes: return String(format: "%.1f B", value)
         }
     }
 
@@ -184,6 +186,7 @@ extension CountResult {
         case .count: unit = "count"
         case .percent: unit = "percent"
         case .kilobytes: unit = "kilobytes"
+        case .bytes: unit = "bytes"
         }
         return CountRowJSON(section: row.section, label: row.label, probe: row.probe, key: row.key, unit: unit,
                             value: value, target: targetText, targetValue: targetValue, met: met, probeValues: values)
