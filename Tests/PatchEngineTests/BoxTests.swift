@@ -67,17 +67,27 @@ final class BoxTests: PatchTestCase {
         XCTAssertEqual(result as? Bool, true)
     }
 
+    /// In a child process: one of the 500 boxes kept by a stale conservative root leaves the count
+    /// one short, and this thread's scrub can't reach every root of a process that ran the other
+    /// suites (DeallocStateTests' long list stopped that way).
     func testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox() throws {
         try skipWithoutBoxCache()
+        let child = try runInChildProcess("testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox") { try droppedBoxCase() }
+        guard let child else { return }
+        XCTAssertEqual(child.line("dropped-box: "), "held yes released yes fresh true,base", "exit \(child.status)\n\(child.output.suffix(2000))")
+    }
+
+    private func droppedBoxCase() throws {
         let before = pf_direct_live_tracked()
         try eval("""
         var F = require('PFDirectFixture');
         for (var i = 0; i < 500; i++) F.autoreleased();     // boxed, then dropped
         """)
-        XCTAssertGreaterThan(pf_direct_live_tracked(), before, "boxes hold their objects until collected")
+        // Boxes hold their objects until collected.
+        let held = pf_direct_live_tracked() > before
         pf_scrub_stack()    // a stale stack slot would keep one box, and the count one short
         PatchEngine.collectGarbage()
-        XCTAssertEqual(pf_direct_live_tracked(), before)
+        let released = pf_direct_live_tracked() == before
 
         // An object native code keeps alive: its box is collected, the next crossing works with a
         // new box (the cache never hands out a collected one).
@@ -90,7 +100,7 @@ final class BoxTests: PatchTestCase {
         pf_scrub_stack()
         PatchEngine.collectGarbage()
         let again = try eval("var o2 = require('PFRegistry').objectForKey_('\(key)'); [o2.tag === undefined, o2.label().toJS()].join(',')")
-        XCTAssertEqual(again as? String, "true,base")
+        print("dropped-box: held \(held ? "yes" : "no") released \(released ? "yes" : "no (\(Int(pf_direct_live_tracked()) - Int(before)) live)") fresh \(again ?? "nil")")
     }
 
     /// More live objects than the cache's first table holds: each keeps its one box through the
