@@ -29,10 +29,9 @@ final class DeallocStateTests: PatchTestCase {
     }
 
     /// In a child process: the links go at a collection, and one link's box kept by a stale
-    /// conservative root stops the whole chain there. After the other suites, in the no-libffi
-    /// configuration, something kept the 233rd box in two full runs of five (never alone, never
-    /// in six runs since this moved): a root out of this thread's scrub's reach, most likely the
-    /// stack of an idle thread that once entered the VM (JavaScriptCore scans those too).
+    /// conservative root stops the whole chain there. After the other suites a root out of this
+    /// thread's scrub's reach kept one (most likely the stack of an idle thread that once entered
+    /// the VM: JavaScriptCore scans those too).
     func testEachLinkOfALongListReadsItsOwnPropertiesInItsNestedDealloc() throws {
         if runsWithoutPrivateSymbols {
             throw XCTSkip("the links go at a collection, and without JSSynchronousGarbageCollectForDebugging JSGarbageCollect only hints one")
