@@ -75,6 +75,7 @@ final class BoxTests: PatchTestCase {
         let child = try runInChildProcess("testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox") { try droppedBoxCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("dropped-box: "), "held yes released yes fresh true,base", "exit \(child.status)\n\(child.output.suffix(2000))")
+        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(2000))")
     }
 
     private func droppedBoxCase() throws {

@@ -39,6 +39,7 @@ final class DeallocStateTests: PatchTestCase {
         let child = try runInChildProcess("testEachLinkOfALongListReadsItsOwnPropertiesInItsNestedDealloc") { try longListCase() }
         guard let child else { return }
         XCTAssertEqual(child.line("dealloc-chain: "), "300 tags in order", "exit \(child.status)\n\(child.output.suffix(2000))")
+        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(2000))")
     }
 
     private func longListCase() throws {
