@@ -121,6 +121,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// still got its own hook in its own -dealloc; the hook went with its object. Before the fix
     /// the newcomer answered 30 (the freed object's Instead hook), on both routes.
     func testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook() throws {
+        try inOwnProcess("testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook") { try instanceHookCase() }
+    }
+
+    private func instanceHookCase() throws {
         for (route, className) in [(PERouteForwarding, "PFRecycled1"), (PERouteClosure, "PFRecycled2")] {
             PESetDefaultRoute(route)
             guard let dying = recycledObject(className) else { XCTFail("\(route): no \(className)"); continue }
@@ -141,6 +145,18 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
             release(newcomer)
             _ = log()
         }
+    }
+
+    /// Runs `body`, a recycled-address test, in a child process with this test alone in it, and
+    /// checks that it ran and passed there. PFRecycled objects share one block: an object whose box
+    /// a stale conservative root keeps holds it for the rest of the process, and every later
+    /// recycled test finds no block. In a process that ran the other suites a root this thread's
+    /// scrub can't reach kept one (most likely an idle thread's stack that once entered the VM).
+    private func inOwnProcess(_ test: String, _ body: () throws -> Void) throws {
+        let child = try runInChildProcess(test) { try body(); print("recycled-child: ran") }
+        guard let child else { return }
+        XCTAssertEqual(child.line("recycled-child: "), "ran", "exit \(child.status)\n\(child.output.suffix(3000))")
+        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(3000))")
     }
 
     /// A PFRecycled object once the shared block is free: an object JS has seen is released by its
@@ -204,6 +220,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// at its address, and what the newcomer sets meanwhile is not cleared when that -dealloc ends.
     func testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties() throws {
         try skipWithoutACollectionNow()
+        try inOwnProcess("testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties") { try propertiesCase() }
+    }
+
+    private func propertiesCase() throws {
         for (route, className) in [(PERouteForwarding, "PFRecycled3"), (PERouteClosure, "PFRecycled4")] {
             try recycle(className, route: route, script: """
                 defineClass('\(className)', ['tag'], {
@@ -226,6 +246,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// do), one made inside it is nil at once, and a newcomer's weak box made meanwhile stays live.
     func testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive() throws {
         try skipWithoutACollectionNow()
+        try inOwnProcess("testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive") { try weakReferenceCase() }
+    }
+
+    private func weakReferenceCase() throws {
         for (route, className) in [(PERouteForwarding, "PFRecycled5"), (PERouteClosure, "PFRecycled6")] {
             // 1: keep a weak reference to self; 2: in -dealloc, how the kept one and a new one read;
             // 4: whether the kept one is live (1000) or nil (2000).
@@ -255,6 +279,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// cleanup after that -dealloc removes the dying object's hooks only, not everything at the address.
     func testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt() throws {
         try skipWithoutACollectionNow()
+        try inOwnProcess("testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt") { try newcomersHookCase() }
+    }
+
+    private func newcomersHookCase() throws {
         for (route, className) in [(PERouteForwarding, "PFRecycled7"), (PERouteClosure, "PFRecycled8")] {
             try recycle(className, route: route, script: """
                 defineClass('\(className)', {
