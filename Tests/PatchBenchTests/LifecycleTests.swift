@@ -78,19 +78,6 @@ final class LifecycleTests: XCTestCase {
         XCTAssertGreaterThan(try EngineStart.measureInChild(.bareSecond, executable: patchbenchExecutable()), 0)
     }
 
-    func testDroppedObjectsAreDeallocatedByCollectGarbage() throws {
-        // In this process too: a box keeps its object until JS collects it.
-        try PatchEngine.evaluate("require('PBCounted')", name: "lifecycle-test-counted-setup.js")
-        PatchEngine.collectGarbage()
-        let created = pb_counted_created(), deallocated = pb_counted_deallocated()
-        try PatchEngine.evaluate("(function () { for (var i = 0; i < 500; i++) PBCounted.make(); })()",
-                                 name: "lifecycle-test-counted.js")
-        XCTAssertEqual(pb_counted_created() - created, 500)
-        PatchEngine.collectGarbage()
-        XCTAssertEqual(pb_counted_deallocated() - deallocated, 500)
-        XCTAssertGreaterThan(pb_resident_bytes(), 0)
-    }
-
     func testCountRowsReportTheirTargetsAndMisses() throws {
         var catalog = Catalog()
         catalog.add(CountProbe(id: "fake", summary: "fake") { ["made": 10, "freed": 9, "growth": 12.5, "kept": 0.25] })

@@ -208,10 +208,20 @@ final class ValueBridgeTests: PatchTestCase {
 /// `__weak` references become nil when their object goes away (GCC's runtime has no zeroing weak
 /// references; the engine zeroes them after -dealloc).
 final class WeakReferenceTests: PatchTestCase {
+    /// In a child process: the array goes when its box is collected, and in a process that ran the
+    /// other suites a stale root out of this thread's reach can keep a box for good
+    /// (DeallocStateTests' long list, ToolkitConcurrencyTests' recycled objects).
     func testWeakReferenceBecomesNilWhenTheObjectIsFreed() throws {
         if runsWithoutPrivateSymbols {
             throw XCTSkip("needs a collection now (JSSynchronousGarbageCollectForDebugging); without it JSGarbageCollect only hints one")
         }
+        let child = try runInChildProcess("testWeakReferenceBecomesNilWhenTheObjectIsFreed") { try freedCase(); print("weak-child: ran") }
+        guard let child else { return }
+        XCTAssertEqual(child.line("weak-child: "), "ran", "exit \(child.status)\n\(child.output.suffix(2000))")
+        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(2000))")
+    }
+
+    private func freedCase() throws {
         let name = uniqueScriptName()
         try apply("""
         var weakRef;
