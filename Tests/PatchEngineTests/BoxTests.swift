@@ -72,10 +72,7 @@ final class BoxTests: PatchTestCase {
     /// suites (DeallocStateTests' long list stopped that way).
     func testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox() throws {
         try skipWithoutBoxCache()
-        let child = try runInChildProcess("testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox") { try droppedBoxCase() }
-        guard let child else { return }
-        XCTAssertEqual(child.line("dropped-box: "), "held yes released yes fresh true,base", "exit \(child.status)\n\(child.output.suffix(2000))")
-        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(2000))")
+        try runCheckedInChildProcess("testADroppedBoxReleasesItsObjectAndANewCrossingMakesAFreshBox") { try droppedBoxCase() }
     }
 
     private func droppedBoxCase() throws {
@@ -84,11 +81,10 @@ final class BoxTests: PatchTestCase {
         var F = require('PFDirectFixture');
         for (var i = 0; i < 500; i++) F.autoreleased();     // boxed, then dropped
         """)
-        // Boxes hold their objects until collected.
-        let held = pf_direct_live_tracked() > before
+        XCTAssertGreaterThan(pf_direct_live_tracked(), before, "boxes hold their objects until collected")
         pf_scrub_stack()    // a stale stack slot would keep one box, and the count one short
         PatchEngine.collectGarbage()
-        let released = pf_direct_live_tracked() == before
+        XCTAssertEqual(pf_direct_live_tracked(), before)
 
         // An object native code keeps alive: its box is collected, the next crossing works with a
         // new box (the cache never hands out a collected one).
@@ -101,7 +97,7 @@ final class BoxTests: PatchTestCase {
         pf_scrub_stack()
         PatchEngine.collectGarbage()
         let again = try eval("var o2 = require('PFRegistry').objectForKey_('\(key)'); [o2.tag === undefined, o2.label().toJS()].join(',')")
-        print("dropped-box: held \(held ? "yes" : "no") released \(released ? "yes" : "no (\(Int(pf_direct_live_tracked()) - Int(before)) live)") fresh \(again ?? "nil")")
+        XCTAssertEqual(again as? String, "true,base")
     }
 
     /// More live objects than the cache's first table holds: each keeps its one box through the

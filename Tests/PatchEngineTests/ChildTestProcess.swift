@@ -73,4 +73,16 @@ extension XCTestCase {
         guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
         return try ChildTestProcess.run(name, environment: [Self.childTestVariable: name], timeout: timeout)
     }
+
+    /// A test run whole in a child process of its own, judged by its own assertions there: this
+    /// process fails unless the child reached the end of `body` and exited 0 (its failures are in
+    /// the quoted output). For tests a stale conservative root in a process that ran the other
+    /// suites can break: an object that must go at a collection, kept by a word on an idle
+    /// thread's stack, out of this thread's scrub's reach.
+    func runCheckedInChildProcess(_ test: String, timeout: TimeInterval = 90, _ body: () throws -> Void) throws {
+        let child = try runInChildProcess(test, timeout: timeout) { try body(); print("child-test: ran to its end") }
+        guard let child else { return }
+        XCTAssertEqual(child.line("child-test: "), "ran to its end", "exit \(child.status)\n\(child.output.suffix(3000))")
+        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(3000))")
+    }
 }

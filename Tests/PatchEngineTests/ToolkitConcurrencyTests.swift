@@ -121,7 +121,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// still got its own hook in its own -dealloc; the hook went with its object. Before the fix
     /// the newcomer answered 30 (the freed object's Instead hook), on both routes.
     func testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook() throws {
-        try inOwnProcess("testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook") { try instanceHookCase() }
+        try runCheckedInChildProcess("testANewObjectAtAFreedObjectsAddressNeverGetsItsInstanceHook") { try instanceHookCase() }
     }
 
     private func instanceHookCase() throws {
@@ -147,20 +147,10 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
         }
     }
 
-    /// Runs `body`, a recycled-address test, in a child process with this test alone in it, and
-    /// checks that it ran and passed there. PFRecycled objects share one block: an object whose box
-    /// a stale conservative root keeps holds it for the rest of the process, and every later
-    /// recycled test finds no block. In a process that ran the other suites a root this thread's
-    /// scrub can't reach kept one (most likely an idle thread's stack that once entered the VM).
-    private func inOwnProcess(_ test: String, _ body: () throws -> Void) throws {
-        let child = try runInChildProcess(test) { try body(); print("recycled-child: ran") }
-        guard let child else { return }
-        XCTAssertEqual(child.line("recycled-child: "), "ran", "exit \(child.status)\n\(child.output.suffix(3000))")
-        XCTAssertEqual(child.status, 0, "the child's own checks: \(child.output.suffix(3000))")
-    }
-
     /// A PFRecycled object once the shared block is free: an object JS has seen is released by its
-    /// box's finalizer, at a collection.
+    /// box's finalizer, at a collection. The recycled tests each run in a child process
+    /// (`runCheckedInChildProcess`): an object whose box a stale root keeps holds the block for the
+    /// rest of the process, and every later recycled test finds none.
     private func recycledObject(_ className: String) -> UnsafeMutableRawPointer? {
         for _ in 0..<20 {
             if let object = pf_recycled_new(className) { return object }
@@ -220,7 +210,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// at its address, and what the newcomer sets meanwhile is not cleared when that -dealloc ends.
     func testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties() throws {
         try skipWithoutACollectionNow()
-        try inOwnProcess("testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties") { try propertiesCase() }
+        try runCheckedInChildProcess("testANewObjectAtAFreedObjectsAddressStartsWithoutItsJSProperties") { try propertiesCase() }
     }
 
     private func propertiesCase() throws {
@@ -246,7 +236,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// do), one made inside it is nil at once, and a newcomer's weak box made meanwhile stays live.
     func testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive() throws {
         try skipWithoutACollectionNow()
-        try inOwnProcess("testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive") { try weakReferenceCase() }
+        try runCheckedInChildProcess("testANewObjectsWeakReferenceMadeWhileAFreedObjectsDeallocRunsStaysLive") { try weakReferenceCase() }
     }
 
     private func weakReferenceCase() throws {
@@ -279,7 +269,7 @@ final class ToolkitConcurrencyTests: ToolkitTestCase {
     /// cleanup after that -dealloc removes the dying object's hooks only, not everything at the address.
     func testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt() throws {
         try skipWithoutACollectionNow()
-        try inOwnProcess("testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt") { try newcomersHookCase() }
+        try runCheckedInChildProcess("testAHookANewObjectGetsWhileAFreedObjectsDeallocRunsStaysWithIt") { try newcomersHookCase() }
     }
 
     private func newcomersHookCase() throws {
