@@ -62,7 +62,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// The heap growth limit, checked at the same checks.
     let heapGrowth = HeapGrowthLimit()
     /// The VM's check-point counter: native memory, which scripts see as `__peTick[0]` (an
-    /// `Int32Array` over it, `installCheckPoints`). One per VM, for the VM's life.
+    /// `Int32Array` over it, `installCheckPoints`), and after it the threshold the check points
+    /// compare it with (`__peTick[1]`), which the monitor raises to nudge (`PECheckPointsNudge`).
+    /// One per VM, for the VM's life.
     let counter: UnsafeMutablePointer<Int32>
     /// The number of the last outermost entry begun in the VM (`PEThreadEntryBegin`), which
     /// `LimitMonitor` watches: a stamp that stays while an entry is open is an entry that runs long.
@@ -147,8 +149,9 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         endsByThrowing = LimitEndChoice.inForce == .exception
         setFunction = endsByThrowing ? nil : JSCPrivateFunctions.setExecutionTimeLimit
         clearFunction = endsByThrowing ? nil : JSCPrivateFunctions.clearExecutionTimeLimit
-        counter = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        counter = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
         counter.initialize(to: .max)
+        (counter + 1).initialize(to: Int32(PE_CHECK_POINTS_THRESHOLD))
         stamp = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
         stamp.initialize(to: 0)
         measures = UnsafeMutablePointer<Int>.allocate(capacity: 1)
@@ -197,7 +200,7 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     /// The `Int32Array` scripts count down (`__peTick`), over `counter`.
     func makeCounterArray(_ ctx: JSContextRef) -> JSObjectRef? {
-        JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeInt32Array, counter, 4, nil, nil, nil)
+        JSObjectMakeTypedArrayWithBytesNoCopy(ctx, kJSTypedArrayTypeInt32Array, counter, 8, nil, nil, nil)
     }
 
     /// Before an entry into JS, with the API lock held until the matching `endEntry`: a thread's
@@ -212,6 +215,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
         guard entry != 0 else { return }
         if isShared { return joinSharedVM() }
         PECheckPointsStamp(stamp, entry)
+        // A nudge left for the last entry (it ended before its next check point) is not this one's.
+        PECheckPointsClearNudge(counter)
         if watchdogArmed { disarmIfAlone() }
         if lastEntryRanLong || armingAtStart { armAtStart(entry) } else { PECheckPointsSet(counter, entryTicks) }
     }
@@ -329,6 +334,8 @@ final class ExecutionTimeLimit: @unchecked Sendable {
     /// bound, now or at an earlier tock; the counter is then left at 0, so its next check point
     /// comes back here.
     func tock() -> Bool {
+        // Taken: a nudge the monitor writes from here on brings the next check point back.
+        PECheckPointsClearNudge(counter)
         if endsByThrowing && PEThreadEntryWasTerminated() {
             PECheckPointsSet(counter, 0)
             return true
@@ -416,16 +423,16 @@ final class ExecutionTimeLimit: @unchecked Sendable {
 
     /// For `LimitMonitor`, on its own thread: whether a thread has an entry open in the VM (and
     /// whether several: `isShared`), the last outermost entry begun, whether a bound is on, and the
-    /// nudge: the counter set to 0, so
-    /// the running entry's next check point calls the tock (a relaxed store, no lock).
+    /// nudge: the check points' threshold raised past the counter, so the running entry's next
+    /// check point calls the tock (a relaxed store, no lock).
     var hasOpenEntry: Bool { PEAtomicLoadLong(occupancy) >= PEVMOpenEntry }
     var stampedEntry: UInt64 { PECheckPointsStampGet(stamp) }
     var boundsOn: Bool { seconds != nil || heapGrowth.bytes != nil }
-    func nudge() { PECheckPointsSet(counter, 0) }
+    func nudge() { PECheckPointsNudge(counter) }
 
     /// Runs on the thread running JS once JavaScriptCore's watchdog fired (API lock held): yes
     /// only for the entry the engine asked to end. Any other entry (another thread's in a shared VM,
-    /// which runs JS when the timer fires; the asker's entry over) goes on: the counter is set to 0,
+    /// which runs JS when the timer fires; the asker's entry over) goes on, nudged,
     /// so the asker's next check point arms the end again. Either way the watchdog is parked: no
     /// timer that could fire soon is started from here, where one started inside JavaScriptCore's
     /// trap handling can fire while that handling runs (docs/limits.md).

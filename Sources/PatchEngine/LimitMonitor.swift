@@ -13,8 +13,8 @@ import PatchSupport
 /// abort on its timer thread (docs/limits.md, "The watchdog only ends"). So the watchdog is armed
 /// only to end an entry, and everything periodic is here.
 ///
-/// What it does to a running entry is one store: the VM's check-point counter set to 0 (`nudge`),
-/// without any lock. The entry's next check point then calls the tock on its own thread, which
+/// What it does to a running entry is one store: the threshold of the VM's check points raised
+/// past the counter (`nudge`, `PECheckPointsNudge`), without any lock. The entry's next check point then calls the tock on its own thread, which
 /// judges it by its own CPU clock and ends it if it is past a bound. Three reasons to nudge:
 /// - **Time**: a measured entry's `due` (wall-clock uptime) has passed. The tock sets it to now
 ///   plus the CPU time the entry has left; wall time runs at least as fast as a thread's CPU time,
@@ -26,8 +26,7 @@ import PatchSupport
 ///   compile the loop again, slower: `ExecutionTimeLimit.armAtStart`).
 /// - **Backstop**: an entry not measured yet (it has not reached its first tock: check points that
 ///   come slowly, as in a loop of slow builtins) whose VM stamp has stayed for `nudgeAfter`.
-/// A nudge is repeated at every look while its reason holds: the store can be lost under the
-/// running JS's own decrement of the counter (a load and a store).
+/// A nudge is repeated at every look while its reason holds (the tock that takes it clears it).
 ///
 /// Not covered: a single builtin call that runs long has no check point to take the nudge until
 /// it returns (docs/limits.md).

@@ -46,9 +46,9 @@ struct ScriptLexer {
             }
         }
 
-        static let statementText = Array("if(--__peTick[0]<1&&__peTock());else ".utf8)
-        static let functionText = Array(";var __peTicked=--__peTick[0]<1&&__peTock();".utf8)
-        static let arrowText = Array("--__peTick[0]<1&&__peTock()?0:".utf8)
+        static let statementText = Array("if(--__peTick[0]<__peTick[1]&&__peTock());else ".utf8)
+        static let functionText = Array(";var __peTicked=--__peTick[0]<__peTick[1]&&__peTock();".utf8)
+        static let arrowText = Array("--__peTick[0]<__peTick[1]&&__peTock()?0:".utf8)
         /// Names scripts may not use (in any spelling): they would reach the counter.
         static let reservedNames: [[UInt8]] = [Array("__peTick".utf8), Array("__peTock".utf8), Array("__peTicked".utf8)]
     }

@@ -208,6 +208,26 @@ final class LimitMonitorTests: TimeLimitTestCase {
         XCTAssertFalse(PatchEngine.appliedPatchNames.contains(name))
     }
 
+    /// A tight loop (`while (true) {}`: its check point is all it does) is ended at its limit
+    /// (0.2 s of the thread's CPU), three times in a row. After its first tock the countdown is out
+    /// of reach (2^31 check points, 2–4 s of such a loop), so only the monitor's nudge brings it
+    /// back to a check. The nudge used to zero the counter, and the loop's own decrement wrote over
+    /// that zero nearly every time: the runaway ran its whole countdown (a 2 s default limit ended
+    /// at 4.1–4.5 s).
+    func testATightLoopIsEndedByTheNudgeNotByItsCountdown() throws {
+        let errors = captureErrors()
+        for _ in 0..<3 {
+            let name = uniqueScriptName()
+            try apply("defineClass('PFFailing', { riskyValue: function() { while (true) {} } })", name: name)
+            let started = threadCPUTime()
+            var raised: Int32 = 0
+            XCTAssertEqual(pf_failing_risky_value(&raised), 7, "the native caller got the original's result")
+            XCTAssertLessThan(threadCPUTime() - started, 0.6, "ended near its 0.2 s limit, not at the end of its countdown")
+            XCTAssertEqual(errors.errors.last?.kind, .timeout, "\(errors.errors)")
+            XCTAssertEqual(errors.errors.last?.scriptName, name)
+        }
+    }
+
     /// Where the end is thrown by the tock (`limitsEndByException`) there is no arming to lose.
     private func skipWithoutTheWatchdog() throws {
         if PatchEngine.limitsEndByException { throw XCTSkip("no watchdog here: the tock throws the end, no arming of it can be lost") }

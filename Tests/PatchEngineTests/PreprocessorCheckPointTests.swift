@@ -5,9 +5,9 @@ import XCTest
 /// every loop body and every function body, as a prefix on the same line, so that programs keep
 /// their meaning (evaluated with and without them), their lines and their error columns.
 final class PreprocessorCheckPointTests: XCTestCase {
-    private let tick = "if(--__peTick[0]<1&&__peTock());else "
-    private let bodyTick = ";var __peTicked=--__peTick[0]<1&&__peTock();"
-    private let arrowTick = "--__peTick[0]<1&&__peTock()?0:"
+    private let tick = "if(--__peTick[0]<__peTick[1]&&__peTock());else "
+    private let bodyTick = ";var __peTicked=--__peTick[0]<__peTick[1]&&__peTock();"
+    private let arrowTick = "--__peTick[0]<__peTick[1]&&__peTock()?0:"
 
     private func prepared(_ source: String, file: StaticString = #filePath, line: UInt = #line) -> String {
         let result = Preprocessor.prepare(source)
@@ -135,6 +135,6 @@ final class PreprocessorCheckPointTests: XCTestCase {
     /// What the engine defines (runtime.js), for a bare context: the counter, and a tock that
     /// counts itself and restarts the countdown.
     static func checkPointRuntime(count: Int) -> String {
-        "var tocks = 0; const __peTick = new Int32Array([\(count)]); const __peTock = function () { tocks++; __peTick[0] = \(count); return false };"
+        "var tocks = 0; const __peTick = new Int32Array([\(count), 1]); const __peTock = function () { tocks++; __peTick[0] = \(count); return false };"
     }
 }

@@ -21,6 +21,18 @@ static inline void PECheckPointsCountNativeCall(int32_t *counter) {
 static inline int32_t PECheckPointsGet(const int32_t *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
 static inline void PECheckPointsSet(int32_t *counter, int32_t value) { __atomic_store_n(counter, value, __ATOMIC_RELAXED); }
 
+/* The word after the counter is the threshold a check point compares it with
+   (`--__peTick[0]<__peTick[1]`): PE_CHECK_POINTS_THRESHOLD, or INT32_MAX when the limits' monitor
+   thread asks for a check (a nudge). The nudge is a word of its own, which scripts only read: a
+   nudge written into the counter itself is overwritten by the running JS's next decrement (its
+   load and store race the monitor's store, and in a tight loop the racing store, forwarded from
+   the JS thread's own store buffer, wins nearly every time: measured, a 2 s limit ended at 4 s). */
+enum { PE_CHECK_POINTS_THRESHOLD = 1 };
+static inline void PECheckPointsNudge(int32_t *counter) { __atomic_store_n(counter + 1, INT32_MAX, __ATOMIC_RELAXED); }
+static inline void PECheckPointsClearNudge(int32_t *counter) {
+    __atomic_store_n(counter + 1, PE_CHECK_POINTS_THRESHOLD, __ATOMIC_RELAXED);
+}
+
 /* The VM's entry stamp (ExecutionTimeLimit.stamp): the number of the last outermost entry begun in
    it, stored at its start, read by the limits' monitor thread (LimitMonitor.swift). */
 static inline void PECheckPointsStamp(uint64_t *stamp, uint64_t entry) { __atomic_store_n(stamp, entry, __ATOMIC_RELAXED); }
