@@ -33,10 +33,11 @@ struct Catalog {
         rows.append(Row(section: section, label: label, subject: subject, floor: floor))
     }
 
-    /// The rows whose section or label contains `filter` (case-insensitive); all when nil.
+    /// The rows whose section or label contains `filter` (case-insensitive; `|` separates
+    /// alternatives); all when nil.
     func rows(matching filter: String?) -> [Row] {
         guard let filter, !filter.isEmpty else { return rows }
-        return rows.filter { $0.section.localizedCaseInsensitiveContains(filter) || $0.label.localizedCaseInsensitiveContains(filter) }
+        return rows.filter { rowMatches(filter, section: $0.section, label: $0.label) }
     }
 
     // MARK: The standard catalog
@@ -224,5 +225,12 @@ final class WorkloadBox: @unchecked Sendable {
         }
         guard ByteScanCopy.run(source) == source else { throw BenchError("the byte scan + copy floor changed the script") }
         script = source
+    }
+}
+
+/// Whether a row's section or label contains one of `filter`'s `|`-separated texts (case-insensitive).
+func rowMatches(_ filter: String, section: String, label: String) -> Bool {
+    filter.split(separator: "|").contains { part in
+        section.localizedCaseInsensitiveContains(part) || label.localizedCaseInsensitiveContains(part)
     }
 }

@@ -63,12 +63,10 @@ extension Catalog {
         countRows.append(CountRow(section: section, label: label, probe: probe, key: key, unit: unit, target: target))
     }
 
-    /// The count rows whose section or label contains `filter` (case-insensitive); all when nil.
+    /// The count rows whose section or label contains `filter` (as `rows(matching:)`); all when nil.
     func countRows(matching filter: String?) -> [CountRow] {
         guard let filter, !filter.isEmpty else { return countRows }
-        return countRows.filter {
-            $0.section.localizedCaseInsensitiveContains(filter) || $0.label.localizedCaseInsensitiveContains(filter)
-        }
+        return countRows.filter { rowMatches(filter, section: $0.section, label: $0.label) }
     }
 
     /// Runs each probe the rows need once and reads the rows' values.

@@ -17,7 +17,7 @@ struct PatchBench: ParsableCommand {
     @Option(help: "Fresh processes per engine start-up measurement.")
     var startRuns = 7
 
-    @Option(help: "Only rows whose section or label contains this text.")
+    @Option(help: "Only rows whose section or label contains this text (`a|b`: either).")
     var filter: String?
 
     @Option(help: "Where to write the results as JSON.")

@@ -242,6 +242,16 @@ extension Engine {
             }
         }
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
+        if count - 1 < runtime.nativeEntryCount {
+            // The usual call: through the entry for its argument count, the wrapper first.
+            return try call(runtime.nativeEntries[count - 1], argumentCount: count + 1) { engine, args in
+                args[0] = function
+                args[1] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
+                for i in 2..<signature.argumentCount {
+                    args[i] = try engine.toJS(frame.argument(i), signature.argument(i), inEntry: true)
+                }
+            }
+        }
         return try call(function, argumentCount: count) { engine, args in
             // self inside dealloc must not be retained: the object is going away.
             args[0] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)

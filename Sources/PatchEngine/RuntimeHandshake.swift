@@ -9,6 +9,12 @@ struct RuntimeHandshake {
     let jsOnlyTable: JSObjectRef
     /// Removes a JS-only method from that table (a revert).
     let jsOnlyRemover: JSObjectRef
+    /// runtime.js's entries for a native call of a JS method with exactly its selector's
+    /// arguments, by their count (0 …, `nativeEntryCount` of them): `entry(method wrapper,
+    /// receiver, arguments...)`. Kept in memory of their own, so a call reads one without a
+    /// retain of an array.
+    let nativeEntries: UnsafeMutablePointer<JSObjectRef>
+    let nativeEntryCount: Int
     /// runtime.js's `frame`, whose `context` is the JS method running (`Engine.resetCallContext`).
     let callFrame: JSObjectRef
     /// The script of the JS method running (`Engine.currentScript`).
@@ -28,6 +34,17 @@ struct RuntimeHandshake {
         }
         jsOnlyTable = try member("jsOnlyTable", function: false)
         jsOnlyRemover = try member("jsOnlyRemover", function: true)
+        let entries = try member("nativeEntries", function: false)
+        let count = Int(JSValueToNumber(ctx, JSC.get(ctx, entries, "length"), nil))
+        guard count > 0, count <= 16 else { throw BridgeError("runtime.js's handshake has no native entries") }
+        nativeEntries = .allocate(capacity: count)
+        for i in 0..<count {
+            guard let entry = JSValueToObject(ctx, JSObjectGetPropertyAtIndex(ctx, entries, UInt32(i), nil), nil),
+                  JSObjectIsFunction(ctx, entry) else { throw BridgeError("runtime.js's native entry \(i) is not a function") }
+            JSValueProtect(ctx, entry)
+            (nativeEntries + i).initialize(to: entry)
+        }
+        nativeEntryCount = count
         callFrame = try member("callFrame", function: false)
         scriptGetter = try member("scriptGetter", function: true)
         topLevelEnter = try member("topLevelEnter", function: true)

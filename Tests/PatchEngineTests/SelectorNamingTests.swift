@@ -24,6 +24,30 @@ final class SelectorNamingTests: PatchTestCase {
         XCTAssertEqual(render(result), "[\"p+q+r\", \"orig:5\", \"none\", \"a&b\"]")
     }
 
+    /// A native call enters a JS method through the entry for its argument count (runtime.js's
+    /// `nativeEntries`), not the general wrapper: the method still sees exactly its selector's
+    /// arguments (`arguments.length`, as JSPatch passes them), `self` and `this` its receiver, and
+    /// a nested native call into another object's JS method leaves the caller's `self` as it was.
+    func testANativeCallPassesExactlyTheSelectorsArgumentsAndItsReceiver() throws {
+        try apply(jsToString + """
+        defineClass('PFSelectors', {
+          noArgs: function() { return 'n=' + arguments.length + ' self=' + (self === this) },
+          single: function(x) { return arguments.length * 1000 + x },
+          two__parts___more__: function(a, b) { return 'n=' + arguments.length + ' ' + a + ',' + b },
+          joinA_b_c: function(a, b, c) {
+            var me = self, other = require('PFSelectors').alloc().init();
+            var inner = S(other.performSelector('noArgs'));
+            return 'n=' + arguments.length + ' ' + S(a) + S(b) + S(c) + ' inner=' + inner +
+                   ' kept=' + (self === me && self === this);
+          }
+        })
+        """)
+        XCTAssertEqual(take(pf_selectors_no_args()), "\"n=0 self=true\"")
+        XCTAssertEqual(pf_selectors_single(5), 1005)
+        XCTAssertEqual(take(pf_selectors_two_parts(3, 4)), "\"n=2 3,4\"")
+        XCTAssertEqual(take(pf_selectors_join("x", "y", "z")), "\"n=3 xyz inner=n=0 self=true kept=true\"")
+    }
+
     func testOverrideKeysFollowTheSameRules() throws {
         try apply(jsToString + """
         defineClass('PFSelectors', {
