@@ -36,10 +36,11 @@ struct JSClasses {
         blockDef.className = UnsafePointer(strdup("OCBlock"))
         blockDef.finalize = { object in PEDeferRelease(JSObjectGetPrivate(object)) }
         blockDef.callAsFunction = { ctx, function, _, argc, argv, exception in
-            let engine = Engine.of(ctx!)
-            return engine.afterLockDrop {
-                if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
-                return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
+            Engine.with(ctx!) { engine in
+                engine.afterLockDrop {
+                    if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
+                    return engine.callNativeBlock(ctx!, function!, argc, argv, exception)
+                }
             }
         }
         let blockFunction = JSClassCreate(&blockDef)!

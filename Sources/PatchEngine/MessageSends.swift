@@ -65,10 +65,11 @@ final class SendSelectors: @unchecked Sendable {
 extension Engine {
     /// `N.send`: a C callback (no Swift closure box, no argument array).
     static let sendFunction: JSObjectCallAsFunctionCallback = { ctx, _, _, argc, argv, exception in
-        let engine = Engine.of(ctx!)
-        return engine.afterLockDrop {
-            if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
-            return engine.send(argc, argv, exception)
+        Engine.with(ctx!) { engine in
+            engine.afterLockDrop {
+                if engine.refusedDuringReplay(ctx!, exception) { return JSValueMakeUndefined(ctx) }
+                return engine.send(argc, argv, exception)
+            }
         }
     }
 
