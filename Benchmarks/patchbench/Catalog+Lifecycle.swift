@@ -24,7 +24,7 @@ extension Catalog {
                     try patch.apply()
                     elapsed += pb_now_ns() - start
                     try patch.revert()
-                    PatchEngine.collectGarbage()
+                    PatchEngine.collectGarbage(droppingCompiledCode: false)
                 }
                 return elapsed
             }))
@@ -34,7 +34,7 @@ extension Catalog {
                 var elapsed: UInt64 = 0
                 for _ in 0..<n {
                     try patch.apply()
-                    PatchEngine.collectGarbage()
+                    PatchEngine.collectGarbage(droppingCompiledCode: false)
                     let start = pb_now_ns()
                     try patch.revert()
                     elapsed += pb_now_ns() - start

@@ -37,6 +37,11 @@ typedef void (*PEJSLockFunction)(JSContextRef ctx);
 /* JSC::VM::drainMicrotasks(), a member function: the VM (what a JSContextGroupRef points to) is
    its only argument. */
 typedef void (*PEJSVMDrainMicrotasksFunction)(JSContextGroupRef group);
+/* JSC::VM::deleteAllCode(DeleteAllCodeEffort), a member function like the one above; the effort
+   is WebKit's enum (DeleteAllCodeEffort.h): 0 waits for a running collection, 1 skips the deletion
+   while one runs. */
+typedef void (*PEJSVMDeleteAllCodeFunction)(JSContextGroupRef group, int effort);
+enum { PEJSDeleteAllCodeIfNotCollecting = 1 };
 
 typedef struct OpaqueJSWeak *PEJSWeakRef;
 typedef PEJSWeakRef (*PEJSWeakCreateFunction)(JSContextGroupRef group, JSObjectRef object);

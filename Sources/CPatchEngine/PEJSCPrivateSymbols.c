@@ -21,6 +21,7 @@ static const char *const names[PEJSCPrivateSymbolCount] = {
     [PEJSCPrivateSymbolVMDrainMicrotasks] = PE_JSC_SYMBOL("_ZN3JSC2VM15drainMicrotasksEv"),
     [PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_JSC_SYMBOL("JSSynchronousGarbageCollectForDebugging"),
     [PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory] = PE_JSC_SYMBOL("_ZN3WTF27releaseFastMallocFreeMemoryEv"),
+    [PEJSCPrivateSymbolVMDeleteAllCode] = PE_JSC_SYMBOL("_ZN3JSC2VM13deleteAllCodeENS_19DeleteAllCodeEffortE"),
 };
 
 const char *PEJSCPrivateSymbolName(PEJSCPrivateSymbol symbol) {

@@ -18,6 +18,7 @@ import CPatchEngine
 /// | JSWeakCreate/Release/GetObject | `BoxCache` | every crossing makes a new box |
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |
 /// | WTF::releaseFastMallocFreeMemory | `releaseFreeMemory` | the allocator's scavenger, a second later |
+/// | JSC::VM::deleteAllCode | `collectGarbageNow` | compiled code stays until JavaScriptCore drops it |
 ///
 /// Signatures as in WebKit's private headers (typedefs in `shim.h`).
 enum JSCPrivateFunctions {
@@ -52,6 +53,9 @@ enum JSCPrivateFunctions {
     typealias ReleaseFunction = @convention(c) () -> Void
     /// `WTF::releaseFastMallocFreeMemory()`.
     static let releaseFastMallocFreeMemory = lookUp(PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory, as: ReleaseFunction.self)
+
+    /// `JSC::VM::deleteAllCode(DeleteAllCodeEffort)`; called with the API lock held.
+    static let deleteAllCode = lookUp(PEJSCPrivateSymbolVMDeleteAllCode, as: PEJSVMDeleteAllCodeFunction.self)
 
     /// The registry's symbol as a `T`, or nil where it is absent.
     private static func lookUp<T>(_ symbol: PEJSCPrivateSymbol, as type: T.Type) -> T? {

@@ -74,12 +74,18 @@ public enum PatchEngine {
     }
 
     /// Collects JavaScript garbage now, releases the Objective-C objects only JS values held
-    /// (boxes keep their objects until collected) and gives the freed JavaScript heap back to the
-    /// system where JavaScriptCore allows it: call it on memory warnings.
-    public static func collectGarbage() {
+    /// (boxes keep their objects until collected) and gives the freed memory back to the system
+    /// where JavaScriptCore allows it: call it on memory warnings.
+    /// - Parameter droppingCompiledCode: also drop JavaScriptCore's compiled code, megabytes in a
+    ///   process whose scripts ran hot; it is rebuilt as functions run again, so the first calls
+    ///   after are slower. Pass false for a collection that keeps the code warm.
+    public static func collectGarbage(droppingCompiledCode: Bool = true) {
         guard Engine.isStarted else { return }
         let engine = Engine.shared
-        for vm in engine.allVMs { vm.collectGarbageNow() }
+        for vm in engine.allVMs {
+            if droppingCompiledCode { vm.deleteCompiledCode() }
+            vm.collectGarbageNow()
+        }
         engine.drainReleases()
         engine.releaseFreeMemory()
     }

@@ -5,10 +5,14 @@
 + (void)record:(NSString *)tag;
 + (NSString *)entries;
 + (void)reset;
++ (void)runHook;
 @end
 
 static NSMutableArray *PFProbeEntries = nil;
 static NSLock *PFProbeLock = nil;
+static void (*PFProbeHook)(void) = NULL;
+
+void pf_probe_set_hook(void (*hook)(void)) { PFProbeHook = hook; }
 
 @implementation PFProbe
 + (void)load
@@ -29,6 +33,10 @@ static NSLock *PFProbeLock = nil;
     NSString *joined = [PFProbeEntries componentsJoinedByString:@","];
     [PFProbeLock unlock];
     return joined;
+}
++ (void)runHook
+{
+    if (PFProbeHook) PFProbeHook();
 }
 + (void)reset
 {

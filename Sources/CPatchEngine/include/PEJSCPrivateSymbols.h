@@ -30,6 +30,11 @@ typedef enum PEJSCPrivateSymbol {
     /* WTF (WebKitGTK exports it; Apple's framework keeps WTF private): the allocator's free pages
        returned now. Fallback: its scavenger returns them a second or so later. */
     PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory,
+    /* `JSC::VM::deleteAllCode(DeleteAllCodeEffort)` (VM.h, exported for WebCore, which calls it
+       under critical memory pressure): every function's compiled code dropped (rebuilt when it
+       runs again), deferred by JavaScriptCore while JS is on the VM's stack. Fallback: compiled
+       code stays until JavaScriptCore itself discards it. */
+    PEJSCPrivateSymbolVMDeleteAllCode,
     PEJSCPrivateSymbolCount
 } PEJSCPrivateSymbol;
 

@@ -14,6 +14,9 @@ char *pf_probe_entries(void);
 int pf_probe_count(void);
 /* Records from native code (same format). */
 void pf_probe_record(const char *tag);
+/* +[PFProbe runHook] calls `hook` (NULL: nothing): native code of the test's own, run from
+   inside a script. */
+void pf_probe_set_hook(void (*hook)(void));
 
 /* -[PFWorker work] on a new worker (unpatched: records "native-work"). */
 void pf_worker_work(void);
