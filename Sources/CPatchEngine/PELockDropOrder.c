@@ -22,8 +22,8 @@ static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static PELockDropRecord *head, *tail;
 static unsigned waiters;
 static uint64_t waits, fallbacks, unproven;
-/* The last record's seq: taken atomically (a record alone in its VM takes one without `mutex`;
-   a listed one takes it under `mutex`, so the list stays in seq order), read with acquire. */
+/* The last listed record's seq: taken under `mutex` (so the list stays in seq order), read with
+   acquire. A record alone in its VM reads it without taking one (Push). */
 static uint64_t lastSeq;
 static void (*beforePushHook)(void);
 
@@ -82,10 +82,16 @@ PELockDropRecord *PELockDropOrderPush(const void *vm, const long *occupancy) {
     r->next = NULL;
     jsStart = 0;   /* native code now; JS it runs without a tracked entry is unproven */
     if (occupancy && aloneInVM(r)) {
-        /* The usual case with a VM per thread: no list, no mutex. The record keeps its place in
-           the order (its seq); Pop lists it there if another thread has come into the VM. */
+        /* The usual case with a VM per thread: no list, no mutex, no atomic write. The record
+           keeps its place in the order (its seq); Pop lists it there if another thread has come
+           into the VM. Reading the seq instead of taking a new one (a shared atomic add per
+           callback, contended between threads alone in their VMs) loses nothing: any thread
+           that can later be recorded in this VM began its JS after this thread's drop (a thread
+           with JS in the VM before it would have an entry open and be counted), so a `start` equal
+           to this seq still proves it dropped later, and every record it makes takes a greater
+           seq. Ties are with other VMs' records only, which are never ordered against it. */
         r->listed = false;
-        r->seq = __atomic_add_fetch(&lastSeq, 1, __ATOMIC_SEQ_CST);
+        r->seq = __atomic_load_n(&lastSeq, __ATOMIC_ACQUIRE);
         return r;
     }
     r->listed = true;
