@@ -18,7 +18,7 @@ import CPatchEngine
 /// | JSWeakCreate/Release/GetObject | `BoxCache` | every crossing makes a new box |
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |
 /// | WTF::releaseFastMallocFreeMemory | `releaseFreeMemory` | the allocator's scavenger, a second later |
-/// | JSC::VM::deleteAllCode | `collectGarbageNow` | compiled code stays until JavaScriptCore drops it |
+/// | JSC::VM::deleteAllCode | `deleteCompiledCode` | compiled code stays until JavaScriptCore drops it |
 ///
 /// Signatures as in WebKit's private headers (typedefs in `shim.h`).
 enum JSCPrivateFunctions {
