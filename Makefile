@@ -38,7 +38,7 @@ RUN_TESTS = SWIFT=$(SWIFT) TEST_TIMEOUT=$(TEST_TIMEOUT) ./Tools/run-tests/run.sh
 # (docs/private-symbols.md).
 APP_STORE_CONFIGURATION = PATCHENGINE_WITHOUT_LIBFFI=1 PATCHENGINE_PRIVATE_SYMBOLS=absent PATCHENGINE_NO_LAYOUT_SHORTCUTS=1
 # The suites whose tests end entries with the limits (docs/limits.md).
-LIMIT_SUITES = ExecutionTimeLimitTests|CheckPointLimitTests|ThreadedTimeLimitTests|LimitMonitorTests|HeapGrowthLimitTests|LimitEndByExceptionTests|LimitEndChoiceTests|PromiseJobLimitTests|BuiltinWalkLimitTests|LockDropOrderTests|ConcurrentVMTests|VMReplayTests
+LIMIT_SUITES = ExecutionTimeLimitTests|InternalCallTests|CheckPointLimitTests|ThreadedTimeLimitTests|LimitMonitorTests|HeapGrowthLimitTests|LimitEndByExceptionTests|LimitEndChoiceTests|PromiseJobLimitTests|BuiltinWalkLimitTests|LockDropOrderTests|ConcurrentVMTests|VMReplayTests
 
 # The whole suite, then the engine's own tests again on the forwarding route (JSPatch's design
 # route; the default is the closure route), again with JavaScriptCore's layout shortcuts off (the

@@ -22,6 +22,8 @@ static const char *const names[PEJSCPrivateSymbolCount] = {
     [PEJSCPrivateSymbolJSSynchronousGarbageCollectForDebugging] = PE_JSC_SYMBOL("JSSynchronousGarbageCollectForDebugging"),
     [PEJSCPrivateSymbolWTFReleaseFastMallocFreeMemory] = PE_JSC_SYMBOL("_ZN3WTF27releaseFastMallocFreeMemoryEv"),
     [PEJSCPrivateSymbolVMDeleteAllCode] = PE_JSC_SYMBOL("_ZN3JSC2VM13deleteAllCodeENS_19DeleteAllCodeEffortE"),
+    [PEJSCPrivateSymbolJSFunctionGetCallData] = PE_JSC_SYMBOL("_ZN3JSC10JSFunction11getCallDataEPNS_6JSCellE"),
+    [PEJSCPrivateSymbolCall] = PE_JSC_SYMBOL("_ZN3JSC4callEPNS_14JSGlobalObjectENS_7JSValueERKNS_8CallDataES2_RKNS_7ArgListERN3WTF8NakedPtrINS_9ExceptionEEE"),
 };
 
 const char *PEJSCPrivateSymbolName(PEJSCPrivateSymbol symbol) {

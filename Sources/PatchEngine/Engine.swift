@@ -119,6 +119,17 @@ final class Engine: @unchecked Sendable {
     private(set) var runtimeBindings: JSObjectRef!
     /// What runtime.js handed back when it loaded.
     private(set) var runtime: RuntimeHandshake!
+    /// The entry into runtime.js's functions without the C API's (nil: through the C API).
+    private(set) var internalCall: InternalCall?
+    #if DEBUG
+    /// Tests: runs `body` with this VM's entries through the C API, as where `internalCall` is nil.
+    func withoutInternalCall<R>(_ body: () throws -> R) rethrows -> R {
+        let kept = internalCall
+        internalCall = nil
+        defer { internalCall = kept }
+        return try body()
+    }
+    #endif
     /// What direct.js's module gave runtime.js, once loaded (DirectCalls.swift): the lock makes
     /// every other first caller wait for the one loading it.
     let directCallsModule = LockedValue<JSObjectRef?>(nil)
@@ -218,6 +229,7 @@ final class Engine: @unchecked Sendable {
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
+        apiLock.withLock(ctx) { internalCall = InternalCall.make(ctx, lockHeld: apiLock.isAvailable) }
         let (context, prototype) = (ctx, objectPrototype)
         shortcuts.verifyObjects(in: ctx, classes: [classes.object, classes.pointer], handleClass: classes.object,
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })

@@ -19,6 +19,7 @@ import CPatchEngine
 /// | JSSynchronousGarbageCollectForDebugging | `collectGarbageNow` | `JSGarbageCollect` (a hint) |
 /// | WTF::releaseFastMallocFreeMemory | `releaseFreeMemory` | the allocator's scavenger, a second later |
 /// | JSC::VM::deleteAllCode | `deleteCompiledCode` | compiled code stays until JavaScriptCore drops it |
+/// | JSC::JSFunction::getCallData, JSC::call | `InternalCall` (called from C: `PEJSCInternalCall.c`) | `JSObjectCallAsFunction` |
 ///
 /// Signatures as in WebKit's private headers (typedefs in `shim.h`).
 enum JSCPrivateFunctions {

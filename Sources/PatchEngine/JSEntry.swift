@@ -283,7 +283,9 @@ extension Engine {
     /// (where JavaScriptCore's conservative stack scan sees each while the next is made), making
     /// them and calling under one hold of the API lock. `makeArguments` is handed this engine, so
     /// that it need not capture it (a captured reference is retained and released per call).
-    func call(_ function: JSObjectRef, argumentCount count: Int,
+    /// `madeByRuntime`: `function` is one of runtime.js's (a plain script function), which may be
+    /// entered without the C API (`InternalCall`).
+    func call(_ function: JSObjectRef, argumentCount count: Int, madeByRuntime: Bool = false,
               _ makeArguments: (Engine, UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
@@ -295,7 +297,12 @@ extension Engine {
             args.initialize(repeating: nil, count: max(count, 1))
             return try entering { () -> JSValueRef? in
                 try makeArguments(self, args)
-                let result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+                let result: JSValueRef?
+                if madeByRuntime, count <= InternalCall.maximumArguments, let internalCall {
+                    result = internalCall.call(ctx, function, this: nil, count: count, args, &exception)
+                } else {
+                    result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
+                }
                 error = settled(exception)
                 return result
             }

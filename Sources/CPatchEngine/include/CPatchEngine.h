@@ -10,6 +10,7 @@
 #include "PELockDropOrder.h"
 #include "PEFootprint.h"
 #include "PEJSCPrivateSymbols.h"
+#include "PEJSCInternalCall.h"
 #include "PECheckPoints.h"
 #include "PETopLevelSeam.h"
 #endif

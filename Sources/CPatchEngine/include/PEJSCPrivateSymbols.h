@@ -35,6 +35,12 @@ typedef enum PEJSCPrivateSymbol {
        runs again), deferred by JavaScriptCore while JS is on the VM's stack. Fallback: compiled
        code stays until JavaScriptCore itself discards it. */
     PEJSCPrivateSymbolVMDeleteAllCode,
+    /* `JSC::JSFunction::getCallData(JSCell*)` and `JSC::call(JSGlobalObject*, JSValue, const
+       CallData&, JSValue, const ArgList&, NakedPtr<Exception>&)` (exported for WebCore): a patched
+       method's entry into JS under the API lock the engine holds (PEJSCInternalCall.h). Fallback:
+       JSObjectCallAsFunction. */
+    PEJSCPrivateSymbolJSFunctionGetCallData,
+    PEJSCPrivateSymbolCall,
     PEJSCPrivateSymbolCount
 } PEJSCPrivateSymbol;
 
