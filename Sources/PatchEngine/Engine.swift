@@ -229,7 +229,7 @@ final class Engine: @unchecked Sendable {
         } catch {
             fatalError("PatchEngine: runtime.js failed to load: \(error)")
         }
-        apiLock.withLock(ctx) { internalCall = InternalCall.make(ctx, lockHeld: apiLock.isAvailable) }
+        apiLock.withLock(ctx) { internalCall = InternalCall.make(ctx, probe: runtime.internalCallProbe, lockHeld: apiLock.isAvailable) }
         let (context, prototype) = (ctx, objectPrototype)
         shortcuts.verifyObjects(in: ctx, classes: [classes.object, classes.pointer], handleClass: classes.object,
                                 makeBox: { Self.makeBoxObject(context, handle: $0, prototype: prototype) })

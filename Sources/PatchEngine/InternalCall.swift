@@ -1,6 +1,7 @@
 import CJavaScriptCore
 import CPatchEngine
 import Foundation
+import PatchSupport
 
 /// The entry of a patched method into JS by JavaScriptCore's internal call (`PEJSCInternalCall.h`)
 /// instead of `JSObjectCallAsFunction`, which takes the API lock again under the engine's hold,
@@ -8,8 +9,8 @@ import Foundation
 ///
 /// Only for functions runtime.js made (`RuntimeHandshake.nativeEntries`), which are plain script
 /// functions; only where the engine holds the API lock across its entries (`APILock`); only once
-/// the checks below passed in this VM at start: results, `this`, a nil argument passed as null and
-/// an exception's value read back as the C API reads them. Otherwise nil, and the engine calls
+/// the checks below passed at the first VM's start: results, `this`, a nil argument passed as null
+/// and an exception's value read back as the C API reads them. Otherwise nil, and the engine calls
 /// through the C API.
 struct InternalCall {
     /// The most arguments a direct call passes (`PEJSCInternalCallRaw` copies them to its stack).
@@ -19,29 +20,44 @@ struct InternalCall {
     /// What the C API passes as `this` for none: the global object's `this` value.
     private let globalThis: JSObjectRef
 
-    /// Checked in `ctx` with the API lock held; nil where the symbols are missing or a check fails.
-    static func make(_ ctx: JSGlobalContextRef, lockHeld: Bool) -> InternalCall? {
+    /// The process's answer, from the first VM's check (every VM shares the ABI and layouts it
+    /// checks): where an Exception cell keeps its value, or nil when the internal call is not used.
+    private static let checked = LockedValue<Int??>(nil)
+
+    /// This VM's internal call, with the API lock held: the first VM's start checks it with
+    /// runtime.js's `probe` (≈ 0.1 ms); nil where the symbols are missing or a check failed.
+    static func make(_ ctx: JSGlobalContextRef, probe: JSObjectRef, lockHeld: Bool) -> InternalCall? {
         guard lockHeld, PEJSCInternalCallLookUp() else { return nil }
-        let strings = ["(function (a, b) { if (a === 'throw') throw b; return [this, a, b, arguments.length]; })", "x", "throw"]
-            .map { JSC.string($0) }
+        let offset = checked.withLock { known -> Int? in
+            if let known { return known }
+            let found = check(ctx, probe)
+            known = .some(found)
+            return found
+        }
+        return offset.map { InternalCall(exceptionValueOffset: $0, globalThis: JSContextGetGlobalObject(ctx)) }
+    }
+
+    /// Calls `probe` through the C API and through the internal call and compares; the offset of an
+    /// Exception cell's value, or nil at the first difference.
+    private static func check(_ ctx: JSGlobalContextRef, _ probe: JSObjectRef) -> Int? {
+        let strings = ["x", "throw"].map { JSC.string($0) }
         defer { strings.forEach { JSStringRelease($0) } }
-        guard let value = JSEvaluateScript(ctx, strings[0], nil, nil, 1, nil),
-              let probe = JSValueToObject(ctx, value, nil) else { return nil }
         let marker = JSObjectMake(ctx, nil, nil)!
-        let (text, throwWord) = (JSValueMakeString(ctx, strings[1])!, JSValueMakeString(ctx, strings[2])!)
-        for value in [probe, marker, text, throwWord] as [JSValueRef] { JSValueProtect(ctx, value) }
-        defer { for value in [probe, marker, text, throwWord] as [JSValueRef] { JSValueUnprotect(ctx, value) } }
-        // `this` for none: what the C API passes.
+        let (text, throwWord) = (JSValueMakeString(ctx, strings[0])!, JSValueMakeString(ctx, strings[1])!)
+        for value in [marker, text, throwWord] as [JSValueRef] { JSValueProtect(ctx, value) }
+        defer { for value in [marker, text, throwWord] as [JSValueRef] { JSValueUnprotect(ctx, value) } }
+        // `this` for none: what the C API passes, the global object's `this` value.
         var viaAPI: JSValueRef?
         guard let apiResult = JSObjectCallAsFunction(ctx, probe, nil, 0, nil, &viaAPI), viaAPI == nil,
               let apiArray = JSValueToObject(ctx, apiResult, nil),
-              let globalThis = JSValueToObject(ctx, JSObjectGetPropertyAtIndex(ctx, apiArray, 0, nil), nil) else { return nil }
-        let made = InternalCall(exceptionValueOffset: 0, globalThis: globalThis)
+              let globalThis = JSContextGetGlobalObject(ctx),
+              JSValueIsStrictEqual(ctx, JSObjectGetPropertyAtIndex(ctx, apiArray, 0, nil), globalThis) else { return nil }
+        let unchecked = InternalCall(exceptionValueOffset: 0, globalThis: globalThis)
         // Results: `this` (none, or an object), both arguments and their count; nil arrives as null.
         for (this, second) in [(nil, marker), (marker, nil)] as [(JSObjectRef?, JSValueRef?)] {
             var args: [JSValueRef?] = [text, second]
             var exception: JSValueRef?
-            guard let result = made.call(ctx, probe, this: this, count: 2, &args, &exception), exception == nil,
+            guard let result = unchecked.call(ctx, probe, this: this, count: 2, &args, &exception), exception == nil,
                   let array = JSValueToObject(ctx, result, nil) else { return nil }
             let expected: [JSValueRef?] = [this ?? globalThis, text, second ?? JSValueMakeNull(ctx), JSValueMakeNumber(ctx, 2)]
             for (i, value) in expected.enumerated() where !JSValueIsStrictEqual(ctx, JSObjectGetPropertyAtIndex(ctx, array, UInt32(i), nil), value) {
@@ -57,7 +73,7 @@ struct InternalCall {
         }
         guard thrown == nil, let cell else { return nil }
         let offset = PEJSCInternalCallFindExceptionValueOffset(cell, UnsafeRawPointer(marker))
-        return offset == 0 ? nil : InternalCall(exceptionValueOffset: offset, globalThis: globalThis)
+        return offset == 0 ? nil : offset
     }
 
     /// Calls `function` (made by runtime.js) with `count` arguments, the API lock held: its result,

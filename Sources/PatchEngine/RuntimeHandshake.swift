@@ -22,6 +22,8 @@ struct RuntimeHandshake {
     /// Swap a script's top level's context of no method in, and back (`Engine.enterTopLevel`).
     let topLevelEnter: JSObjectRef
     let topLevelLeave: JSObjectRef
+    /// What `InternalCall` is checked with at start.
+    let internalCallProbe: JSObjectRef
 
     init(_ value: JSValueRef, ctx: JSContextRef) throws {
         guard let handshake = JSValueToObject(ctx, value, nil) else { throw BridgeError("runtime.js returned no handshake") }
@@ -49,5 +51,6 @@ struct RuntimeHandshake {
         scriptGetter = try member("scriptGetter", function: true)
         topLevelEnter = try member("topLevelEnter", function: true)
         topLevelLeave = try member("topLevelLeave", function: true)
+        internalCallProbe = try member("internalCallProbe", function: true)
     }
 }

@@ -649,6 +649,9 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     jsOnlyTable: jsOnlyMethods,
     // A native call's entries by argument count (`nativeEntries`).
     nativeEntries: nativeEntries,
+    // What the engine checks its internal call with once, at start (InternalCall.swift): `this`,
+    // both arguments and their count, or the second argument thrown.
+    internalCallProbe: function (a, b) { if (a === 'throw') throw b; return [this, a, b, arguments.length]; },
     jsOnlyRemover: function (className, name, previous) {
       var table = jsOnlyMethods[className];
       if (!table) return;
