@@ -7,8 +7,10 @@ import PatchSupport
 /// instead of `JSObjectCallAsFunction`, which takes the API lock again under the engine's hold,
 /// copies the arguments and dispatches through the object's method table.
 ///
-/// Only for functions runtime.js made (`RuntimeHandshake.nativeEntries`), which are plain script
-/// functions; only where the engine holds the API lock across its entries (`APILock`); only once
+/// Only for plain script functions the engine made (runtime.js's entry functions,
+/// `RuntimeHandshake.nativeEntries`, and the struct adapters `StructRegistry.callAdapter` compiles),
+/// never a function a script hands over (a bound function, a proxy or an API object would be read
+/// as something it is not); only where the engine holds the API lock across its entries (`APILock`); only once
 /// the checks below passed at the first VM's start: results, `this`, a nil argument passed as null
 /// and an exception's value read back as the C API reads them. Otherwise nil, and the engine calls
 /// through the C API.
@@ -76,7 +78,7 @@ struct InternalCall {
         return offset == 0 ? nil : offset
     }
 
-    /// Calls `function` (made by runtime.js) with `count` arguments, the API lock held: its result,
+    /// Calls `function` (a plain script function the engine made) with `count` arguments, the API lock held: its result,
     /// or nil with `exception` set to the value it threw (JavaScriptCore's termination included).
     @inline(__always)
     func call(_ ctx: JSContextRef, _ function: JSObjectRef, this: JSObjectRef?, count: Int,

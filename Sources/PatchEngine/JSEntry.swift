@@ -283,9 +283,9 @@ extension Engine {
     /// (where JavaScriptCore's conservative stack scan sees each while the next is made), making
     /// them and calling under one hold of the API lock. `makeArguments` is handed this engine, so
     /// that it need not capture it (a captured reference is retained and released per call).
-    /// `madeByRuntime`: `function` is one of runtime.js's (a plain script function), which may be
-    /// entered without the C API (`InternalCall`).
-    func call(_ function: JSObjectRef, argumentCount count: Int, madeByRuntime: Bool = false,
+    /// `madeByEngine`: `function` is a plain script function the engine made (runtime.js's entry
+    /// functions, the struct adapters), which may be entered without the C API (`InternalCall`).
+    func call(_ function: JSObjectRef, argumentCount count: Int, madeByEngine: Bool = false,
               _ makeArguments: (Engine, UnsafeMutablePointer<JSValueRef?>) throws -> Void) throws -> JSValueRef {
         var exception: JSValueRef?
         var error: Error?
@@ -298,7 +298,7 @@ extension Engine {
             return try entering { () -> JSValueRef? in
                 try makeArguments(self, args)
                 let result: JSValueRef?
-                if madeByRuntime, count <= InternalCall.maximumArguments, let internalCall {
+                if madeByEngine, count <= InternalCall.maximumArguments, let internalCall {
                     result = internalCall.call(ctx, function, this: nil, count: count, args, &exception)
                 } else {
                     result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)

@@ -224,7 +224,7 @@ extension Engine {
             }
         }
         if method.hasStructArguments, let adapter = try structs.callAdapter(for: signature, ctx) {
-            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount) { engine, args in
+            return try call(adapter.function, argumentCount: 2 + adapter.parameterCount, madeByEngine: true) { engine, args in
                 args[0] = function
                 args[1] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
                 var next = 2
@@ -244,7 +244,7 @@ extension Engine {
         let count = signature.argumentCount - 1   // the receiver, then the arguments after _cmd
         if count - 1 < runtime.nativeEntryCount {
             // The usual call: through the entry for its argument count, the wrapper first.
-            return try call(runtime.nativeEntries[count - 1], argumentCount: count + 1, madeByRuntime: true) { engine, args in
+            return try call(runtime.nativeEntries[count - 1], argumentCount: count + 1, madeByEngine: true) { engine, args in
                 args[0] = function
                 args[1] = engine.box(frame.receiver, retain: receiverRetained, inEntry: true)
                 for i in 2..<signature.argumentCount {

@@ -61,6 +61,23 @@ final class InternalCallTests: TimeLimitTestCase {
         XCTAssertEqual(booms.first?.scriptName, name)
     }
 
+    /// Struct arguments go through the engine's compiled adapter (`StructRegistry.callAdapter`),
+    /// which the internal call enters too: the same fields arrive through both entries.
+    func testStructArgumentsArriveTheSameThroughBothEntries() throws {
+        try apply("""
+        defineClass('PFGeometry', {
+          offsetRect_by: function (r, p) { return {x: r.x - p.x, y: r.y - p.y, width: r.width, height: r.height}; },
+          area_scaledBy: function (r, factor) { return r.width + r.height + factor; }
+        })
+        """)
+        func run() -> [Double] {
+            let moved = pf_geometry_offset_rect(PFRectC(x: 1, y: 1, width: 2, height: 2), PFPointC(x: 10, y: 20))
+            return [moved.x, moved.y, moved.width, moved.height, pf_geometry_area(PFRectC(x: 0, y: 0, width: 3, height: 4), 0.5)]
+        }
+        XCTAssertEqual(run(), [-9, -19, 2, 2, 7.5])
+        XCTAssertEqual(Engine.shared.withoutInternalCall(run), [-9, -19, 2, 2, 7.5])
+    }
+
     /// A runaway patched method is ended at the limit through either entry, reported as a timeout
     /// of its method, and its native caller gets nil (an added method).
     func testTheTimeLimitEndsARunawayMethodThroughBothEntries() throws {
