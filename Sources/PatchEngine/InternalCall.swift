@@ -10,12 +10,12 @@ import PatchSupport
 /// Only for plain script functions the engine made (runtime.js's entry functions,
 /// `RuntimeHandshake.nativeEntries`, and the struct adapters `StructRegistry.callAdapter` compiles),
 /// never a function a script hands over (a bound function, a proxy or an API object would be read
-/// as something it is not); only where the engine holds the API lock across its entries (`APILock`); only once
-/// the checks below passed at the first VM's start: results, `this`, a nil argument passed as null
-/// and an exception's value read back as the C API reads them. Otherwise nil, and the engine calls
-/// through the C API.
+/// as something it is not); only where the engine holds the API lock across its entries
+/// (`APILock`); only once the checks below passed at the first VM's start: results, `this`, a nil
+/// argument passed as null and an exception's value read back as the C API reads them. Otherwise
+/// nil, and the engine calls through the C API.
 struct InternalCall {
-    /// The most arguments a direct call passes (`PEJSCInternalCallRaw` copies them to its stack).
+    /// The most arguments an internal call passes (`PEJSCInternalCallRaw` copies them to its stack).
     static let maximumArguments = 16
     /// Where an Exception cell keeps its thrown value (found by `make`).
     private let exceptionValueOffset: Int
