@@ -27,7 +27,7 @@ extension Engine {
         let args = try readingScriptCode(inEntry: readingInEntry) { try argumentValues(argsValue) }
         let site = try callSite(receiver, selector)
         // `stringWithFormat('%@ %@', a, b)`: more arguments than the method's own.
-        if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
+        if args.count > site.argumentCount, VariadicMethods.isVariadic(selector) {
             return try invokeVariadic(receiver, selector, site.signature, args, readingInEntry: readingInEntry)
         }
         return try invoke(receiver, selector, site.signature, args, kind: .send, site: site, readingInEntry: readingInEntry)
@@ -47,6 +47,21 @@ extension Engine {
         let family: OwnershipFamily
         /// Every argument and the result travel in general-purpose registers (`PEMessageSendRegisters`).
         let isRegisterOnly: Bool
+        /// The method's own arguments (not self, not _cmd) and its result's kind, read from the
+        /// signature once: each read is a call into the runtime core, ≈ 2.5 ns a send in all.
+        let argumentCount: Int
+        let returnKind: ObjCType.Kind
+
+        init(cls: UnsafeMutableRawPointer?, selector: UnsafeRawPointer, signature: ObjCSignature,
+             family: OwnershipFamily, isRegisterOnly: Bool) {
+            self.cls = cls
+            self.selector = selector
+            self.signature = signature
+            self.family = family
+            self.isRegisterOnly = isRegisterOnly
+            argumentCount = signature.argumentCount - 2
+            returnKind = signature.returnType.kind
+        }
     }
 
     func callSite(_ receiver: UnsafeMutableRawPointer, _ selector: String) throws -> CallSite {

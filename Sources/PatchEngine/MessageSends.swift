@@ -94,11 +94,11 @@ extension Engine {
                 throw BridgeError("cannot send \(sendSelectors.name(number)) to \(jsTypeName(receiverValue)): not an Objective-C object")
             }
             let site = try sendSite(number, receiver)
-            if site.isRegisterOnly, args.count <= site.signature.argumentCount - 2 {
+            if site.isRegisterOnly, args.count <= site.argumentCount {
                 return try sendInRegisters(receiver, site, args, number: number)
             }
             let selector = sendSelectors.name(number)
-            if args.count > site.signature.argumentCount - 2, VariadicMethods.isVariadic(selector) {
+            if args.count > site.argumentCount, VariadicMethods.isVariadic(selector) {
                 return try invokeVariadic(receiver, selector, site.signature, args)
             }
             return try invoke(receiver, selector, site.signature, args, kind: .send, site: site)
@@ -126,7 +126,7 @@ extension Engine {
     private func sendInRegisters(_ receiver: UnsafeMutableRawPointer, _ site: CallSite,
                                  _ args: UnsafeBufferPointer<JSValueRef?>, number: Int) throws -> JSValueRef {
         let signature = site.signature
-        let expected = signature.argumentCount - 2
+        let expected = site.argumentCount
         let pool = PEPoolBatchEnter()
         defer { PEPoolBatchExit(pool) }
         func argument(_ i: Int) throws -> UInt {
@@ -153,8 +153,7 @@ extension Engine {
             free(error)
             throw BridgeError("\(methodDescription(receiver, sendSelectors.name(number))) raised \(message)")
         }
-        let returnType = signature.returnType
-        switch returnType.kind {
+        switch site.returnKind {
         case .void:
             return undefinedValue
         case .object:
@@ -163,7 +162,7 @@ extension Engine {
             if site.family.returnsRetained { PEObjectRelease(object) }   // the box holds its own reference
             return value
         default:
-            return try jsValue(ofRegister: result, returnType)
+            return try jsValue(ofRegister: result, signature.returnType)
         }
     }
 }
