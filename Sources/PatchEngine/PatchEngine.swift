@@ -83,7 +83,6 @@ public enum PatchEngine {
         guard Engine.isStarted else { return }
         let engine = Engine.shared
         for vm in engine.allVMs {
-            vm.forgetKeptCalls()
             if droppingCompiledCode { vm.deleteCompiledCode() }
             vm.collectGarbageNow()
         }
