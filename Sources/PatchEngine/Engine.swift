@@ -112,6 +112,9 @@ final class Engine: @unchecked Sendable {
     let sendSelectors = SendSelectors()
     /// Arguments beyond a selector's, on their way to the JS method a call enters.
     let extraArguments = ExtraArguments()
+    /// Non-zero while runtime.js's names keep calls that hold their receivers (KeptCalls.swift):
+    /// written by JS through a typed array, read by `entering` as an entry ends.
+    let keptCalls: UnsafeMutablePointer<UInt32>
 
     // MARK: This VM's scripts (set by `start`)
 
@@ -165,6 +168,8 @@ final class Engine: @unchecked Sendable {
         self.index = index
         occupancy = UnsafeMutablePointer<Int>.allocate(capacity: 1)
         occupancy.initialize(to: 0)
+        keptCalls = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        keptCalls.initialize(to: 0)
         contextGroup = JSContextGroupCreate()
         ctx = JSGlobalContextCreateInGroup(contextGroup, nil)
         apiLock = APILock()
@@ -212,6 +217,7 @@ final class Engine: @unchecked Sendable {
         JSC.set(ctx, native, "nsnull", box(PENull()))
         JSC.set(ctx, native, "codes", makeScriptCodes([DirectValueCode.self, DispatchKind.self]))
         JSC.set(ctx, native, "tickCounter", timeLimit.makeCounterArray(ctx))
+        JSC.set(ctx, native, "keptCalls", makeKeptCallsArray())
         installBindings(.runtime, into: native)
         installBindings(.global, into: JSContextGetGlobalObject(ctx))
         JSC.set(ctx, JSContextGetGlobalObject(ctx), "__PatchEngineNative", native)

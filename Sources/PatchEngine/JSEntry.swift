@@ -74,6 +74,7 @@ extension Engine {
             let dropOrder = PELockDropOrderJSBegin()
             timeLimit.beginEntry(armingAtStart: armingAtStart)
             defer { timeLimit.endEntry(); PELockDropOrderJSEnd(dropOrder) }
+            defer { if arriving { forgetKeptCallsAfterEntry() } }   // inside the entry: before the two above
             return try body()
         }
     }

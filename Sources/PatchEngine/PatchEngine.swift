@@ -83,6 +83,7 @@ public enum PatchEngine {
         guard Engine.isStarted else { return }
         let engine = Engine.shared
         for vm in engine.allVMs {
+            vm.forgetKeptCalls()
             if droppingCompiledCode { vm.deleteCompiledCode() }
             vm.collectGarbageNow()
         }

@@ -24,6 +24,8 @@ struct RuntimeHandshake {
     let topLevelLeave: JSObjectRef
     /// What `InternalCall` is checked with at start.
     let internalCallProbe: JSObjectRef
+    /// Forgets the calls runtime.js's names keep, with their receivers (KeptCalls.swift).
+    let forgetKeptCalls: JSObjectRef
 
     init(_ value: JSValueRef, ctx: JSContextRef) throws {
         guard let handshake = JSValueToObject(ctx, value, nil) else { throw BridgeError("runtime.js returned no handshake") }
@@ -52,5 +54,6 @@ struct RuntimeHandshake {
         topLevelEnter = try member("topLevelEnter", function: true)
         topLevelLeave = try member("topLevelLeave", function: true)
         internalCallProbe = try member("internalCallProbe", function: true)
+        forgetKeptCalls = try member("forgetKeptCalls", function: true)
     }
 }

@@ -70,37 +70,37 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     function (method, receiver) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a, b) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a, b); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a, b); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a, b, c) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a, b, c); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a, b, c); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a, b, c, d) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a, b, c, d); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a, b, c, d); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a, b, c, d, e) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a, b, c, d, e); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a, b, c, d, e); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     },
     function (method, receiver, a, b, c, d, e, f) {
       var saved = frame.context, savedSelf = self;
       frame.context = method; self = receiver;
-      try { return method.fn.call(receiver, a, b, c, d, e, f); } finally { frame.context = saved; self = savedSelf; }
+      try { return method.fn.call(receiver, a, b, c, d, e, f); } finally { frame.context = saved; self = savedSelf; if (namesKeeping.length !== 0) forgetKeptCalls(); }
     }
   ];
 
@@ -127,6 +127,9 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
   // name -> PlainName, for names that mean a plain message (not super, toJS, performSelector…,
   // `_`-prefixed or ORIG-prefixed): once a name is here, `__c` needs no checks for it.
   var plainNames = Object.create(null);
+  // What a name's `keptReceiver` is while it keeps no call (`nativeCall`): nothing a script can
+  // hand `__c`.
+  var noReceiver = {};
   var definedNameCount = 0;
   function PlainName(name) {
     this.name = name;
@@ -140,6 +143,9 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     // JavaScriptCore (≈ 13 ns a read instead of ≈ 1): numbered among every name called, a method
     // defined after 2,000 Objective-C names had been sent cost 18 ns a direct call, not 3.
     this.id = -1;
+    // The call `__c` last handed out for this name, and its receiver (`nativeCall`).
+    this.keptReceiver = noReceiver;
+    this.keptCall = undefined;
   }
 
   // Call sites hand `__c` the name's record, not its name: the preprocessor writes `o.name(` as
@@ -168,11 +174,23 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     return rec;
   }
 
-  // The message `rec.name` to `obj`, arguments passed on as they are. The function declares no
-  // parameters: one called with fewer arguments than it declares pays JavaScriptCore's arity
-  // fix-up (a frame copy), and `arguments` that doesn't escape costs nothing.
+  // The message `rec.name` to `obj`: the function a call site calls. Each name keeps the last one
+  // called and its receiver, so a loop sending one message to one object makes it once:
+  // JavaScriptCore doesn't sink a new one (the call site compiles it as a closure call and keeps
+  // the object), and a function and its scope made per call were a collection of the young
+  // generation every ≈ 100,000 sends. A function keeps itself when it is first called
+  // (`keepCall`), so that this function, inlined with `__c` into every call site, grows by one
+  // check only: `__c` and what it calls are inlined from one budget (FTL: a bytecode cost of 170),
+  // and a call site inlines `__c`, and the JS-defined method behind it, only while they fit.
+  // A kept function holds its receiver: every entry forgets them as it ends (`forgetKeptCalls`,
+  // called by runtime.js's entries and by the engine, KeptCalls.swift), so a receiver outlives
+  // its last use by JS by one entry at most.
+  // The function declares no parameters: one called with fewer arguments than it declares pays
+  // JavaScriptCore's arity fix-up (a frame copy), and `arguments` that doesn't escape costs nothing.
   function nativeCall(obj, rec) {
-    return function () {
+    if (rec.keptReceiver === obj) return rec.keptCall;
+    var call = function () {
+      if (rec.keptReceiver !== obj) keepCall(obj, rec, call);
       var argc = arguments.length;
       var number = rec.numbers[argc];
       if (number === undefined) number = rec.numbers[argc] = N.sendSelector(rec.name, argc);
@@ -187,6 +205,31 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
       for (var i = 0; i < argc; i++) args.push(arguments[i]);
       return send.apply(null, args);
     };
+    return call;
+  }
+
+  // The names keeping a call, and a word the engine reads after an entry (non-zero: some do).
+  var namesKeeping = [], keptCalls = N.keptCalls;
+
+  function keepCall(obj, rec, call) {
+    if (rec.keptReceiver === noReceiver) {
+      namesKeeping.push(rec);
+      keptCalls[0] = 1;
+    }
+    // A termination between two stores leaves the name keeping nothing, never one receiver with
+    // another's call.
+    rec.keptReceiver = noReceiver;
+    rec.keptCall = call;
+    rec.keptReceiver = obj;
+  }
+
+  function forgetKeptCalls() {
+    for (var i = 0; i < namesKeeping.length; i++) {
+      namesKeeping[i].keptReceiver = noReceiver;
+      namesKeeping[i].keptCall = undefined;
+    }
+    namesKeeping.length = 0;
+    keptCalls[0] = 0;
   }
 
   // --- methods defined in JS, called from JS without crossing into Objective-C ----------------------
@@ -258,14 +301,13 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
       if (rec === undefined) return specialCall(obj, name);
       if (rec.js !== 0) {
         // Some class defines `name` in JS: this object's caller, while its class and the
-        // dispatch generation are those it was found for.
-        var st = directStates.get(obj);
+        // dispatch generation are those it was found for; null: through Objective-C. One call
+        // site of each function here: each is inlined where `__c` is, from one budget.
+        var st = directStates.get(obj), caller;
         if (st !== undefined && st.generation === generation[st.index]
-            && (st.masked ? maskedClassWordIsKept(st) : st.view[0] === st.word)) {
-          var caller = st.callers[rec.id];
-          if (caller !== undefined) return caller === null ? nativeCall(obj, rec) : obj === self ? caller.sameSelf : caller;
-        }
-        return resolvingCall(obj, rec);
+            && (st.masked ? maskedClassWordIsKept(st) : st.view[0] === st.word)) caller = st.callers[rec.id];
+        if (caller === undefined) return resolvingCall(obj, rec);
+        if (caller !== null) return obj === self ? caller.sameSelf : caller;
       }
       return nativeCall(obj, rec);
     }
@@ -662,6 +704,9 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
     // JavaScriptCore is still terminating, a JS resetter would be ended before it ran), so the next
     // call doesn't run with a stale self or script.
     callFrame: frame,
+    // Forgets every name's kept call (`nativeCall`): the engine calls it after an entry whose JS
+    // kept one without forgetting it (a block's or a hook's function, promise jobs, an ended entry).
+    forgetKeptCalls: forgetKeptCalls,
     scriptGetter: function () { return frame.context.script === undefined ? null : frame.context.script; },
     // A script's top level runs with the context of no method (Engine.enterTopLevel), swapped in
     // and back by one call each: without JSLock (the App Store configuration) the engine's C API
@@ -676,6 +721,7 @@ const __peTick = __PatchEngineNative.tickCounter, __peTock = __PatchEngineNative
       return entered;
     },
     topLevelLeave: function (entered) {
+      if (namesKeeping.length !== 0) forgetKeptCalls();
       // The context the engine put in place of the swapped-in one when this top level was ended
       // by a limit (`reset`) counts as it.
       if (frame.context !== entered.mine && frame.context !== entered.reset) return;
