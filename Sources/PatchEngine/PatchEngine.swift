@@ -74,8 +74,9 @@ public enum PatchEngine {
     }
 
     /// Collects JavaScript garbage now, releases the Objective-C objects only JS values held
-    /// (boxes keep their objects until collected) and gives the freed memory back to the system
-    /// where JavaScriptCore allows it: call it on memory warnings.
+    /// (boxes keep their objects until collected; the last receiver of each message a script sent
+    /// is forgotten first) and gives the freed memory back to the system where JavaScriptCore
+    /// allows it: call it on memory warnings.
     /// - Parameter droppingCompiledCode: also drop JavaScriptCore's compiled code, megabytes in a
     ///   process whose scripts ran hot; it is rebuilt as functions run again, so the first calls
     ///   after are slower. Pass false for a collection that keeps the code warm.
