@@ -16,7 +16,7 @@ import PatchSupport
 ///
 /// | State | Owner | Discipline |
 /// |---|---|---|
-/// | the VM: context, group, API lock, `occupancy`, time and heap limits, box cache, classes, shortcuts | this object's fields (below); `ExecutionTimeLimit`, `BoxCache`, `LayoutShortcuts` | set before the VM is published, read without a lock; JS state under JavaScriptCore's API lock (`entering`, JSEntry.swift); the limits' settings behind their `LockedValue`s |
+/// | the VM: context, group, API lock, `occupancy`, time and heap limits, box cache, classes, shortcuts, `keptCalls` | this object's fields (below); `ExecutionTimeLimit`, `BoxCache`, `LayoutShortcuts` | set before the VM is published, read without a lock; JS state under JavaScriptCore's API lock (`entering`, JSEntry.swift); the limits' settings behind their `LockedValue`s |
 /// | runtime.js's `N` and handshake, direct.js's module | this object, set by `start()` | written before the VM is published (direct.js: once, under `directCallsModule`) |
 /// | selector numbers of sends, extra arguments | `SendSelectors`, `ExtraArguments` (per VM) | a `LockedValue` to add; read without a lock (published slots, an atomic count) |
 /// | scripts replayed into a secondary VM | `ReplayLog` (per VM) | the thread holding the VM (`VMPool`) |

@@ -55,6 +55,8 @@ extension Engine {
     /// An entry into a secondary VM is no replay's JS (`PEThreadReplaying`): a replay marks its
     /// own inside its entry (`evaluateRaw(replaying:)`); this one may be app code a replay's native
     /// call ran on this thread (+initialize).
+    /// As the thread's outermost entry into the VM ends, the calls runtime.js's names still keep
+    /// are forgotten (KeptCalls.swift).
     /// `armingAtStart`: a script's top level (`ExecutionTimeLimit.beginEntry`).
     @inline(__always) func entering<R>(armingAtStart: Bool = false, _ body: () throws -> R) rethrows -> R {
         let me = Unmanaged.passUnretained(self).toOpaque()
