@@ -300,17 +300,24 @@ extension Engine {
             args.initialize(repeating: nil, count: max(count, 1))
             return try entering { () -> JSValueRef? in
                 try makeArguments(self, args)
-                let result: JSValueRef?
-                if madeByEngine, count <= InternalCall.maximumArguments, let internalCall {
-                    result = internalCall.call(ctx, function, this: nil, count: count, args, &exception)
-                } else {
-                    result = JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
-                }
+                let result = madeByEngine ? callMadeByEngine(function, count: count, args, &exception)
+                                          : JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
                 error = settled(exception)
                 return result
             }
         }
         if let error { throw error }
         return result ?? undefinedValue
+    }
+
+    /// Calls `function`, a plain script function the engine made, under the API lock: by the
+    /// internal call where this VM has it (`InternalCall`), else through the C API.
+    @inline(__always)
+    func callMadeByEngine(_ function: JSObjectRef, count: Int, _ args: UnsafePointer<JSValueRef?>,
+                          _ exception: inout JSValueRef?) -> JSValueRef? {
+        if count <= InternalCall.maximumArguments, let internalCall {
+            return internalCall.call(ctx, function, this: nil, count: count, args, &exception)
+        }
+        return JSObjectCallAsFunction(ctx, function, nil, count, args, &exception)
     }
 }

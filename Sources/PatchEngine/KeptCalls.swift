@@ -37,10 +37,6 @@ extension Engine {
         guard let runtime else { return }
         var exception: JSValueRef?
         var none: JSValueRef? = nil
-        if let internalCall {
-            _ = internalCall.call(ctx, runtime.forgetKeptCalls, this: nil, count: 0, &none, &exception)
-        } else {
-            _ = JSObjectCallAsFunction(ctx, runtime.forgetKeptCalls, nil, 0, nil, &exception)
-        }
+        _ = callMadeByEngine(runtime.forgetKeptCalls, count: 0, &none, &exception)
     }
 }

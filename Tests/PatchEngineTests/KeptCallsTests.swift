@@ -36,7 +36,7 @@ final class KeptCallsTests: TimeLimitTestCase {
         pf_probe_reset()
         try apply("(function () { var d = require('PFDisposable').new(); d.hash(); d.hash(); d.description(); })(); 1")
         collectWithoutForgetting()
-        XCTAssertEqual(deallocations(), 1, "the disposable object was kept after the evaluation ended")
+        XCTAssertEqual(disposableDeallocations(), 1, "the disposable object was kept after the evaluation ended")
     }
 
     /// A JS block called by native code is no runtime.js entry: the engine has the names forget
@@ -57,7 +57,7 @@ final class KeptCallsTests: TimeLimitTestCase {
         XCTAssertEqual(missing, 0)
         XCTAssertEqual(Engine.shared.keptCalls.pointee, 0, "the block's entry ended with every kept call forgotten")
         collectWithoutForgetting()
-        XCTAssertEqual(deallocations(), 1, "the disposable object was kept after the block returned")
+        XCTAssertEqual(disposableDeallocations(), 1, "the disposable object was kept after the block returned")
     }
 
     /// An entry ended by the time limit (a thrown end by default; JavaScriptCore's termination,
@@ -71,7 +71,7 @@ final class KeptCallsTests: TimeLimitTestCase {
         }
         XCTAssertEqual(Engine.shared.keptCalls.pointee, 0, "the ended entry's kept calls were forgotten as it ended")
         collectWithoutForgetting()
-        XCTAssertEqual(deallocations(), 1, "the ended entry's receiver outlived the next collection")
+        XCTAssertEqual(disposableDeallocations(), 1, "the ended entry's receiver outlived the next collection")
     }
 
     /// JS that native code runs outside the engine's entries (a getter a C API call ran) has no
@@ -88,9 +88,9 @@ final class KeptCallsTests: TimeLimitTestCase {
         XCTAssertEqual(result.map { JSValueToNumber(engine.ctx, $0, nil) }, 1)
         XCTAssertEqual(engine.keptCalls.pointee, 1, "kept, with no entry end to forget it")
         collectWithoutForgetting()
-        XCTAssertEqual(deallocations(), 0, "still kept: the name holds its receiver")
+        XCTAssertEqual(disposableDeallocations(), 0, "still kept: the name holds its receiver")
         PatchEngine.collectGarbage(droppingCompiledCode: false)
-        XCTAssertEqual(deallocations(), 1, "collectGarbage() forgot the kept call and collected its receiver")
+        XCTAssertEqual(disposableDeallocations(), 1, "collectGarbage() forgot the kept call and collected its receiver")
         XCTAssertEqual(engine.keptCalls.pointee, 0)
     }
 
@@ -107,12 +107,5 @@ final class KeptCallsTests: TimeLimitTestCase {
     private func collectWithoutForgetting() {
         for vm in Engine.shared.allVMs { vm.collectGarbageNow() }
         Engine.shared.drainReleases()
-    }
-
-    /// PFDisposable objects deallocated since `pf_probe_reset`.
-    private func deallocations() -> Int {
-        guard let entries = pf_probe_entries() else { return -1 }
-        defer { free(entries) }
-        return String(cString: entries).split(separator: ",").filter { $0.hasPrefix("native-dealloc") }.count
     }
 }

@@ -191,3 +191,10 @@ func render(_ value: Any?) -> String {
 struct SendablePointer: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
 }
+
+/// PFDisposable objects deallocated since `pf_probe_reset` (its "native-dealloc" entries).
+func disposableDeallocations() -> Int {
+    guard let entries = pf_probe_entries() else { return -1 }
+    defer { free(entries) }
+    return String(cString: entries).split(separator: ",").filter { $0.hasPrefix("native-dealloc") }.count
+}

@@ -399,7 +399,7 @@ final class VMReplayTests: PatchTestCase {
             release(holder, gate: 1)
             try PatchEngine.revert(name)
             PatchEngine.collectGarbage()
-            let deallocated = deallocations()
+            let deallocated = disposableDeallocations()
             holder = hold(gate: 2)
             let after = workerCall { pf_accumulator_mix(object.raw, 2) }
             release(holder, gate: 2)
@@ -426,13 +426,6 @@ final class VMReplayTests: PatchTestCase {
             let timeouts = errors.errors.filter { $0.kind == .timeout }.count
             return "worker \(worker.result) timeouts \(timeouts) while-held \(yesNo(whileHeld))"
         }
-    }
-
-    /// PFDisposable objects deallocated since `pf_probe_reset` ("native-dealloc" entries).
-    private func deallocations() -> Int {
-        guard let entries = pf_probe_entries() else { return -1 }
-        defer { free(entries) }
-        return String(cString: entries).split(separator: ",").filter { $0.hasPrefix("native-dealloc") }.count
     }
 
     // MARK: Helpers
