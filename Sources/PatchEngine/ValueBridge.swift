@@ -85,7 +85,9 @@ extension Engine {
     @inline(__always) private func handleObject(_ value: JSValueRef?) -> UnsafeMutableRawPointer? {
         guard let value else { return nil }
         if let values = shortcuts.values, let objects = shortcuts.objects {
-            guard let cell = values.cell(value), let object = JSObjectGetPrivate(cell),
+            guard let cell = values.cell(value) else { return nil }
+            if let object = objects.handlePrivateData(cell, handleClass: classes.object) { return object }
+            guard let object = JSObjectGetPrivate(cell),
                   objects.jsClass(ofPrivateHolder: cell) == classes.object else { return nil }
             return object
         }

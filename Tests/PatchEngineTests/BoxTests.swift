@@ -67,6 +67,27 @@ final class BoxTests: PatchTestCase {
         XCTAssertEqual(result as? Bool, true)
     }
 
+    /// A handle is opened by its structure and record (`BoxBits.handlePrivateData`); one a script
+    /// added a property to has left that structure, and one whose class is another of the engine's
+    /// has a record naming that class: the first still stands for its object, the second is none.
+    func testAHandleAScriptChangedStillStandsForItsObjectAndAnotherClassIsNoHandle() throws {
+        try skipWithoutBoxCache()
+        let result = try eval("""
+        var o = require('NSObject').alloc().init(), handle = o.__handle;
+        handle.tag = 'mine';
+        var list = require('NSArray').arrayWithObject_(handle);
+        [list.objectAtIndex_(0) === o, handle.tag, o.isEqual_(handle)].join(',');
+        """)
+        XCTAssertEqual(result as? String, "true,mine,1")
+        let pointer = applyExpectingError("""
+        var real = require('NSObject').alloc().init();
+        var fake = Object.create(Object.getPrototypeOf(real));
+        Object.defineProperty(fake, '__handle', { value: malloc(16) });
+        fake.description();
+        """)
+        XCTAssertEqual(pointer?.message.contains("not an Objective-C object"), true, pointer?.message ?? "no error")
+    }
+
     /// In a child process: one of the 500 boxes kept by a stale conservative root leaves the count
     /// one short, and this thread's scrub can't reach every root of a process that ran the other
     /// suites (DeallocStateTests' long list stopped that way).

@@ -39,6 +39,7 @@ final class LayoutShortcutsTests: PatchTestCase {
         XCTAssertNotNil(shortcuts.values)
         XCTAssertNotNil(shortcuts.objects)
         XCTAssertNotNil(shortcuts.boxes)
+        XCTAssertNotNil(shortcuts.boxes?.handleStructure, "handles are opened through JSObjectGetPrivate")
         guard ChildTestProcess.isSupported else { throw XCTSkip("re-running the test binary is set up for Linux's XCTest runner only") }
         let child = try ChildTestProcess.run("PatchEngineTests.LayoutShortcutsTests/testTheSwitchTurnsEveryShortcutOffAndTheAnswersStayTheSame",
                                              environment: [LayoutShortcuts.switchVariable: "1"])
