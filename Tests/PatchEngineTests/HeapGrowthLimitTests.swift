@@ -31,10 +31,13 @@ final class HeapGrowthLimitTests: PatchTestCase {
 
     /// The same with both bounds as the engine starts (the 2.0 s time limit too, its CPU time
     /// counted in the heap checks' steps): the heap growth limit ends it, not the time limit.
+    /// Each slot holds a 4 KB string, so that 256 MB come in a fraction of the time limit's CPU on
+    /// a slow host too: with numbers alone (≈ 11 million slots) a `make stress` run on a slower
+    /// host with both cores busy reached 2 s of CPU first.
     func testWithBothDefaultBoundsASparseArrayEndsWithTheHeapGrowthError() throws {
         try runChild("testWithBothDefaultBoundsASparseArrayEndsWithTheHeapGrowthError", "sparse-defaults", capped: true,
                      timeLimitOff: false) {
-            "var a = []; var t0 = Date.now(); for (var i = 0; Date.now() - t0 < 20000; i++) a[i * 64] = i; return 99"
+            "var a = []; var t0 = Date.now(); for (var i = 0; Date.now() - t0 < 20000; i++) a[i * 64] = 'x'.repeat(4096) + i; return 99"
         }
     }
 
