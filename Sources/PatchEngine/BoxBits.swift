@@ -132,18 +132,21 @@ struct BoxBits {
     /// The class `object` was made with. Only for an object whose `JSObjectGetPrivate` is not nil
     /// (a `JSCallbackObject`), and only when `isUsable`.
     @inline(__always) func jsClass(ofPrivateHolder object: JSObjectRef) -> JSClassRef? {
-        let record = (UnsafeRawPointer(object) + dataOffset.unsafelyUnwrapped).load(as: UnsafeRawPointer.self)
-        return (record + MemoryLayout<UnsafeRawPointer>.size).load(as: JSClassRef?.self)
+        (record(of: object) + MemoryLayout<UnsafeRawPointer>.size).load(as: JSClassRef?.self)
     }
 
     /// The private data of `cell` when it is a handle as the engine made it: the structure handles
     /// are made with and `handleClass` in its record. Nil for anything else, including a handle a
     /// script added properties to and one whose private data is gone: the caller asks the C API.
     @inline(__always) func handlePrivateData(_ cell: JSObjectRef, handleClass: JSClassRef) -> UnsafeMutableRawPointer? {
-        guard let handleStructure, UnsafeRawPointer(cell).load(as: UInt32.self) == handleStructure else { return nil }
-        let record = (UnsafeRawPointer(cell) + dataOffset.unsafelyUnwrapped).load(as: UnsafeRawPointer.self)
-        guard (record + MemoryLayout<UnsafeRawPointer>.size).load(as: JSClassRef?.self) == handleClass else { return nil }
-        return record.load(as: UnsafeMutableRawPointer?.self)
+        guard let handleStructure, UnsafeRawPointer(cell).load(as: UInt32.self) == handleStructure,
+              jsClass(ofPrivateHolder: cell) == handleClass else { return nil }
+        return record(of: cell).load(as: UnsafeMutableRawPointer?.self)
+    }
+
+    /// A `JSCallbackObject`'s record (`JSCallbackObjectData`): its private data, then its class.
+    @inline(__always) private func record(of object: JSObjectRef) -> UnsafeRawPointer {
+        (UnsafeRawPointer(object) + dataOffset.unsafelyUnwrapped).load(as: UnsafeRawPointer.self)
     }
 
     /// The value in the handle slot of `cell` when `cell` has the structure boxes are made with
